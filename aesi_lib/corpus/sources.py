@@ -1,0 +1,55 @@
+"""Choosing what a run reads: the MUC-4 corpus, a user's documents, or the embedded demo."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from aesi_lib.corpus.types import Document, KeyTemplate
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The documents of a run and the keys it is scored with.
+
+    ``eval_keys`` score the run (TST1+TST2 for MUC-4, the hand-made key for the demo, None for
+    a user's own documents); ``map_keys`` are the keys a dev-mapped evaluation learns its
+    mapping on (DEV for MUC-4).
+    """
+
+    name: str
+    documents: list[Document]
+    eval_keys: list[KeyTemplate] | None
+    map_keys: list[KeyTemplate] | None
+    eval_label: str
+
+    @property
+    def splits(self) -> list[str]:
+        return sorted({d.split for d in self.documents})
+
+
+def load_corpus(
+    muc4_dir: str | Path | None = None, docs_path: str | Path | None = None, on_error: str = "raise"
+) -> Corpus:
+    """The corpus a run should use.
+
+    ``docs_path`` (a folder of .txt files or a JSONL file) wins; else the MUC-4 folder
+    (``muc4_dir``, ``$AESI_MUC4_DIR`` or ``../shared/data/muc4``); else the embedded demo.
+    """
+    if docs_path is not None:
+        from aesi_lib.corpus.plain import read_plain_documents
+
+        docs = read_plain_documents(docs_path, on_error=on_error)
+        return Corpus("user", docs, None, None, "")
+    from aesi_lib.corpus.muc4 import load_muc4_corpus, resolve_muc4_dir
+
+    folder = resolve_muc4_dir(muc4_dir)
+    if folder is not None:
+        splits = {s.name: s for s in load_muc4_corpus(folder)}
+        docs = [d for s in splits.values() for d in s.documents]
+        eval_keys = [k for name in ("tst1", "tst2") for k in (splits[name].keys or [])]
+        return Corpus("muc4", docs, eval_keys or None, splits["dev"].keys, "TST1+TST2")
+    from aesi_lib.corpus.demo import load_demo_corpus
+
+    demo = load_demo_corpus()
+    return Corpus("demo", demo.documents, demo.keys, None, "demo")

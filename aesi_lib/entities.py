@@ -1,0 +1,399 @@
+"""Entity extraction: the paper's entities e = (h, p, d, f) from a dependency parse.
+
+An entity is a noun-phrase head that is an argument of a verb (Sha et al. 2016, Section 2).
+The paper does not say which arguments count; the rules below are the usual choice of this
+literature (Chambers & Jurafsky 2011), written out so that each can be read and tested. They work
+on both label sets the parsers produce: ClearNLP/Stanford (spaCy: ``nsubj``, ``dobj``, ``prep`` +
+``pobj``, ``nsubjpass``, ``agent``, ``dative``, ``relcl``) and Universal Dependencies (Stanza:
+``nsubj``, ``obj``, ``obl`` + ``case``, ``nsubj:pass``, ``obl:agent``, ``iobj``, ``acl:relcl``).
+
+Rules
+-----
+R1 heads
+    The head is a NOUN or PROPN token. Pronouns, numerals and everything else are left out.
+R2 predicates
+    The predicate is a VERB token (not AUX: copulas and auxiliaries are not predicates) that
+    does not itself serve as a preposition or marker (``ACCORDING to``); its lowercased lemma is
+    the entity's ``predicate``.
+R3 subjects
+    ``nsubj`` -> ``nsubj``.
+R4 objects
+    ``dobj`` / ``obj`` -> ``dobj``; ``iobj`` and a nominal ``dative`` -> ``iobj``.
+R5 passives
+    A passive subject (``nsubjpass`` / ``nsubj:pass``) -> ``dobj``; the ``by``-agent (``agent``
+    + ``pobj``; ``obl:agent``; or ``by`` on a passive verb) -> ``nsubj``.
+R6 prepositional arguments
+    ``prep`` + ``pobj`` (ClearNLP) or ``obl`` / ``nmod`` with a ``case`` child (UD) ->
+    ``prep_<preposition>``, the preposition lowercased; multiword prepositions are joined with
+    ``_`` (``according to`` -> ``prep_according_to``: a ``prep`` chain in ClearNLP, ``case`` +
+    ``fixed`` in UD; ``because of`` -> ``prep_because_of``). A prepositional ``dative``
+    (``gave it to them``) is ``prep_to``. Bare obliques without a preposition (``obl:tmod``,
+    ``npadvmod``: ``YESTERDAY``) are not arguments.
+R7 conjoined nouns
+    Every noun conjunct of an argument is an argument too, with the same predicate and
+    dependency (``killed the priest and his housekeeper`` -> priest/dobj, housekeeper/dobj),
+    also when the first conjunct is a pronoun.
+R8 conjoined verbs share the subject
+    A verb conjunct without a subject of its own takes the subject of the verb it is conjoined
+    to; its own voice decides the dependency (``the bomb exploded and caused damage`` ->
+    bomb/nsubj of explode and of cause; ``... exploded and was found`` -> bomb/dobj of find).
+    Objects are not shared (``arrested and questioned the suspects`` attaches the object to one
+    verb only, as the parser does).
+R9 relative clauses
+    A relative pronoun (who, whom, which, that) that is the subject or object of a relative
+    clause is replaced by the noun the clause modifies (``the bomb, which exploded`` ->
+    bomb/nsubj of explode).
+R10 participles
+    A participle that modifies a noun (``acl``) makes that noun its argument: past participle ->
+    ``dobj`` (``inmates accused of ...`` -> inmate/dobj of accuse), present participle ->
+    ``nsubj`` (``the court trying the people`` -> court/nsubj of try).
+R11 subject control
+    An ``xcomp`` verb without a subject takes the subject of its governing verb when that verb
+    has no direct object (``they tried to escape`` -> subject of escape); with an object
+    (``forced them to leave``) nothing is inferred.
+
+Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
+with :class:`EntityRules` for ablations.
+
+Mention
+-------
+The mention is the noun phrase of the head: its subtree without conjuncts, coordinators,
+appositions, relative and participle clauses and other clausal attachments, narrowed to the
+contiguous stretch around the head, with leading articles and demonstratives (``the``, ``a``,
+``this``, ``those``) and punctuation at both ends removed; other determiners stay
+(``no measures``). Compounds and names stay (``Las Canas bridge``), possessives and
+prepositional modifiers stay (``his housekeeper``, ``chapel of the church``).
+Token texts are as in the document (original case).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import astuple, dataclass, fields
+
+import pandas as pd
+
+from aesi_lib.parse.types import ParsedDocument, Sentence, Token
+
+HEAD_UPOS = frozenset({"NOUN", "PROPN"})
+PREDICATE_UPOS = frozenset({"VERB"})
+# A verb attached as a preposition or marker is not a predicate ("ACCORDING to the police").
+NON_PREDICATE_DEPS = frozenset({"prep", "case", "mark", "fixed", "agent", "dative", "mwe"})
+
+SUBJECT = frozenset({"nsubj"})
+PASSIVE_SUBJECT = frozenset({"nsubjpass", "nsubj:pass"})
+OBJECT = frozenset({"dobj", "obj"})
+INDIRECT_OBJECT = frozenset({"iobj"})
+CLEAR_PREP = frozenset({"prep"})
+CLEAR_AGENT = frozenset({"agent"})
+CLEAR_DATIVE = frozenset({"dative"})
+CLEAR_POBJ = frozenset({"pobj"})
+CLEAR_PCOMP = frozenset({"pcomp"})
+UD_OBLIQUE = frozenset({"obl", "nmod"})
+UD_AGENT = frozenset({"obl:agent"})
+UD_CASE = frozenset({"case"})
+FIXED = frozenset({"fixed", "mwe"})
+CONJ = frozenset({"conj"})
+RELATIVE_CLAUSE = frozenset({"relcl", "acl:relcl"})
+PARTICIPLE_CLAUSE = frozenset({"acl"})
+CONTROL = frozenset({"xcomp"})
+# Any dependent whose presence means "this verb has its own subject".
+ANY_SUBJECT = frozenset({"nsubj", "nsubjpass", "nsubj:pass", "csubj", "csubjpass", "csubj:pass",
+                         "expl", "nsubj:outer"})
+PASSIVE_MARKERS = frozenset({"auxpass", "aux:pass", "nsubjpass", "nsubj:pass", "csubjpass",
+                             "csubj:pass"})
+RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that"})
+# Children left out of a mention (with their subtrees).
+MENTION_EXCLUDED = frozenset({"conj", "cc", "preconj", "appos", "relcl", "acl:relcl", "acl",
+                              "punct", "parataxis", "advcl", "ccomp", "dep", "list"})
+# Leading articles and demonstratives are dropped from a mention; other determiners ("no",
+# "any", "every") change its meaning and stay.
+LEADING_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
+
+DEP_SUBJECT = "nsubj"
+DEP_OBJECT = "dobj"
+DEP_INDIRECT = "iobj"
+PREP_PREFIX = "prep_"
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRecord:
+    """One entity mention: the head noun, its predicate and the dependency between them.
+
+    ``head_index`` is the head's token index within sentence ``sent_id`` (both 0-based);
+    ``head`` its text as in the document; ``head_lemma`` its lemma lowercased; ``mention`` the
+    noun phrase text; ``predicate`` the verb lemma lowercased; ``dep`` one of ``nsubj``,
+    ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's NER type or ``""``.
+    """
+
+    doc_id: str
+    sent_id: int
+    head_index: int
+    head: str
+    head_lemma: str
+    mention: str
+    predicate: str
+    dep: str
+    ner: str
+
+
+ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
+
+
+@dataclass(frozen=True)
+class EntityRules:
+    """Switches for the optional rules (R8-R11 in the module docstring); all on by default."""
+
+    conj_verbs: bool = True
+    relative_clauses: bool = True
+    participles: bool = True
+    control: bool = True
+
+
+DEFAULT_RULES = EntityRules()
+
+
+class _SentenceView:
+    """Children lists and a few questions about one sentence's tokens."""
+
+    def __init__(self, sentence: Sentence) -> None:
+        self.tokens: Sequence[Token] = sentence.tokens
+        self.children: list[list[int]] = [[] for _ in self.tokens]
+        for i, tok in enumerate(self.tokens):
+            if 0 <= tok.head < len(self.tokens) and tok.head != i:
+                self.children[tok.head].append(i)
+
+    def kids(self, i: int, deps: frozenset[str]) -> list[int]:
+        return [c for c in self.children[i] if self.tokens[c].dep in deps]
+
+    def is_noun(self, i: int) -> bool:
+        return self.tokens[i].upos in HEAD_UPOS
+
+    def is_verb(self, i: int) -> bool:
+        return self.tokens[i].upos in PREDICATE_UPOS
+
+    def is_passive(self, i: int) -> bool:
+        """A verb with a passive auxiliary/subject, or a past participle modifying a noun."""
+        if self.kids(i, PASSIVE_MARKERS):
+            return True
+        tok = self.tokens[i]
+        return tok.dep in PARTICIPLE_CLAUSE and tok.tag == "VBN"
+
+    def conjuncts(self, i: int) -> list[int]:
+        """``i`` and all tokens reachable from it by ``conj`` edges (chains and fans)."""
+        out = [i]
+        stack = [i]
+        while stack:
+            for c in self.kids(stack.pop(), CONJ):
+                out.append(c)
+                stack.append(c)
+        return out
+
+    def is_relative_pronoun(self, i: int) -> bool:
+        return self.tokens[i].text.lower() in RELATIVE_PRONOUNS
+
+    def preposition(self, i: int) -> str:
+        """Lowercased text of preposition token ``i`` with its ``fixed`` parts, joined by _.
+
+        ClearNLP attaches the second word of ``because of`` as a childless ``pcomp`` ADP; it
+        counts as a fixed part too.
+        """
+        parts = [*self.kids(i, FIXED)]
+        parts += [c for c in self.kids(i, CLEAR_PCOMP)
+                  if self.tokens[c].upos == "ADP" and not self.children[c]]
+        parts = sorted([i, *parts])
+        return "_".join(self.tokens[p].text.lower() for p in parts)
+
+
+def _arguments(view: _SentenceView, verb: int) -> list[tuple[int, str]]:
+    """(argument token, entity dependency) pairs of one verb from its own dependents (R3-R6)."""
+    out: list[tuple[int, str]] = []
+    passive = view.is_passive(verb)
+    for c in view.children[verb]:
+        dep = view.tokens[c].dep
+        if dep in SUBJECT:
+            out.append((c, DEP_SUBJECT))
+        elif dep in PASSIVE_SUBJECT:
+            out.append((c, DEP_OBJECT))
+        elif dep in OBJECT:
+            out.append((c, DEP_OBJECT))
+        elif dep in INDIRECT_OBJECT:
+            out.append((c, DEP_INDIRECT))
+        elif dep in CLEAR_DATIVE and view.tokens[c].upos != "ADP":
+            out.append((c, DEP_INDIRECT))
+        elif dep in CLEAR_AGENT:
+            out += [(p, DEP_SUBJECT) for p in view.kids(c, CLEAR_POBJ)]
+        elif dep in CLEAR_PREP or dep in CLEAR_DATIVE:
+            out += _clear_prep_arguments(view, c, passive)
+        elif dep in UD_AGENT:
+            out.append((c, DEP_SUBJECT))
+        elif dep in UD_OBLIQUE:
+            cases = view.kids(c, UD_CASE)
+            if cases:
+                prep = "_".join(view.preposition(k) for k in cases)
+                out.append((c, DEP_SUBJECT if prep == "by" and passive else PREP_PREFIX + prep))
+    return out
+
+
+def _clear_prep_arguments(view: _SentenceView, prep: int, passive: bool
+                          ) -> list[tuple[int, str]]:
+    """Objects of a ClearNLP ``prep`` token, following a multiword chain (according -> to)."""
+    name = view.preposition(prep)
+    objects = view.kids(prep, CLEAR_POBJ)
+    if not objects:
+        for inner in view.kids(prep, CLEAR_PREP):
+            inner_objects = view.kids(inner, CLEAR_POBJ)
+            if inner_objects:
+                name = f"{name}_{view.preposition(inner)}"
+                objects = inner_objects
+                break
+    dep = DEP_SUBJECT if name == "by" and passive else PREP_PREFIX + name
+    return [(o, dep) for o in objects]
+
+
+def _surface_subjects(view: _SentenceView, verb: int, rules: EntityRules,
+                      depth: int = 0) -> list[int]:
+    """Nouns that are the surface subject of ``verb``, own or inherited (R8-R11).
+
+    Returns an empty list when the verb has a subject that is not a noun (a pronoun), so that
+    nothing is inherited past it.
+    """
+    if depth > 20:  # malformed trees; real chains are short
+        return []
+    own = view.kids(verb, ANY_SUBJECT)
+    if own:
+        nouns: list[int] = []
+        for s in own:
+            if rules.relative_clauses and view.is_relative_pronoun(s):
+                nouns += _antecedents(view, verb)
+            else:
+                nouns += [c for c in view.conjuncts(s) if view.is_noun(c)]
+        return nouns
+    tok = view.tokens[verb]
+    head = tok.head
+    if head < 0:
+        return []
+    if rules.conj_verbs and tok.dep in CONJ and view.is_verb(head):
+        return _surface_subjects(view, head, rules, depth + 1)
+    if rules.participles and tok.dep in PARTICIPLE_CLAUSE and tok.tag in {"VBN", "VBG"}:
+        return [c for c in view.conjuncts(head) if view.is_noun(c)] if view.is_noun(head) else []
+    if (rules.control and tok.dep in CONTROL and view.is_verb(head)
+            and not view.kids(head, OBJECT)):
+        return _surface_subjects(view, head, rules, depth + 1)
+    return []
+
+
+def _antecedents(view: _SentenceView, verb: int) -> list[int]:
+    """The noun a relative clause headed by ``verb`` (or by a verb it is conjoined to) modifies."""
+    seen = 0
+    while view.tokens[verb].dep in CONJ and view.tokens[verb].head >= 0 and seen < 20:
+        verb = view.tokens[verb].head
+        seen += 1
+    tok = view.tokens[verb]
+    if tok.dep in RELATIVE_CLAUSE and tok.head >= 0 and view.is_noun(tok.head):
+        return [tok.head]
+    return []
+
+
+def _verb_entities(view: _SentenceView, verb: int, rules: EntityRules) -> list[tuple[int, str]]:
+    """All (head noun, dependency) pairs of one verb (R1, R3-R11)."""
+    pairs: list[tuple[int, str]] = []
+    passive = view.is_passive(verb)
+    for arg, dep in _arguments(view, verb):
+        if rules.relative_clauses and view.is_relative_pronoun(arg):
+            if dep in (DEP_SUBJECT, DEP_OBJECT):
+                pairs += [(n, dep) for n in _antecedents(view, verb)]
+            continue
+        pairs += [(n, dep) for n in view.conjuncts(arg) if view.is_noun(n)]
+    if not view.kids(verb, ANY_SUBJECT):
+        inherited_dep = DEP_OBJECT if passive else DEP_SUBJECT
+        pairs += [(n, inherited_dep) for n in _surface_subjects(view, verb, rules)]
+    return pairs
+
+
+def mention_text(sentence: Sentence, head: int) -> str:
+    """The noun phrase of token ``head`` (see "Mention" in the module docstring)."""
+    view = _SentenceView(sentence)
+    return _mention(view, head)
+
+
+def _mention(view: _SentenceView, head: int) -> str:
+    inside = {head}
+    stack = [c for c in view.children[head] if view.tokens[c].dep not in MENTION_EXCLUDED]
+    while stack:
+        i = stack.pop()
+        inside.add(i)
+        stack += view.children[i]
+    lo = hi = head
+    while lo - 1 in inside:
+        lo -= 1
+    while hi + 1 in inside:
+        hi += 1
+    tokens = view.tokens
+    while lo < head and (tokens[lo].text.lower() in LEADING_DETERMINERS
+                         or tokens[lo].upos == "PUNCT"):
+        lo += 1
+    while hi > head and tokens[hi].upos == "PUNCT":
+        hi -= 1
+    parts = []
+    for i in range(lo, hi + 1):
+        parts.append(tokens[i].text)
+        if i < hi and tokens[i].whitespace_after:
+            parts.append(" ")
+    return "".join(parts)
+
+
+def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
+                              rules: EntityRules = DEFAULT_RULES) -> list[EntityRecord]:
+    """Entity mentions of one sentence, ordered by predicate position, then head position."""
+    view = _SentenceView(sentence)
+    seen: set[tuple[int, int, str]] = set()
+    records: list[EntityRecord] = []
+    mentions: dict[int, str] = {}
+    for verb, tok in enumerate(view.tokens):
+        if tok.upos not in PREDICATE_UPOS or tok.dep in NON_PREDICATE_DEPS:
+            continue
+        predicate = tok.lemma.lower() or tok.text.lower()
+        for noun, dep in sorted(_verb_entities(view, verb, rules)):
+            key = (noun, verb, dep)
+            if noun == verb or key in seen:
+                continue
+            seen.add(key)
+            head_tok = view.tokens[noun]
+            if noun not in mentions:
+                mentions[noun] = _mention(view, noun)
+            records.append(EntityRecord(
+                doc_id=doc_id, sent_id=sent_id, head_index=noun, head=head_tok.text,
+                head_lemma=(head_tok.lemma or head_tok.text).lower(), mention=mentions[noun],
+                predicate=predicate, dep=dep, ner=head_tok.ent_type,
+            ))
+    return records
+
+
+def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
+                     ) -> list[EntityRecord]:
+    """All entity mentions of a parsed document (rules R1-R11 of the module docstring).
+
+    Parameters
+    ----------
+    parsed
+        A document in the neutral parse format (any backend, UD or ClearNLP labels).
+    rules
+        Switches for the optional rules; all on by default.
+
+    Returns
+    -------
+    list of EntityRecord
+        In sentence order, then predicate order, then head order.
+    """
+    records: list[EntityRecord] = []
+    for sent_id, sentence in enumerate(parsed.sentences):
+        records += extract_sentence_entities(sentence, parsed.doc_id, sent_id, rules)
+    return records
+
+
+def entities_frame(records: Iterable[EntityRecord]) -> pd.DataFrame:
+    """A DataFrame with one row per record and the columns :data:`ENTITY_COLUMNS`."""
+    rows = [astuple(r) for r in records]
+    frame = pd.DataFrame(rows, columns=list(ENTITY_COLUMNS))
+    return frame.astype({"sent_id": "int64", "head_index": "int64"})

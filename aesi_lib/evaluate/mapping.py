@@ -1,0 +1,220 @@
+"""Mapping learned roles to gold slots (evaluation.md, "Mapping learned roles to gold slots").
+
+The functions here work on plain arrays of F1 scores and on a callable that scores a whole
+mapping, so they know nothing of messages or strings; :mod:`aesi_lib.evaluate.scoring` builds
+the arrays from its compact counting structures.
+
+A mapping M is a list of ``(template, slot, gold_slot)`` triples: role (template, slot) feeds
+gold slot ``gold_slot``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
+from itertools import combinations, permutations
+
+import numpy as np
+
+from aesi_lib.evaluate.gold import GOLD_SLOTS, TYPE_GOLD_SLOTS
+
+MappingTriple = tuple[int, int, str]
+
+#: Tolerance of the pruning step (evaluation.md, step 4).
+PRUNE_TOLERANCE = 0.001
+
+# Float sums of the same F1 values can differ in the last bits; closer than this is a tie.
+_TIE_EPS = 1e-12
+
+
+@lru_cache(maxsize=64)
+def partial_maps(n_gold: int, n_slots: int) -> np.ndarray:
+    """Every one-to-one partial map from ``n_gold`` gold slots to ``n_slots`` slots, in
+    tie-break order.
+
+    Implements the enumeration and the tie-break of evaluation.md, step 1: fewest mapped slots
+    first, then lower slot index, read as the lexicographic order of
+    ``(φ(g_0), φ(g_1), ...)`` in gold-slot order with "unmapped" after every slot.
+
+    Parameters
+    ----------
+    n_gold : int
+        Number of gold slots of the type (2, 3 or 4).
+    n_slots : int
+        Number of slots of a learned template.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_maps, n_gold)``, int; entry ``n_slots`` means unmapped. Row 0 is the empty
+        map. Read-only (cached).
+    """
+    rows: list[tuple[int, ...]] = []
+    unmapped = n_slots
+    for k in range(n_gold + 1):
+        for mapped_golds in combinations(range(n_gold), k):
+            for slots in permutations(range(n_slots), k):
+                row = [unmapped] * n_gold
+                for g, s in zip(mapped_golds, slots, strict=True):
+                    row[g] = s
+                rows.append(tuple(row))
+    rows.sort(key=lambda r: (sum(v != unmapped for v in r), r))
+    arr = np.array(rows, dtype=np.int64).reshape(len(rows), n_gold)
+    arr.setflags(write=False)
+    return arr
+
+
+def best_partial_maps(f1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each learned template, the best one-to-one partial map of the type's gold slots.
+
+    Implements evaluation.md, step 1: maximise Σ_g F1(role (t, φ(g)), g) exhaustively; ties go
+    to the fewest mapped slots, then the lower slot index (see :func:`partial_maps`).
+
+    Parameters
+    ----------
+    f1 : numpy.ndarray
+        Shape ``(n_gold, n_templates, n_slots)``: ``f1[i, t, s]`` is the F1 of role (t, s)
+        against the type's i-th gold slot.
+
+    Returns
+    -------
+    sums : numpy.ndarray
+        Shape ``(n_templates,)``, the best sum per template.
+    maps : numpy.ndarray
+        Shape ``(n_templates, n_gold)``, int; ``maps[t, i]`` is the slot mapped to gold slot i,
+        or -1 when unmapped.
+    """
+    n_gold, n_templates, n_slots = f1.shape
+    if n_templates == 0:
+        return np.zeros(0), np.zeros((0, n_gold), dtype=np.int64)
+    cand = partial_maps(n_gold, n_slots)
+    # A zero column at index n_slots scores "unmapped".
+    ext = np.concatenate([f1, np.zeros((n_gold, n_templates, 1))], axis=2)
+    totals = np.zeros((n_templates, len(cand)))
+    for i in range(n_gold):
+        totals += ext[i][:, cand[:, i]]
+    best = totals.max(axis=1)
+    # First candidate within the tie tolerance of the maximum = the tie-break winner.
+    pick = np.argmax(totals >= best[:, None] - _TIE_EPS, axis=1)
+    maps = cand[pick].copy()
+    maps[maps == n_slots] = -1
+    return best, maps
+
+
+def choose_template(sums: np.ndarray) -> int:
+    """The template kept for a type (evaluation.md, step 2): largest sum, ties to the smaller t.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Best sum per template, from :func:`best_partial_maps`.
+
+    Returns
+    -------
+    int
+        The template index; -1 when there is no template.
+    """
+    if len(sums) == 0:
+        return -1
+    return int(np.argmax(sums >= sums.max() - _TIE_EPS))
+
+
+def type_mappings(
+    f1_by_type: Mapping[str, np.ndarray],
+) -> dict[str, tuple[int, dict[str, int]]]:
+    """Steps 1 and 2 of evaluation.md for every type.
+
+    Parameters
+    ----------
+    f1_by_type : mapping
+        ``{type: f1}`` with ``f1`` of shape ``(len(TYPE_GOLD_SLOTS[type]), n_templates,
+        n_slots)``, gold slots in the order of :data:`TYPE_GOLD_SLOTS`.
+
+    Returns
+    -------
+    dict
+        ``{type: (template, {gold_slot: slot})}``; the inner dict holds mapped gold slots only
+        and may be empty.
+    """
+    out: dict[str, tuple[int, dict[str, int]]] = {}
+    for typ, f1 in f1_by_type.items():
+        golds = TYPE_GOLD_SLOTS[typ]
+        if f1.shape[0] != len(golds):
+            raise ValueError(f"{typ}: f1 has {f1.shape[0]} gold rows, expected {len(golds)}")
+        sums, maps = best_partial_maps(f1)
+        t = choose_template(sums)
+        phi = {} if t < 0 else {g: int(s) for g, s in zip(golds, maps[t], strict=True) if s >= 0}
+        out[typ] = (t, phi)
+    return out
+
+
+def sort_mapping(mapping: Iterable[MappingTriple]) -> list[MappingTriple]:
+    """Distinct triples of a mapping in a fixed order: gold slot (as in GOLD_SLOTS), template,
+    slot.
+
+    Parameters
+    ----------
+    mapping : iterable of (template, slot, gold_slot)
+
+    Returns
+    -------
+    list of (template, slot, gold_slot)
+    """
+    order = {g: i for i, g in enumerate(GOLD_SLOTS)}
+    uniq = {(int(t), int(s), str(g)) for t, s, g in mapping}
+    return sorted(uniq, key=lambda x: (order.get(x[2], len(order)), x[0], x[1]))
+
+
+def union_mapping(choices: Mapping[str, tuple[int, dict[str, int]]]) -> list[MappingTriple]:
+    """Step 3 of evaluation.md: M is the union over types of (t_τ, φ_τ(g)) → g.
+
+    Parameters
+    ----------
+    choices : mapping
+        Output of :func:`type_mappings`.
+
+    Returns
+    -------
+    list of (template, slot, gold_slot)
+        Sorted by :func:`sort_mapping`; a pair chosen by several types appears once.
+    """
+    return sort_mapping((t, s, g) for t, phi in choices.values() for g, s in phi.items())
+
+
+def prune_mapping(
+    mapping: Sequence[MappingTriple],
+    f1_of: Callable[[Sequence[MappingTriple]], float],
+    tolerance: float = PRUNE_TOLERANCE,
+) -> list[MappingTriple]:
+    """Step 4 of evaluation.md: greedy pruning of M.
+
+    While some pair can be removed without lowering the current overall F1 by more than
+    ``tolerance``, the pair whose removal gives the highest F1 is removed (ties: the first pair
+    in :func:`sort_mapping` order), and the F1 after the removal becomes the current F1.
+
+    Parameters
+    ----------
+    mapping : sequence of (template, slot, gold_slot)
+    f1_of : callable
+        Overall F1 (type ignored) of a mapping.
+    tolerance : float
+        Largest allowed drop per removal.
+
+    Returns
+    -------
+    list of (template, slot, gold_slot)
+        The pruned mapping, in :func:`sort_mapping` order.
+    """
+    current_map = sort_mapping(mapping)
+    current = f1_of(current_map)
+    while current_map:
+        best_f1, best_i = -1.0, -1
+        for i in range(len(current_map)):
+            f = f1_of(current_map[:i] + current_map[i + 1 :])
+            if f > best_f1 + _TIE_EPS:
+                best_f1, best_i = f, i
+        if best_f1 < current - tolerance - _TIE_EPS:
+            break
+        current_map = current_map[:best_i] + current_map[best_i + 1 :]
+        current = best_f1
+    return current_map

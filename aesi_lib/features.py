@@ -1,0 +1,258 @@
+"""The numeric view of an entity table: the arrays the similarity operators are built from.
+
+``EntityFeatures`` is the contract between the text side (parsing, lexicon, store) and the
+numerical core (similarity, ncut, amp). Every array has one row per entity mention, in the
+order of the entity table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass(frozen=True)
+class EntityFeatures:
+    """Arrays describing |E| entity mentions.
+
+    Attributes
+    ----------
+    head_ids : ndarray of shape (E,), int
+        Index of each mention's head word in the head vocabulary (rows/cols of ``pmi``).
+    head_vectors : ndarray of shape (E, d), float
+        Word vector of the head word (unknown words: see ``aesi_lib.lexicon.vectors``).
+    predicate_vectors : ndarray of shape (E, d), float
+        Word vector of the predicate lemma.
+    dep_ids : ndarray of shape (E,), int
+        Index of the mention's dependency label (nsubj, dobj, prep_in, ...).
+    types : csr_matrix of shape (E, H)
+        Binary indicator of the head's semantic types (the paper: direct WordNet hypernyms).
+    sentence_ids : ndarray of shape (E,), int
+        Corpus-wide sentence index (rows of the paper's J, Eq. 6, transposed).
+    doc_ids : ndarray of shape (E,), int
+        Corpus-wide document index.
+    pmi : csr_matrix of shape (V, V)
+        Symmetric word-by-word PMI over head words that share a document (Eq. 1).
+    """
+
+    head_ids: np.ndarray
+    head_vectors: np.ndarray
+    predicate_vectors: np.ndarray
+    dep_ids: np.ndarray
+    types: sp.csr_matrix
+    sentence_ids: np.ndarray
+    doc_ids: np.ndarray
+    pmi: sp.csr_matrix
+
+    @property
+    def n_entities(self) -> int:
+        return int(self.head_ids.shape[0])
+
+    def validate(self) -> None:
+        """Raise ValueError when the shapes disagree."""
+        n = self.n_entities
+        checks = {
+            "head_vectors": self.head_vectors.shape[0],
+            "predicate_vectors": self.predicate_vectors.shape[0],
+            "dep_ids": self.dep_ids.shape[0],
+            "types": self.types.shape[0],
+            "sentence_ids": self.sentence_ids.shape[0],
+            "doc_ids": self.doc_ids.shape[0],
+        }
+        bad = {k: v for k, v in checks.items() if v != n}
+        if bad:
+            raise ValueError(f"EntityFeatures rows disagree with |E|={n}: {bad}")
+        if self.pmi.shape[0] != self.pmi.shape[1]:
+            raise ValueError(f"pmi must be square, got {self.pmi.shape}")
+        if n and int(self.head_ids.max()) >= self.pmi.shape[0]:
+            raise ValueError("head_ids index past the PMI vocabulary")
+
+
+@dataclass(frozen=True)
+class FeatureOptions:
+    """Choices the paper leaves open when turning entities into features.
+
+    Attributes
+    ----------
+    type_scheme : how a head's semantic types are read from WordNet: ``"hypernyms"`` (the
+        paper: direct hypernyms of the first noun sense), ``"lexname"`` (noun supersense such as
+        ``noun.person``) or ``"depth:N"`` (the ancestor N steps below the root). Named entities
+        without a synset fall back to a coarse class from NER in every scheme.
+    pmi_variant : ``"pmi"`` (PMI; W_T keeps its positive part by default), ``"npmi"``
+        (normalised PMI, in [-1, 1]) or ``"none"`` (no PMI term).
+    min_pair_docs : pairs of heads seen together in fewer documents get PMI 0.
+    """
+
+    type_scheme: str = "hypernyms"
+    pmi_variant: str = "pmi"
+    min_pair_docs: int = 1
+
+
+@dataclass(frozen=True)
+class FeatureVocabulary:
+    """Names behind the integer ids of ``EntityFeatures``."""
+
+    heads: tuple[str, ...]
+    deps: tuple[str, ...]
+    types: tuple[str, ...]
+    documents: tuple[str, ...]
+    oov_rate: float
+
+
+def pmi_matrix(pmi_table, vocabulary: dict[str, int], variant: str = "pmi") -> sp.csr_matrix:
+    """Sparse V×V matrix of PMI (or NPMI) from ``Store.head_pmi`` rows.
+
+    Unseen pairs (and pairs below the SQL's support threshold) are 0. Negative values are kept
+    here; ``SimilarityOptions.pmi`` decides whether W_T clips them (positive PMI, the default).
+    """
+    n = len(vocabulary)
+    if variant == "none" or len(pmi_table) == 0:
+        return sp.csr_matrix((n, n), dtype=np.float64)
+    column = {"pmi": "pmi", "npmi": "npmi"}.get(variant)
+    if column is None:
+        raise ValueError(f"unknown pmi_variant {variant!r}: use pmi, npmi or none")
+    values = pmi_table[column].to_numpy(dtype=np.float64)
+    rows = pmi_table["word1"].map(vocabulary)
+    cols = pmi_table["word2"].map(vocabulary)
+    keep = (values != 0) & rows.notna().to_numpy() & cols.notna().to_numpy()
+    return sp.csr_matrix(
+        (values[keep], (rows[keep].astype(int).to_numpy(), cols[keep].astype(int).to_numpy())),
+        shape=(n, n))
+
+
+def type_indicator(type_sets: list[tuple[str, ...]]) -> tuple[sp.csr_matrix, tuple[str, ...]]:
+    """Binary E×H indicator of each entity's semantic types, with the type names."""
+    names = sorted({t for types in type_sets for t in types})
+    index = {t: i for i, t in enumerate(names)}
+    indptr = np.zeros(len(type_sets) + 1, dtype=np.int64)
+    cols: list[int] = []
+    for i, types in enumerate(type_sets):
+        cols.extend(sorted(index[t] for t in set(types)))
+        indptr[i + 1] = len(cols)
+    data = np.ones(len(cols), dtype=np.float64)
+    matrix = sp.csr_matrix((data, np.asarray(cols, dtype=np.int64), indptr),
+                           shape=(len(type_sets), len(names)))
+    return matrix, tuple(names)
+
+
+def build_features(entities, pmi_table, vectors, wordnet, options: FeatureOptions | None = None
+                   ) -> tuple[EntityFeatures, FeatureVocabulary]:
+    """Turn an entity table into the arrays of ``EntityFeatures``.
+
+    Parameters
+    ----------
+    entities : DataFrame with columns ``doc_id, sent_id, head_lemma, predicate, dep, ner``
+        (``Store.entity_table``), one row per mention, in the order the model will use.
+    pmi_table : DataFrame ``word1, word2, pmi, npmi`` over head lemmas (``Store.head_pmi``).
+    vectors : gensim KeyedVectors (``aesi_lib.lexicon.vectors.load_vectors``).
+    wordnet : ``aesi_lib.lexicon.wordnet.WordNetLexicon`` or None (then only the NER fallback
+        types are used).
+    options : FeatureOptions.
+    """
+    from aesi_lib.lexicon.vectors import lookup_vectors
+    from aesi_lib.lexicon.wordnet import coarse_type
+
+    options = options or FeatureOptions()
+    heads = entities["head_lemma"].astype(str).to_numpy()
+    head_names, head_ids = np.unique(heads, return_inverse=True)
+    predicates = entities["predicate"].astype(str).to_numpy()
+    pred_names, pred_ids = np.unique(predicates, return_inverse=True)
+    dep_names, dep_ids = np.unique(entities["dep"].astype(str).to_numpy(), return_inverse=True)
+    doc_names, doc_ids = np.unique(entities["doc_id"].astype(str).to_numpy(),
+                                   return_inverse=True)
+    sentence_keys = entities["doc_id"].astype(str) + "\x1f" + entities["sent_id"].astype(str)
+    _, sentence_ids = np.unique(sentence_keys.to_numpy(), return_inverse=True)
+
+    head_table = lookup_vectors(vectors, list(head_names))
+    pred_table = lookup_vectors(vectors, list(pred_names))
+    known = sum(w in vectors.key_to_index for w in head_names) + sum(
+        w in vectors.key_to_index for w in pred_names)
+    oov_rate = 1.0 - known / max(1, len(head_names) + len(pred_names))
+
+    ners = entities["ner"].fillna("").astype(str).to_numpy()
+    type_cache: dict[tuple[str, str], tuple[str, ...]] = {}
+    type_sets: list[tuple[str, ...]] = []
+    for lemma, ner in zip(heads, ners, strict=True):
+        key = (lemma, ner)
+        if key not in type_cache:
+            if wordnet is not None:
+                type_cache[key] = tuple(wordnet.semantic_types(lemma, ner,
+                                                               scheme=options.type_scheme))
+            else:
+                fallback = coarse_type(ner)
+                type_cache[key] = (fallback,) if fallback else ()
+        type_sets.append(type_cache[key])
+    types, type_names = type_indicator(type_sets)
+
+    vocabulary = {w: i for i, w in enumerate(head_names)}
+    features = EntityFeatures(
+        head_ids=head_ids.astype(np.int64),
+        head_vectors=head_table[head_ids],
+        predicate_vectors=pred_table[pred_ids],
+        dep_ids=dep_ids.astype(np.int64),
+        types=types,
+        sentence_ids=sentence_ids.astype(np.int64),
+        doc_ids=doc_ids.astype(np.int64),
+        pmi=pmi_matrix(pmi_table, vocabulary, options.pmi_variant),
+    )
+    features.validate()
+    vocab = FeatureVocabulary(tuple(head_names), tuple(dep_names), type_names, tuple(doc_names),
+                              oov_rate)
+    return features, vocab
+
+
+def save_features(path, features: EntityFeatures, vocab: FeatureVocabulary) -> None:
+    """Write features and vocabulary to one ``.npz`` file (written atomically)."""
+    import json
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    types = features.types.tocsr()
+    pmi = features.pmi.tocsr()
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "wb") as fh:
+        np.savez(
+            fh,
+            head_ids=features.head_ids, head_vectors=features.head_vectors,
+            predicate_vectors=features.predicate_vectors, dep_ids=features.dep_ids,
+            sentence_ids=features.sentence_ids, doc_ids=features.doc_ids,
+            types_data=types.data, types_indices=types.indices, types_indptr=types.indptr,
+            types_shape=np.asarray(types.shape),
+            pmi_data=pmi.data, pmi_indices=pmi.indices, pmi_indptr=pmi.indptr,
+            pmi_shape=np.asarray(pmi.shape),
+            vocab=np.asarray(json.dumps({
+                "heads": vocab.heads, "deps": vocab.deps, "types": vocab.types,
+                "documents": vocab.documents, "oov_rate": vocab.oov_rate})),
+        )
+    os.replace(tmp, path)
+
+
+def load_features(path) -> tuple[EntityFeatures, FeatureVocabulary]:
+    """Read what :func:`save_features` wrote; a damaged file raises ``InputError``."""
+    import json
+    import zipfile
+
+    from aesi_lib.errors import InputError
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            features = EntityFeatures(
+                head_ids=z["head_ids"], head_vectors=z["head_vectors"],
+                predicate_vectors=z["predicate_vectors"], dep_ids=z["dep_ids"],
+                types=sp.csr_matrix((z["types_data"], z["types_indices"], z["types_indptr"]),
+                                    shape=tuple(z["types_shape"])),
+                sentence_ids=z["sentence_ids"], doc_ids=z["doc_ids"],
+                pmi=sp.csr_matrix((z["pmi_data"], z["pmi_indices"], z["pmi_indptr"]),
+                                  shape=tuple(z["pmi_shape"])),
+            )
+            raw = json.loads(str(z["vocab"]))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise InputError(path, f"damaged feature file ({exc}); delete it to recompute") from exc
+    vocab = FeatureVocabulary(tuple(raw["heads"]), tuple(raw["deps"]), tuple(raw["types"]),
+                              tuple(raw["documents"]), float(raw["oov_rate"]))
+    features.validate()
+    return features, vocab

@@ -1,0 +1,362 @@
+"""Multiclass normalized cut (Eqs. 3-5; Yu & Shi 2003, "Multiclass spectral clustering").
+
+The k-way normalized cut maximises
+
+    ε(X) = (1/k) Σ_l X_lᵀ W X_l / X_lᵀ D X_l,      X ∈ {0,1}^{|E|×k}, X 1_k = 1_|E|,
+
+(Eq. 4 for templates, Eq. 5 for slots). Yu and Shi solve it in two steps:
+
+1. the relaxed optimum is spanned by the top-k eigenvectors of ``N = D^-1/2 W D^-1/2``
+   (:func:`spectral_embedding`, matrix-free: only ``W @ x`` is needed);
+2. a discrete partition is found by alternating between the closest discrete indicator and the
+   closest rotation of the row-normalised eigenvectors (:func:`discretize`).
+
+Eigensolver notes. With the shifted cosine (``aesi_lib.similarity``) the graph is nearly complete:
+``N`` has the trivial eigenvalue 1 (eigenvector ``D^1/2 1``), a handful of informative
+eigenvalues that are small and close together, and a bulk near 0. Lanczos (``eigsh``) resolves
+them reliably when given a tight tolerance and a Krylov space of ``ncv ≥ 2k+1`` vectors; every
+call reports the residuals ``‖N v - λ v‖`` so a caller can check. The trivial eigenpair is known
+in closed form when ``D = W·1``; ``deflate=True`` removes it from the operator and solves for
+k-1 eigenpairs only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
+
+Solver = Literal["eigsh", "lobpcg", "dense"]
+
+
+@dataclass(frozen=True)
+class SpectralEmbedding:
+    """Top-k eigenpairs of ``N = D^-1/2 W D^-1/2``.
+
+    Attributes
+    ----------
+    eigenvalues : ndarray of shape (k,)
+        In decreasing order.
+    eigenvectors : ndarray of shape (E, k)
+        Orthonormal eigenvectors of N (Yu & Shi's ``Z* = D^-1/2 V`` has the same row directions,
+        which is all the discretisation uses).
+    residuals : ndarray of shape (k,)
+        ``‖N v_l - λ_l v_l‖₂`` for each returned pair, computed after the solve.
+    n_matvec : int
+        Operator applications (columns) spent by the eigensolver.
+    solver : str
+        The solver that produced the pairs.
+    """
+
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    residuals: np.ndarray
+    n_matvec: int
+    solver: str
+
+
+class _Counted(LinearOperator):
+    """``D^-1/2 W D^-1/2`` (optionally minus ``2 u uᵀ``), counting the columns it is applied to."""
+
+    def __init__(self, W: LinearOperator, inv_sqrt_d: np.ndarray, deflate: np.ndarray | None):
+        super().__init__(dtype=np.float64, shape=W.shape)
+        self.W = W
+        self.s = inv_sqrt_d
+        self.u = deflate
+        self.count = 0
+
+    def _matmat(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        self.count += X.shape[1]
+        Y = self.s[:, None] * np.asarray(self.W @ (self.s[:, None] * X))
+        if self.u is not None:
+            # N - 2uuᵀ sends the trivial eigenvalue 1 to -1, below every other eigenvalue of N.
+            Y -= 2.0 * np.outer(self.u, self.u @ X)
+        return Y
+
+    def _matvec(self, x: np.ndarray) -> np.ndarray:
+        return self._matmat(np.asarray(x).reshape(-1, 1))[:, 0]
+
+    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
+        return self._matvec(x)
+
+    def _adjoint(self) -> _Counted:
+        return self
+
+
+def normalized_operator(W: LinearOperator, degrees: np.ndarray) -> LinearOperator:
+    """``N = D^-1/2 W D^-1/2`` as a LinearOperator (Yu & Shi's relaxed problem, Eq. 4/5).
+
+    Parameters
+    ----------
+    W : LinearOperator of shape (E, E), symmetric
+    degrees : ndarray of shape (E,), all > 0
+    """
+    return _Counted(W, _inv_sqrt_degrees(degrees), None)
+
+
+def _inv_sqrt_degrees(degrees: np.ndarray) -> np.ndarray:
+    d = np.asarray(degrees, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(d)) or d.min(initial=np.inf) <= 0:
+        bad = int(np.sum(~(d > 0)))
+        raise ValueError(
+            f"normalized cut needs positive degrees; {bad} of {d.size} are <= 0 or not finite "
+            f"(min {np.nanmin(d):.4g}). Raw cosines can sum to negative degrees: use "
+            f"SimilarityOptions(cosine='shift') or 'clip'."
+        )
+    return 1.0 / np.sqrt(d)
+
+
+def _fix_signs(vectors: np.ndarray) -> np.ndarray:
+    # Eigenvectors are defined up to sign; fixing it makes results reproducible across solvers.
+    idx = np.argmax(np.abs(vectors), axis=0)
+    signs = np.sign(vectors[idx, np.arange(vectors.shape[1])])
+    signs[signs == 0] = 1.0
+    return vectors * signs
+
+
+def spectral_embedding(
+    W: LinearOperator,
+    degrees: np.ndarray,
+    k: int,
+    seed: int = 0,
+    *,
+    solver: Solver = "eigsh",
+    tol: float = 1e-8,
+    maxiter: int | None = None,
+    ncv: int | None = None,
+    deflate: bool = False,
+) -> SpectralEmbedding:
+    """Top-k eigenvectors of ``D^-1/2 W D^-1/2``: the relaxed k-way normalized cut (Eqs. 4-5).
+
+    Parameters
+    ----------
+    W : LinearOperator of shape (E, E)
+        Symmetric affinity; only products ``W @ X`` are used.
+    degrees : ndarray of shape (E,)
+        The diagonal of D, all positive. Usually ``W·1``; the AMP steps pass ``D* = D`` of the
+        unconstrained graph (appendix Eqs. for W*_S, W*_T).
+    k : int
+        Number of eigenpairs (clusters).
+    seed : int
+        Seeds the start vector (eigsh ``v0``) or block (lobpcg), so results are deterministic.
+    solver : {"eigsh", "lobpcg", "dense"}
+        ARPACK Lanczos on the operator, LOBPCG on blocks of k vectors, or a dense ``eigh``
+        (small inputs only; also used automatically when |E| is tiny).
+    tol : float
+        Solver tolerance (eigsh: relative to ``|λ|``; lobpcg: on residual norms).
+    maxiter : int, optional
+        Solver iteration cap (solver default when None).
+    ncv : int, optional
+        Lanczos basis size for eigsh; default ``max(2k + 1, 20)``.
+    deflate : bool
+        Remove the known trivial eigenpair (1, ``D^1/2 1``) and solve for k-1 pairs. Only valid
+        when ``degrees == W·1`` and W is nonnegative.
+
+    Returns
+    -------
+    SpectralEmbedding
+    """
+    n = W.shape[0]
+    if not 1 <= k <= n:
+        raise ValueError(f"k must be in [1, {n}], got {k}")
+    inv_sqrt = _inv_sqrt_degrees(degrees)
+    rng = np.random.default_rng(seed)
+    u = None
+    if deflate:
+        u = 1.0 / inv_sqrt
+        u = u / np.linalg.norm(u)
+    op = _Counted(W, inv_sqrt, u)
+    m = k - 1 if deflate else k
+    if ncv is None:
+        ncv = max(2 * m + 1, 20)
+    if solver != "dense" and n <= max(ncv + 1, 5 * m, 50):
+        solver = "dense"
+
+    if m == 0:
+        vals, vecs = np.empty(0), np.empty((n, 0))
+    elif solver == "dense":
+        dense = op @ np.eye(n)
+        vals, vecs = np.linalg.eigh((dense + dense.T) / 2.0)
+        vals, vecs = vals[::-1][:m], vecs[:, ::-1][:, :m]
+    elif solver == "eigsh":
+        v0 = rng.uniform(-1.0, 1.0, size=n)
+        vals, vecs = eigsh(
+            op, k=m, which="LA", v0=v0, tol=tol, maxiter=maxiter, ncv=min(ncv, n - 1)
+        )
+    elif solver == "lobpcg":
+        X0 = rng.standard_normal((n, m))
+        if u is not None:
+            X0 -= np.outer(u, u @ X0)
+        vals, vecs = lobpcg(
+            op, X0, largest=True, tol=tol, maxiter=maxiter if maxiter is not None else 500
+        )
+    else:
+        raise ValueError(f"unknown solver {solver!r}")
+
+    order = np.argsort(-vals)
+    vals, vecs = np.asarray(vals)[order], np.asarray(vecs)[:, order]
+    if u is not None:
+        vals = np.concatenate([[1.0], vals])
+        vecs = np.column_stack([u, vecs])
+    vecs = _fix_signs(vecs)
+    # Residuals against the undeflated N, one extra block product.
+    count = op.count
+    check = _Counted(W, inv_sqrt, None)
+    residuals = np.linalg.norm(check @ vecs - vecs * vals[None, :], axis=0)
+    return SpectralEmbedding(
+        eigenvalues=vals,
+        eigenvectors=vecs,
+        residuals=residuals,
+        n_matvec=int(count),
+        solver=solver,
+    )
+
+
+def discretize(
+    vectors: np.ndarray,
+    seed: int = 0,
+    max_iter: int = 100,
+    tol: float = 1e-12,
+) -> np.ndarray:
+    """Yu & Shi's discretisation of a k-dimensional spectral embedding.
+
+    Finds a partition X and a rotation R maximising ``tr(Xᵀ Ṽ R)`` with Ṽ the row-normalised
+    eigenvectors (every rotation of the relaxed optimum is optimal too): R starts from k rows of
+    Ṽ that are as orthogonal as possible, then X = argmax of each row of Ṽ R and R = U Wᵀ from
+    the SVD ``Ṽᵀ X = U Σ Wᵀ`` alternate until ``tr(Σ)`` stops increasing.
+
+    Parameters
+    ----------
+    vectors : ndarray of shape (E, k)
+        Eigenvectors (any per-row positive scaling, e.g. ``D^-1/2 V``, gives the same result).
+    seed : int
+        Picks the first row of the initial rotation.
+    max_iter : int
+        Cap on the alternations.
+    tol : float
+        Stop when ``tr(Σ)`` changes by less than ``tol · |E|``.
+
+    Returns
+    -------
+    labels : ndarray of shape (E,), int
+    """
+    V = np.asarray(vectors, dtype=np.float64)
+    n, k = V.shape
+    if k == 1:
+        return np.zeros(n, dtype=np.int64)
+    norms = np.linalg.norm(V, axis=1)
+    norms[norms == 0] = 1.0
+    V = V / norms[:, None]
+
+    rng = np.random.default_rng(seed)
+    R = np.empty((k, k))
+    R[:, 0] = V[rng.integers(n)]
+    closeness = np.zeros(n)
+    for j in range(1, k):
+        # The next axis is the row least aligned with all axes chosen so far.
+        closeness += np.abs(V @ R[:, j - 1])
+        R[:, j] = V[np.argmin(closeness)]
+
+    previous = -np.inf
+    labels = np.argmax(V @ R, axis=1)
+    for _ in range(max_iter):
+        X = sp.csr_matrix((np.ones(n), (np.arange(n), labels)), shape=(n, k))
+        U, sigma, Wt = np.linalg.svd(np.asarray(X.T @ V).T)
+        value = float(sigma.sum())
+        if value - previous < tol * n:
+            break
+        previous = value
+        R = U @ Wt
+        new = np.argmax(V @ R, axis=1)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return labels.astype(np.int64)
+
+
+def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
+    """Partition matrix X (Eq. 3): ``X[i, l] = 1`` iff entity i is in cluster l, shape (E, k)."""
+    labels = np.asarray(labels, dtype=np.int64)
+    X = np.zeros((labels.shape[0], k))
+    X[np.arange(labels.shape[0]), labels] = 1.0
+    return X
+
+
+def rayleigh_terms(
+    W: LinearOperator, degrees: np.ndarray, labels: np.ndarray, k: int
+) -> np.ndarray:
+    """``X_lᵀ W X_l / X_lᵀ D X_l`` for each cluster l (0 for an empty cluster), shape (k,)."""
+    X = indicator_matrix(labels, k)
+    num = np.einsum("il,il->l", X, np.asarray(W @ X))
+    den = X.T @ np.asarray(degrees, dtype=np.float64)
+    return np.divide(num, den, out=np.zeros(k), where=den != 0)
+
+
+def ncut_objective(
+    W: LinearOperator, degrees: np.ndarray, labels: np.ndarray, k: int
+) -> float:
+    """Normalized association ε(X) = (1/k) Σ_l X_lᵀ W X_l / X_lᵀ D X_l (Eqs. 4-5).
+
+    Parameters
+    ----------
+    W : LinearOperator of shape (E, E)
+    degrees : ndarray of shape (E,)
+        Diagonal of D.
+    labels : ndarray of shape (E,), int in [0, k)
+    k : int
+
+    Returns
+    -------
+    float in [0, 1] for a nonnegative W with ``D = W·1`` (1 means no edge is cut).
+    """
+    return float(rayleigh_terms(W, degrees, labels, k).sum() / k)
+
+
+def normalized_cut(
+    W: LinearOperator,
+    k: int,
+    seed: int = 0,
+    *,
+    degrees: np.ndarray | None = None,
+    solver: Solver = "eigsh",
+    tol: float = 1e-8,
+    ncv: int | None = None,
+    deflate: bool = False,
+    max_iter: int = 100,
+    return_embedding: bool = False,
+) -> np.ndarray | tuple[np.ndarray, SpectralEmbedding]:
+    """k-way normalized cut of a matrix-free graph (Eqs. 3-5, Yu & Shi 2003).
+
+    Parameters
+    ----------
+    W : LinearOperator of shape (E, E)
+        Symmetric affinity.
+    k : int
+        Number of clusters.
+    seed : int
+        Seeds the eigensolver start and the discretisation.
+    degrees : ndarray of shape (E,), optional
+        Diagonal of D; ``W·1`` when omitted.
+    solver, tol, ncv, deflate
+        Passed to :func:`spectral_embedding`.
+    max_iter : int
+        Discretisation iterations.
+    return_embedding : bool
+        Also return the :class:`SpectralEmbedding` (eigenvalues, residuals).
+
+    Returns
+    -------
+    labels : ndarray of shape (E,), int
+    embedding : SpectralEmbedding, only if ``return_embedding``
+    """
+    if degrees is None:
+        degrees = np.asarray(W @ np.ones(W.shape[0])).reshape(-1)
+    emb = spectral_embedding(
+        W, degrees, k, seed, solver=solver, tol=tol, ncv=ncv, deflate=deflate
+    )
+    labels = discretize(emb.eigenvectors, seed=seed, max_iter=max_iter)
+    return (labels, emb) if return_embedding else labels

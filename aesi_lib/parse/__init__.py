@@ -1,0 +1,1 @@
+"""Parser backends (spaCy default, Stanza), casing strategies and the neutral parse format."""

@@ -1,0 +1,203 @@
+"""The steps of one induction run, as plain functions (the Prefect flow wraps each one).
+
+corpus → ingest (parse only what changed, entities into DuckDB) → entity table and PMI (SQL) →
+features (vectors, WordNet) → induce (cuts / AMP) → assignments export → evaluation.
+Every function here is usable from a notebook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from aesi_lib.corpus.types import Document, KeyTemplate
+from aesi_lib.entities import entities_frame, extract_entities
+from aesi_lib.features import EntityFeatures, FeatureOptions, FeatureVocabulary, build_features
+from aesi_lib.model import InductionResult, ModelConfig, induce
+from aesi_lib.parse.base import Parser
+from aesi_lib.parse.cache import parse_with_cache
+from aesi_lib.parse.casing import DEFAULT_CASING
+from aesi_lib.similarity import SimilarityOptions
+from aesi_lib.store import Store
+
+log = logging.getLogger("aesi")
+
+EXPORT_COLUMNS = ["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
+                  "template", "slot"]
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ParserConfig:
+    """Which parser turns text into the neutral parse format."""
+
+    backend: str = "spacy"
+    casing: str = DEFAULT_CASING
+    ner: bool = False
+    model: str | None = None
+    stanza_dir: str | None = None
+    batch_size: int = 32
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Every setting of a run; its hash names cached results and the run directory."""
+
+    parser: ParserConfig = field(default_factory=ParserConfig)
+    features: FeatureOptions = field(default_factory=FeatureOptions)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    vectors_path: str | None = None
+    wordnet_path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(asdict(self), default=str))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        model = dict(data.get("model", {}))
+        model["similarity"] = SimilarityOptions(**model.get("similarity", {}))
+        return cls(parser=ParserConfig(**data.get("parser", {})),
+                   features=FeatureOptions(**data.get("features", {})),
+                   model=ModelConfig(**model),
+                   vectors_path=data.get("vectors_path"),
+                   wordnet_path=data.get("wordnet_path"))
+
+    def digest(self) -> str:
+        return config_digest(self.to_dict())
+
+
+def config_digest(data: Any) -> str:
+    """Short stable hash of a JSON-able value."""
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def make_parser(config: ParserConfig) -> Parser:
+    """The parser backend named by ``config``."""
+    if config.backend == "spacy":
+        from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL, SpacyParser
+
+        return SpacyParser(model=config.model or DEFAULT_SPACY_MODEL, casing=config.casing,
+                           ner=config.ner, batch_size=config.batch_size)
+    if config.backend == "stanza":
+        from aesi_lib.parse.stanza_backend import StanzaParser
+
+        return StanzaParser(model_dir=config.stanza_dir, casing=config.casing, ner=config.ner)
+    raise ValueError(f"unknown parser backend {config.backend!r}: use spacy or stanza")
+
+
+@dataclass
+class IngestStats:
+    documents: int
+    parsed: int
+    reused_from_cache: int
+    unchanged: int
+    entities_added: int
+
+
+def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
+                     cache_dir: str | Path, batch_size: int = 100,
+                     progress: Progress | None = None) -> IngestStats:
+    """Parse the documents whose text or parser changed and replace their rows in the store.
+
+    Work is committed in batches of ``batch_size`` documents, so a killed run keeps every batch
+    it finished; the parse cache keeps even the parses of an unfinished batch.
+    """
+    config_id = parser.config_id
+    todo = store.documents_to_parse(docs, config_id)
+    parsed_total = reused_total = entity_total = 0
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start:start + batch_size]
+        parses, stats = parse_with_cache(parser, batch, cache_dir)
+        entities = entities_frame(r for p in parses for r in extract_entities(p))
+        store.replace_documents(batch, parses, entities, config_id)
+        parsed_total += stats.parsed
+        reused_total += stats.reused
+        entity_total += len(entities)
+        if progress is not None:
+            progress(f"ingested {min(start + batch_size, len(todo))}/{len(todo)} changed "
+                     f"documents ({parsed_total} parsed, {reused_total} from the parse cache)")
+    return IngestStats(documents=len(docs), parsed=parsed_total, reused_from_cache=reused_total,
+                       unchanged=len(docs) - len(todo), entities_added=entity_total)
+
+
+def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
+    """Word vectors and WordNet (None with a warning when WordNet is not installed)."""
+    from aesi_lib.errors import ResourceMissingError
+    from aesi_lib.lexicon.vectors import load_vectors
+    from aesi_lib.lexicon.wordnet import load_wordnet
+
+    vectors = load_vectors(config.vectors_path)
+    try:
+        wordnet = load_wordnet(config.wordnet_path)
+    except ResourceMissingError as exc:
+        if config.wordnet_path:
+            raise
+        log.warning("WordNet unavailable, semantic types fall back to NER classes: %s", exc)
+        wordnet = None
+    return vectors, wordnet
+
+
+def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
+                 splits: Sequence[str] | None = None
+                 ) -> tuple[pd.DataFrame, EntityFeatures, FeatureVocabulary]:
+    """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None)."""
+    table = store.entity_table(splits)
+    if table.empty:
+        raise ValueError("the store holds no entities for these documents: nothing to induce")
+    pmi = store.head_pmi(sorted(table["doc_id"].unique()),
+                         min_pair_docs=config.features.min_pair_docs)
+    features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
+    return table, features, vocab
+
+
+def run_induction(features: EntityFeatures, config: RunConfig,
+                  progress: Callable[[int, dict[str, Any]], None] | None = None
+                  ) -> InductionResult:
+    return induce(features, config.model, progress=progress)
+
+
+def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFrame:
+    """The export (evaluation.md): one row per entity mention with its template and slot."""
+    frame = table[["doc_id", "sent_id", "entity_id", "head", "mention", "predicate",
+                   "dep"]].copy()
+    frame["template"] = np.asarray(result.template_labels, dtype=np.int64)
+    frame["slot"] = np.asarray(result.slot_labels, dtype=np.int64)
+    return frame[EXPORT_COLUMNS]
+
+
+def write_export(assignments: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
+    """Write ``assignments.csv`` and ``assignments.parquet``; return their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path, parquet_path = out / "assignments.csv", out / "assignments.parquet"
+    assignments.to_csv(csv_path, index=False)
+    assignments.to_parquet(parquet_path, index=False)
+    return {"csv": str(csv_path), "parquet": str(parquet_path)}
+
+
+def evaluate_assignments(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
+                         map_keys: Sequence[KeyTemplate] | None = None
+                         ) -> dict[str, Any]:
+    """Scores for {test-mapped, dev-mapped} × {lenient, strict} plus diagnostics."""
+    from aesi_lib.evaluate import evaluate, false_positive_share_irrelevant, recall_ceiling
+
+    scores: dict[str, Any] = {}
+    for matcher in ("lenient", "strict"):
+        modes = ["test-mapped"] + (["dev-mapped"] if map_keys else [])
+        for mode in modes:
+            result = evaluate(assignments, eval_keys, map_keys=map_keys, matcher=matcher,
+                              mapping=mode)
+            entry = result.to_dict()
+            entry["fp_share_irrelevant"] = false_positive_share_irrelevant(result)
+            scores[f"{mode}/{matcher}"] = entry
+        scores[f"recall_ceiling/{matcher}"] = recall_ceiling(assignments, eval_keys, matcher)
+    return scores

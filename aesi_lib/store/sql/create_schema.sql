@@ -1,0 +1,60 @@
+-- The project's tables. Every statement is idempotent so opening an existing store is cheap.
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id       VARCHAR PRIMARY KEY,
+    split        VARCHAR NOT NULL,
+    source       VARCHAR NOT NULL,
+    sha256       VARCHAR NOT NULL,
+    text         VARCHAR NOT NULL,
+    header       VARCHAR NOT NULL DEFAULT '',
+    parse_config VARCHAR,
+    added_at     TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE TABLE IF NOT EXISTS sentences (
+    doc_id   VARCHAR NOT NULL,
+    sent_id  INTEGER NOT NULL,
+    text     VARCHAR NOT NULL,
+    n_tokens INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    doc_id   VARCHAR NOT NULL,
+    sent_id  INTEGER NOT NULL,
+    token_id INTEGER NOT NULL,
+    text     VARCHAR NOT NULL,
+    lemma    VARCHAR NOT NULL,
+    upos     VARCHAR NOT NULL,
+    tag      VARCHAR NOT NULL,
+    head     INTEGER NOT NULL,
+    dep      VARCHAR NOT NULL,
+    ent_type VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entities (
+    doc_id     VARCHAR NOT NULL,
+    sent_id    INTEGER NOT NULL,
+    head_index INTEGER NOT NULL,
+    head       VARCHAR NOT NULL,
+    head_lemma VARCHAR NOT NULL,
+    mention    VARCHAR NOT NULL,
+    predicate  VARCHAR NOT NULL,
+    dep        VARCHAR NOT NULL,
+    ner        VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      VARCHAR PRIMARY KEY,
+    started_at  TIMESTAMP NOT NULL,
+    finished_at TIMESTAMP,
+    status      VARCHAR NOT NULL,
+    config      VARCHAR NOT NULL,
+    results     VARCHAR
+);
+CREATE TABLE IF NOT EXISTS assignments (
+    run_id    VARCHAR NOT NULL,
+    doc_id    VARCHAR NOT NULL,
+    sent_id   INTEGER NOT NULL,
+    entity_id BIGINT NOT NULL,
+    head      VARCHAR NOT NULL,
+    mention   VARCHAR NOT NULL,
+    predicate VARCHAR NOT NULL,
+    dep       VARCHAR NOT NULL,
+    template  INTEGER NOT NULL,
+    slot      INTEGER NOT NULL
+);

@@ -1,0 +1,137 @@
+"""Parse throughput on the MUC-4 texts: bare spaCy vs. aesi's parse + casing + entities.
+
+Both sides use the same model with the same components; the bare side only runs
+``nlp.pipe`` on the raw texts, aesi's side runs :class:`SpacyParser` (casing, paragraph breaks,
+conversion to the neutral format) through the parse cache (cold: every document is parsed and
+stored) and extracts the entities. The corpus is processed in alternating chunks (bare chunk,
+aesi chunk, ...) so that load from other processes on the machine hits both sides alike.
+A second pass through the (now warm) cache shows what an unchanged re-run costs.
+
+Usage::
+
+    .venv/bin/python benchmarks/parse_throughput.py [--limit N] [--ner] [--muc4-dir DIR]
+
+Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from aesi_lib.corpus.muc4 import read_muc4_messages
+from aesi_lib.corpus.types import Document
+from aesi_lib.entities import extract_entities
+from aesi_lib.parse.cache import parse_with_cache
+from aesi_lib.parse.casing import DEFAULT_CASING
+from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL, SpacyParser, load_spacy_pipeline
+
+DEFAULT_MUC4 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "muc4"
+TEXT_FILES = {
+    "dev": "dev/dev-muc3-*",
+    "tst1": "tst1/tst1-muc3",
+    "tst2": "tst2/tst2-muc4",
+    "tst3": "tst3/tst3-muc4",
+    "tst4": "tst4/tst4-muc4",
+}
+
+
+def load_messages(muc4_dir: Path) -> list[Document]:
+    """All MUC-4 messages in split order (DEV, TST1 ... TST4)."""
+    docs: list[Document] = []
+    for split, pattern in TEXT_FILES.items():
+        for path in sorted(muc4_dir.glob(pattern)):
+            docs += read_muc4_messages(path, split)
+    return docs
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--muc4-dir", type=Path, default=DEFAULT_MUC4)
+    ap.add_argument("--limit", type=int, default=None, help="only the first N messages")
+    ap.add_argument("--model", default=DEFAULT_SPACY_MODEL)
+    ap.add_argument("--casing", default=DEFAULT_CASING)
+    ap.add_argument("--ner", action="store_true", help="keep the NER component on both sides")
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--chunk", type=int, default=100, help="messages per alternating chunk")
+    ap.add_argument("--ner-cost", action="store_true",
+                    help="also time bare nlp.pipe with the NER component (when --ner is off)")
+    args = ap.parse_args(argv)
+
+    t_start = time.perf_counter()
+    docs = load_messages(args.muc4_dir)[: args.limit]
+    words = sum(len(d.text.split()) for d in docs)
+
+    bare_nlp = load_spacy_pipeline(args.model, ner=args.ner, paragraph_breaks=False)
+    ner_nlp = None
+    if args.ner_cost and not args.ner:
+        ner_nlp = load_spacy_pipeline(args.model, ner=True, paragraph_breaks=False)
+    # Loaded outside the timed region, like bare_nlp.
+    parser = SpacyParser(model=args.model, casing=args.casing, ner=args.ner,
+                         batch_size=args.batch_size).load()
+    # Warm-up of both pipelines (first-call allocations, truecaser lexicon).
+    for nlp in (bare_nlp, ner_nlp):
+        for _ in nlp.pipe([d.text for d in docs[:2]]) if nlp is not None else ():
+            pass
+    list(parser.parse(docs[:2]))
+
+    bare_s = aesi_s = ner_s = 0.0
+    n_entities = 0
+    with tempfile.TemporaryDirectory(prefix="aesi-parse-cache-") as cache_dir:
+        for lo in range(0, len(docs), args.chunk):
+            chunk = docs[lo:lo + args.chunk]
+            t0 = time.perf_counter()
+            for _ in bare_nlp.pipe((d.text for d in chunk), batch_size=args.batch_size):
+                pass
+            t1 = time.perf_counter()
+            parsed, _ = parse_with_cache(parser, chunk, cache_dir)
+            n_entities += sum(len(extract_entities(p)) for p in parsed)
+            t2 = time.perf_counter()
+            bare_s += t1 - t0
+            aesi_s += t2 - t1
+            if ner_nlp is not None:
+                for _ in ner_nlp.pipe((d.text for d in chunk), batch_size=args.batch_size):
+                    pass
+                ner_s += time.perf_counter() - t2
+        rss_first = peak_rss_mib()
+
+        t0 = time.perf_counter()
+        parsed, stats = parse_with_cache(parser, docs, cache_dir)
+        n_entities_2 = sum(len(extract_entities(p)) for p in parsed)
+        warm_s = time.perf_counter() - t0
+        cache_mib = sum(f.stat().st_size for f in Path(cache_dir).rglob("*") if f.is_file())
+        cache_mib /= 2**20
+    total_s = time.perf_counter() - t_start
+
+    print(f"{len(docs)} MUC-4 messages, {words} words (whitespace-separated), model "
+          f"{args.model}, casing={args.casing}, ner={args.ner}, batch_size={args.batch_size}\n")
+    print("| run | seconds | words/s | documents parsed | |E| |")
+    print("|---|---|---|---|---|")
+    print(f"| bare `nlp.pipe` | {bare_s:.1f} | {words / bare_s:,.0f} | {len(docs)} | - |")
+    if ner_nlp is not None:
+        print(f"| bare `nlp.pipe` with ner | {ner_s:.1f} | {words / ner_s:,.0f} | {len(docs)} "
+              "| - |")
+    print(f"| aesi parse + casing + entities, cold cache | {aesi_s:.1f} | {words / aesi_s:,.0f} | "
+          f"{len(docs)} | {n_entities} |")
+    print(f"| aesi, second run (warm cache) | {warm_s:.1f} | {words / warm_s:,.0f} | "
+          f"{stats.parsed} (reused {stats.reused}) | {n_entities_2} |")
+    print()
+    print(f"- throughput ratio aesi / bare: {bare_s / aesi_s:.2f}")
+    print(f"- peak RSS after the cold run: {rss_first:.0f} MiB; at the end: "
+          f"{peak_rss_mib():.0f} MiB")
+    print(f"- cache size: {cache_mib:.1f} MiB for {len(docs)} documents")
+    print(f"- total wall time of the benchmark: {total_s:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

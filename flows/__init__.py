@@ -1,0 +1,1 @@
+"""Prefect flows composed from ``tasks``: induce (main), update, evaluate, sweep."""

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Idempotent set-up shared by scripts/run.sh and scripts/test.sh:
+#   1. Debian's WordNet database (wordnet-base) when /usr/share/wordnet is missing;
+#   2. a virtual environment in .venv with aesi and its pinned dependencies.
+# A second call with nothing changed does nothing but two checks.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$repo_root/.venv"
+python_bin="${AESI_PYTHON:-python3}"
+# Optional dependency groups of pyproject.toml to install: dev (pytest, ruff, scikit-learn) and
+# stanza (the Stanza parser backend with the CPU build of torch).
+extras="${AESI_EXTRAS:-dev,stanza}"
+
+log() { printf '[aesi setup] %s\n' "$*" >&2; }
+
+install_wordnet() {
+    if [ -f /usr/share/wordnet/data.noun ] || [ -n "${AESI_SKIP_APT:-}" ]; then
+        return 0
+    fi
+    local sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo="sudo"
+        else
+            log "WordNet is missing and this user cannot run apt-get: install the Debian package"
+            log "'wordnet-base' (or NLTK's own wordnet corpus); aesi falls back to coarse types without it."
+            return 0
+        fi
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        log "WordNet is missing and apt-get is not available: install WordNet 3.0 yourself"
+        log "(Debian package wordnet-base, or NLTK's wordnet corpus)."
+        return 0
+    fi
+    log "installing Debian package wordnet-base"
+    $sudo apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wordnet-base >/dev/null
+}
+
+install_venv() {
+    local stamp="$venv/.aesi-installed"
+    local want
+    want="$( (cat "$repo_root/pyproject.toml"; echo "$extras") | sha256sum | cut -d' ' -f1)"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$venv/bin/aesi" ]; then
+        return 0
+    fi
+    if ! "$python_bin" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        log "aesi needs Python >= 3.11 (found: $("$python_bin" --version 2>&1)); set AESI_PYTHON"
+        exit 1
+    fi
+    if [ ! -x "$venv/bin/python" ]; then
+        log "creating $venv"
+        "$python_bin" -m venv "$venv"
+    fi
+    log "installing aesi and its pinned dependencies into .venv (first time only, a few minutes)"
+    "$venv/bin/python" -m pip install -q --upgrade pip
+    # The CPU build of torch first, so that Stanza's dependency on torch does not pull a
+    # multi-GB CUDA build.
+    if [[ ",$extras," == *",stanza,"* ]]; then
+        "$venv/bin/python" -m pip install -q "torch==2.13.0"
+    fi
+    "$venv/bin/python" -m pip install -q -e "$repo_root[$extras]"
+    echo "$want" > "$stamp"
+}
+
+install_wordnet
+install_venv

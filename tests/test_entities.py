@@ -1,0 +1,238 @@
+"""Entity rules (aesi_lib.entities): one test per rule, on sentences parsed by spaCy.
+
+Label-set independence (UD vs ClearNLP) is tested on hand-built parses at the end, and with
+Stanza documents in test_parse_stanza.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from aesi_lib.corpus.types import Document
+from aesi_lib.entities import (
+    ENTITY_COLUMNS,
+    EntityRecord,
+    EntityRules,
+    entities_frame,
+    extract_entities,
+    mention_text,
+)
+from aesi_lib.parse.spacy_backend import SpacyParser
+from aesi_lib.parse.types import ParsedDocument, Sentence, Token
+
+
+@pytest.fixture(scope="session")
+def spacy_parser() -> SpacyParser:
+    # Loaded once per session (shared with other modules through the pipeline cache).
+    return SpacyParser().load()
+
+
+def entities(parser: SpacyParser, text: str, rules: EntityRules | None = None
+             ) -> list[EntityRecord]:
+    parsed = next(parser.parse([Document("t", text, "test", "test")]))
+    return extract_entities(parsed) if rules is None else extract_entities(parsed, rules)
+
+
+def triples(parser: SpacyParser, text: str, rules: EntityRules | None = None
+            ) -> set[tuple[str, str, str]]:
+    return {(r.head_lemma, r.predicate, r.dep) for r in entities(parser, text, rules)}
+
+
+def test_r1_pronouns_are_not_heads(spacy_parser):
+    assert triples(spacy_parser, "He killed them.") == set()
+    assert triples(spacy_parser, "The guerrillas attacked the village.") == {
+        ("guerrilla", "attack", "nsubj"), ("village", "attack", "dobj")}
+
+
+def test_r2_copula_and_prepositional_verbs_are_not_predicates(spacy_parser):
+    assert triples(spacy_parser, "The mayor is a lawyer.") == set()
+    got = triples(spacy_parser, "According to the police, the terrorists attacked the bridge.")
+    assert ("police", "accord", "prep_to") not in got
+    assert ("police", "attack", "prep_according_to") in got
+
+
+def test_r3_subject(spacy_parser):
+    assert ("soldier", "find", "nsubj") in triples(spacy_parser, "Soldiers found 20 bodies.")
+
+
+def test_r4_direct_and_indirect_objects(spacy_parser):
+    got = triples(spacy_parser, "The army gave the peasants food.")
+    assert got == {("army", "give", "nsubj"), ("peasant", "give", "iobj"),
+                   ("food", "give", "dobj")}
+
+
+def test_r5_passive_subject_is_object_and_agent_is_subject(spacy_parser):
+    assert triples(spacy_parser, "The mayor was kidnapped by guerrillas.") == {
+        ("mayor", "kidnap", "dobj"), ("guerrilla", "kidnap", "nsubj")}
+    assert triples(spacy_parser, "The mayor was kidnapped.") == {("mayor", "kidnap", "dobj")}
+
+
+def test_r6_prepositional_arguments(spacy_parser):
+    got = triples(spacy_parser, "The soldiers fought in the mountains near the border.")
+    assert ("mountain", "fight", "prep_in") in got
+    # "near the border" modifies the noun, not the verb.
+    assert not any(h == "border" for h, _, _ in got)
+    got = triples(spacy_parser, "Because of the attack, the army closed the road yesterday.")
+    assert ("attack", "close", "prep_because_of") in got
+    # A bare temporal noun is not an argument.
+    assert not any(h == "yesterday" for h, _, _ in got)
+
+
+def test_r7_conjoined_nouns(spacy_parser):
+    got = triples(spacy_parser, "The guerrillas killed the priest and his housekeeper.")
+    assert {("priest", "kill", "dobj"), ("housekeeper", "kill", "dobj")} <= got
+    # A chain of conjuncts, and a pronoun as the first conjunct.
+    got = triples(spacy_parser,
+                  "Guerrillas attacked the embassy, the bank, and the police station in Lima.")
+    assert {("embassy", "attack", "dobj"), ("bank", "attack", "dobj"),
+            ("station", "attack", "dobj")} <= got
+    got = triples(spacy_parser, "The terrorists killed him and his bodyguard.")
+    assert ("bodyguard", "kill", "dobj") in got
+
+
+def test_r8_conjoined_verbs_share_the_subject(spacy_parser):
+    text = "The bomb exploded and destroyed the house."
+    assert {("bomb", "explode", "nsubj"), ("bomb", "destroy", "nsubj")} <= triples(
+        spacy_parser, text)
+    # The voice of the second verb decides the dependency.
+    got = triples(spacy_parser, "The bomb exploded and was found by the police.")
+    assert {("bomb", "find", "dobj"), ("police", "find", "nsubj")} <= got
+    off = triples(spacy_parser, text, EntityRules(conj_verbs=False))
+    assert ("bomb", "destroy", "nsubj") not in off
+
+
+def test_r9_relative_pronouns_resolve_to_the_modified_noun(spacy_parser):
+    text = "The bomb, which exploded in the car, destroyed the house."
+    got = triples(spacy_parser, text)
+    assert {("bomb", "explode", "nsubj"), ("car", "explode", "prep_in"),
+            ("bomb", "destroy", "nsubj")} <= got
+    got = triples(spacy_parser, "The police arrested the man whom the guerrillas had hired.")
+    assert {("man", "hire", "dobj"), ("guerrilla", "hire", "nsubj")} <= got
+    off = triples(spacy_parser, text, EntityRules(relative_clauses=False))
+    assert ("bomb", "explode", "nsubj") not in off
+
+
+def test_r10_participles_take_the_modified_noun(spacy_parser):
+    got = triples(spacy_parser, "The prisoners held in the jail escaped.")
+    assert {("prisoner", "hold", "dobj"), ("jail", "hold", "prep_in"),
+            ("prisoner", "escape", "nsubj")} <= got
+    got = triples(spacy_parser, "The patrol guarding the bridge was attacked.")
+    assert {("patrol", "guard", "nsubj"), ("bridge", "guard", "dobj"),
+            ("patrol", "attack", "dobj")} <= got
+    off = triples(spacy_parser, "The prisoners held in the jail escaped.",
+                  EntityRules(participles=False))
+    assert ("prisoner", "hold", "dobj") not in off
+
+
+def test_r11_subject_control_without_object(spacy_parser):
+    got = triples(spacy_parser, "The rebels tried to seize the town.")
+    assert {("rebel", "seize", "nsubj"), ("town", "seize", "dobj")} <= got
+    # With an object the controller is ambiguous: nothing is inferred.
+    got = triples(spacy_parser, "The army forced the peasants to leave the area.")
+    assert not any(p == "leave" and d == "nsubj" for _, p, d in got)
+    off = triples(spacy_parser, "The rebels tried to seize the town.", EntityRules(control=False))
+    assert ("rebel", "seize", "nsubj") not in off
+
+
+def test_upper_case_text_keeps_document_case_and_compound_mentions(spacy_parser):
+    records = entities(spacy_parser,
+                       "THE TERRORISTS DYNAMITED THE LAS CANAS BRIDGE IN SAN SALVADOR.")
+    by_head = {r.head: r for r in records}
+    assert by_head["BRIDGE"].mention == "LAS CANAS BRIDGE"
+    assert by_head["BRIDGE"].head_lemma == "bridge"
+    assert by_head["BRIDGE"].predicate == "dynamite"
+    assert by_head["BRIDGE"].dep == "dobj"
+    assert by_head["SALVADOR"].dep == "prep_in"
+    assert by_head["TERRORISTS"].head_lemma == "terrorist"
+
+
+def test_mention_drops_articles_conjuncts_and_clauses(spacy_parser):
+    records = entities(spacy_parser, "The guerrillas killed the priest and his housekeeper.")
+    mentions = {r.head: r.mention for r in records}
+    assert mentions == {"guerrillas": "guerrillas", "priest": "priest",
+                        "housekeeper": "his housekeeper"}
+    records = entities(spacy_parser, "The bomb, which exploded in the car, destroyed the house.")
+    assert {r.mention for r in records if r.head == "bomb"} == {"bomb"}
+    records = entities(spacy_parser, "No measures were taken.")
+    assert [r.mention for r in records] == ["No measures"]
+
+
+def test_record_fields_and_order(spacy_parser):
+    records = entities(spacy_parser, "Soldiers found 20 bodies. The mayor was kidnapped.")
+    assert [(r.sent_id, r.head_index, r.head, r.predicate, r.dep) for r in records] == [
+        (0, 0, "Soldiers", "find", "nsubj"), (0, 3, "bodies", "find", "dobj"),
+        (1, 1, "mayor", "kidnap", "dobj")]
+    assert all(r.doc_id == "t" and r.ner == "" for r in records)
+
+
+def test_ner_type_of_the_head():
+    parser = SpacyParser(ner=True)
+    parsed = next(parser.parse([Document("n", "The soldiers arrived in Lima on Monday.",
+                                         "test", "test")]))
+    lima = [r for r in extract_entities(parsed) if r.head == "Lima"]
+    assert lima and lima[0].ner == "GPE"
+
+
+def test_entities_frame_columns_and_types(spacy_parser):
+    frame = entities_frame(entities(spacy_parser, "The guerrillas attacked the village."))
+    assert tuple(frame.columns) == ENTITY_COLUMNS == (
+        "doc_id", "sent_id", "head_index", "head", "head_lemma", "mention", "predicate", "dep",
+        "ner")
+    assert len(frame) == 2
+    assert str(frame["sent_id"].dtype) == "int64"
+    empty = entities_frame([])
+    assert tuple(empty.columns) == ENTITY_COLUMNS and len(empty) == 0
+
+
+# ---------------------------------------------------------------- label sets, no parser needed
+
+def _sentence(rows: list[tuple[str, str, str, str, int, str]]) -> Sentence:
+    """Rows of (text, lemma, upos, tag, head 1-based, dep)."""
+    return Sentence(tokens=tuple(
+        Token(text=t, lemma=lem, upos=u, tag=x, head=h - 1, dep=d)
+        for t, lem, u, x, h, d in rows))
+
+
+# "The bomb was placed by terrorists in the church according to police ."
+CLEAR = _sentence([
+    ("The", "the", "DET", "DT", 2, "det"), ("bomb", "bomb", "NOUN", "NN", 4, "nsubjpass"),
+    ("was", "be", "AUX", "VBD", 4, "auxpass"), ("placed", "place", "VERB", "VBN", 0, "ROOT"),
+    ("by", "by", "ADP", "IN", 4, "agent"), ("terrorists", "terrorist", "NOUN", "NNS", 5, "pobj"),
+    ("in", "in", "ADP", "IN", 4, "prep"), ("the", "the", "DET", "DT", 9, "det"),
+    ("church", "church", "NOUN", "NN", 7, "pobj"),
+    ("according", "accord", "VERB", "VBG", 4, "prep"), ("to", "to", "ADP", "IN", 10, "prep"),
+    ("police", "police", "NOUN", "NN", 11, "pobj"), (".", ".", "PUNCT", ".", 4, "punct"),
+])
+UD = _sentence([
+    ("The", "the", "DET", "DT", 2, "det"), ("bomb", "bomb", "NOUN", "NN", 4, "nsubj:pass"),
+    ("was", "be", "AUX", "VBD", 4, "aux:pass"), ("placed", "place", "VERB", "VBN", 0, "root"),
+    ("by", "by", "ADP", "IN", 6, "case"), ("terrorists", "terrorist", "NOUN", "NNS", 4,
+                                          "obl:agent"),
+    ("in", "in", "ADP", "IN", 9, "case"), ("the", "the", "DET", "DT", 9, "det"),
+    ("church", "church", "NOUN", "NN", 4, "obl"),
+    ("according", "accord", "VERB", "VBG", 12, "case"), ("to", "to", "ADP", "IN", 10, "fixed"),
+    ("police", "police", "NOUN", "NN", 4, "obl"), (".", ".", "PUNCT", ".", 4, "punct"),
+])
+
+
+def test_ud_and_clearnlp_labels_give_the_same_entities():
+    expected = {("bomb", "place", "dobj"), ("terrorist", "place", "nsubj"),
+                ("church", "place", "prep_in"), ("police", "place", "prep_according_to")}
+    for sentence in (CLEAR, UD):
+        records = extract_entities(ParsedDocument("x", (sentence,)))
+        assert {(r.head_lemma, r.predicate, r.dep) for r in records} == expected
+
+
+def test_ud_by_on_a_passive_without_agent_subtype_is_the_agent():
+    rows = [("The", "the", "DET", "DT", 2, "det"), ("mayor", "mayor", "NOUN", "NN", 4,
+                                                    "nsubj:pass"),
+            ("was", "be", "AUX", "VBD", 4, "aux:pass"),
+            ("kidnapped", "kidnap", "VERB", "VBN", 0, "root"),
+            ("by", "by", "ADP", "IN", 6, "case"), ("rebels", "rebel", "NOUN", "NNS", 4, "obl")]
+    records = extract_entities(ParsedDocument("x", (_sentence(rows),)))
+    assert {(r.head_lemma, r.dep) for r in records} == {("mayor", "dobj"), ("rebel", "nsubj")}
+
+
+def test_mention_text_helper():
+    assert mention_text(CLEAR, 8) == "church"
+    assert mention_text(CLEAR, 1) == "bomb"

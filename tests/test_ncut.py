@@ -1,0 +1,117 @@
+"""Multiclass normalized cut (Eqs. 3-5, Yu & Shi 2003)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse.linalg import aslinearoperator
+from sklearn.cluster import SpectralClustering
+from sklearn.metrics import adjusted_rand_score
+
+from aesi_lib.model import planted_features
+from aesi_lib.ncut import (
+    discretize,
+    indicator_matrix,
+    ncut_objective,
+    normalized_cut,
+    spectral_embedding,
+)
+from aesi_lib.similarity import SimilarityOptions, slot_similarity, template_similarity
+
+
+def planted_graph(sizes: list[int], p_in: float, p_out: float, seed: int) -> tuple:
+    rng = np.random.default_rng(seed)
+    truth = np.repeat(np.arange(len(sizes)), sizes)
+    n = truth.shape[0]
+    same = truth[:, None] == truth[None, :]
+    W = rng.random((n, n)) * np.where(same, p_in, p_out)
+    W = (W + W.T) / 2
+    np.fill_diagonal(W, 0.0)
+    return W, truth
+
+
+@pytest.mark.parametrize("solver", ["eigsh", "lobpcg", "dense"])
+def test_planted_clusters_recovered(solver: str) -> None:
+    W, truth = planted_graph([150, 120, 100, 80], 1.0, 0.3, seed=0)
+    labels = normalized_cut(aslinearoperator(W), 4, seed=0, solver=solver)
+    assert adjusted_rand_score(truth, labels) == 1.0
+
+
+def test_planted_clusters_recovered_from_similarity_operator() -> None:
+    f, templates, _ = planted_features(3000, seed=2, noise=0.5, generic_fraction=0.0)
+    labels, emb = normalized_cut(template_similarity(f), 6, seed=0, return_embedding=True)
+    assert adjusted_rand_score(templates, labels) > 0.99
+    assert emb.residuals.max() < 1e-6
+
+
+def test_deterministic_under_seed() -> None:
+    f, _, _ = planted_features(2000, seed=3)
+    W = slot_similarity(f)
+    a, ea = normalized_cut(W, 4, seed=7, return_embedding=True)
+    b, eb = normalized_cut(W, 4, seed=7, return_embedding=True)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ea.eigenvectors, eb.eigenvectors)
+
+
+def test_eigenpairs_match_dense_and_residuals_reported() -> None:
+    f, _, _ = planted_features(600, seed=4)
+    W = slot_similarity(f)
+    d = W.degrees()
+    dense = W @ np.eye(W.shape[0])
+    N = dense / np.sqrt(np.outer(d, d))
+    expected = np.linalg.eigvalsh(N)[::-1][:5]
+    for solver, kwargs in (("eigsh", {}), ("eigsh", {"deflate": True}), ("lobpcg", {})):
+        emb = spectral_embedding(W, d, 5, seed=0, solver=solver, tol=1e-10, **kwargs)
+        assert emb.solver in (solver, "dense")
+        np.testing.assert_allclose(emb.eigenvalues, expected, atol=1e-7)
+        assert emb.eigenvalues[0] == pytest.approx(1.0)
+        assert emb.residuals.shape == (5,) and emb.residuals.max() < 1e-5
+        np.testing.assert_allclose(emb.eigenvectors.T @ emb.eigenvectors, np.eye(5), atol=1e-6)
+
+
+def test_agrees_with_sklearn_discretize() -> None:
+    # sklearn's spectral embedding ignores the diagonal, so compare with diagonal="zero".
+    f, _, slots = planted_features(1500, seed=5, noise=1.0)
+    options = SimilarityOptions(diagonal="zero")
+    W = slot_similarity(f, options)
+    dense = W @ np.eye(W.shape[0])
+    ours = normalized_cut(W, 4, seed=0)
+    theirs = SpectralClustering(
+        n_clusters=4, affinity="precomputed", assign_labels="discretize", random_state=0
+    ).fit_predict(dense)
+    assert adjusted_rand_score(ours, theirs) > 0.95
+    assert abs(adjusted_rand_score(slots, ours) - adjusted_rand_score(slots, theirs)) < 0.05
+
+
+def test_discretize_recovers_rotated_indicators() -> None:
+    rng = np.random.default_rng(0)
+    truth = rng.integers(5, size=400)
+    X = indicator_matrix(truth, 5)
+    V = X / np.sqrt(X.sum(axis=0))  # orthonormal indicator basis
+    Q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    labels = discretize(V @ Q, seed=1)
+    assert adjusted_rand_score(truth, labels) == 1.0
+
+
+def test_ncut_objective_matches_definition() -> None:
+    W, truth = planted_graph([30, 20, 25], 1.0, 0.2, seed=1)
+    d = W.sum(axis=1)
+    labels = np.random.default_rng(0).integers(3, size=75)
+    X = indicator_matrix(labels, 3)
+    expected = np.mean([X[:, l] @ W @ X[:, l] / (X[:, l] @ d) for l in range(3)])
+    assert ncut_objective(aslinearoperator(W), d, labels, 3) == pytest.approx(expected)
+    # Disconnected blocks cut perfectly: ε = 1.
+    block = W * (truth[:, None] == truth[None, :])
+    assert ncut_objective(aslinearoperator(block), block.sum(1), truth, 3) == pytest.approx(1.0)
+    assert ncut_objective(aslinearoperator(W), d, truth, 3) > expected
+
+
+def test_negative_degrees_rejected() -> None:
+    f, _, _ = planted_features(500, seed=6)
+    W = slot_similarity(f, SimilarityOptions(cosine="raw", dep_weight=0, type_weight=0))
+    d = W.degrees()
+    if d.min() > 0:  # make sure the check fires regardless of the random draw
+        d = d.copy()
+        d[0] = -1.0
+    with pytest.raises(ValueError, match="positive degrees"):
+        spectral_embedding(W, d, 3)

