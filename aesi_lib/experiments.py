@@ -1,0 +1,126 @@
+"""Experiment bookkeeping for sweeps: named configurations, one scored row per (configuration,
+seed), and the results table (Parquet + Markdown) with mean ± std over seeds."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from aesi_lib.corpus.types import KeyTemplate
+from aesi_lib.pipeline import RunConfig
+
+SCORE_COLUMNS = (
+    "tst_test_lenient_f1", "tst_test_lenient_p", "tst_test_lenient_r",
+    "tst_dev_lenient_f1", "tst_dev_lenient_p", "tst_dev_lenient_r",
+    "tst_test_strict_f1", "tst_dev_strict_f1", "dev_dev_lenient_f1",
+)
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``override`` merged in, recursively for nested dicts."""
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:
+    """Configurations of a sweep file.
+
+    The file is ``{"base": {...RunConfig dict...}, "configurations": {"name": {...overrides}}}``;
+    each configuration is ``base`` with its overrides merged in. Unknown keys raise TypeError
+    (from the dataclasses), so a typo never silently runs the default.
+    """
+    base = spec.get("base", {})
+    configurations = spec.get("configurations") or {"base": {}}
+    return {name: RunConfig.from_dict(deep_merge(base, override))
+            for name, override in configurations.items()}
+
+
+def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
+              dev_keys: Sequence[KeyTemplate] | None) -> dict[str, float]:
+    """The sweep's scores of one run.
+
+    ``tst_*``: the evaluated split (TST1+TST2), test-mapped and dev-mapped, lenient and strict;
+    ``dev_dev_lenient_f1``: DEV scored with a mapping learned on DEV (the cross-check).
+    """
+    from aesi_lib.evaluate import evaluate
+
+    row: dict[str, float] = {}
+    for matcher in ("lenient", "strict"):
+        modes = [("test", "test-mapped")] + ([("dev", "dev-mapped")] if dev_keys else [])
+        for short, mode in modes:
+            r = evaluate(assignments, eval_keys, map_keys=dev_keys, matcher=matcher,
+                         mapping=mode)
+            prefix = f"tst_{short}_{matcher}"
+            row.update({f"{prefix}_f1": r.f1, f"{prefix}_p": r.precision,
+                        f"{prefix}_r": r.recall})
+    if dev_keys:
+        row["dev_dev_lenient_f1"] = evaluate(assignments, dev_keys, matcher="lenient").f1
+    return row
+
+
+def summarize(rows: pd.DataFrame, columns: Sequence[str] = SCORE_COLUMNS) -> pd.DataFrame:
+    """Mean and std over seeds of every score column, one row per configuration."""
+    present = [c for c in columns if c in rows.columns]
+    grouped = rows.groupby("configuration", sort=False)[present]
+    mean, std = grouped.mean(), grouped.std(ddof=0)
+    out = pd.DataFrame(index=mean.index)
+    out["seeds"] = rows.groupby("configuration", sort=False)["seed"].nunique()
+    for c in present:
+        out[f"{c}_mean"] = mean[c]
+        out[f"{c}_std"] = std[c]
+    return out.reset_index()
+
+
+def markdown_table(summary: pd.DataFrame) -> str:
+    """The README's results table: TST1+TST2 F1 as mean ± std over seeds."""
+    header = ("| configuration | seeds | test-mapped lenient F1 (P / R) | dev-mapped lenient F1 "
+              "| test-mapped strict F1 | DEV dev-mapped F1 |")
+    lines = [header, "|---|---|---|---|---|---|"]
+
+    def cell(row: pd.Series, name: str) -> str:
+        if f"{name}_mean" not in row or pd.isna(row[f"{name}_mean"]):
+            return "–"
+        return f"{row[f'{name}_mean']:.3f} ± {row[f'{name}_std']:.3f}"
+
+    for _, row in summary.iterrows():
+        pr = ""
+        if "tst_test_lenient_p_mean" in row:
+            pr = (f" ({row['tst_test_lenient_p_mean']:.2f} / "
+                  f"{row['tst_test_lenient_r_mean']:.2f})")
+        lines.append(f"| {row['configuration']} | {row['seeds']} | "
+                     f"{cell(row, 'tst_test_lenient_f1')}{pr} | "
+                     f"{cell(row, 'tst_dev_lenient_f1')} | {cell(row, 'tst_test_strict_f1')} | "
+                     f"{cell(row, 'dev_dev_lenient_f1')} |")
+    return "\n".join(lines) + "\n"
+
+
+def append_results(rows: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
+    """Append rows to ``results.parquet`` in ``out_dir`` and rewrite ``results.md``.
+
+    A row for the same configuration name and seed replaces the older one, so re-running a
+    sweep refreshes its rows instead of counting a seed twice.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    parquet = out / "results.parquet"
+    if parquet.exists():
+        rows = pd.concat([pd.read_parquet(parquet), rows], ignore_index=True)
+        rows = rows.drop_duplicates(["configuration", "seed"], keep="last")
+    rows.to_parquet(parquet, index=False)
+    markdown = out / "results.md"
+    markdown.write_text(markdown_table(summarize(rows)))
+    return {"parquet": str(parquet), "markdown": str(markdown)}
+
+
+def config_json(config: RunConfig) -> str:
+    return json.dumps(config.to_dict(), sort_keys=True)

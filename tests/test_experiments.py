@@ -1,0 +1,58 @@
+"""Sweep bookkeeping: configuration merging, summaries over seeds, the results table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from aesi_lib.experiments import (
+    append_results,
+    deep_merge,
+    markdown_table,
+    named_configurations,
+    summarize,
+)
+
+
+def test_deep_merge_overrides_nested_keys_only():
+    base = {"model": {"n_templates": 6, "n_slots": 4}, "features": {"type_scheme": "hypernyms"}}
+    merged = deep_merge(base, {"model": {"n_slots": 8}})
+    assert merged == {"model": {"n_templates": 6, "n_slots": 8},
+                      "features": {"type_scheme": "hypernyms"}}
+    assert base["model"]["n_slots"] == 4
+
+
+def test_named_configurations_apply_overrides_and_reject_typos():
+    spec = {"base": {"model": {"n_templates": 6}},
+            "configurations": {"reproduction": {}, "lexname": {"features":
+                                                               {"type_scheme": "lexname"}}}}
+    configs = named_configurations(spec)
+    assert configs["reproduction"].model.n_templates == 6
+    assert configs["lexname"].features.type_scheme == "lexname"
+    assert configs["reproduction"].features.type_scheme == "hypernyms"
+    with pytest.raises(TypeError):
+        named_configurations({"configurations": {"bad": {"model": {"n_templatez": 3}}}})
+
+
+def _rows(config: str, f1s: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"configuration": config, "seed": range(len(f1s)),
+                         "tst_test_lenient_f1": f1s, "tst_test_lenient_p": f1s,
+                         "tst_test_lenient_r": f1s})
+
+
+def test_summary_is_mean_and_population_std_over_seeds():
+    summary = summarize(pd.concat([_rows("a", [0.1, 0.3]), _rows("b", [0.5])]))
+    a = summary.set_index("configuration").loc["a"]
+    assert a["seeds"] == 2
+    assert a["tst_test_lenient_f1_mean"] == pytest.approx(0.2)
+    assert a["tst_test_lenient_f1_std"] == pytest.approx(0.1)
+    assert "0.200 ± 0.100" in markdown_table(summary)
+
+
+def test_append_results_replaces_a_rerun_seed(tmp_path):
+    append_results(_rows("a", [0.1, 0.3]), tmp_path)
+    paths = append_results(_rows("a", [0.5]), tmp_path)
+    table = pd.read_parquet(paths["parquet"])
+    assert len(table) == 2
+    assert sorted(table["tst_test_lenient_f1"]) == [0.3, 0.5]
+    assert "0.400 ± 0.100" in open(paths["markdown"]).read()

@@ -1,0 +1,327 @@
+"""Schema report (aesi_lib.report): role summaries, examples, mapping section, HTML, run
+loading."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aesi_lib.corpus.types import KeyFiller, KeyTemplate
+from aesi_lib.errors import InputError
+from aesi_lib.evaluate import ASSIGNMENT_COLUMNS
+from aesi_lib.report import (
+    build_report,
+    load_run,
+    mapping_rows,
+    objective_series,
+    pick_examples,
+    plot_objective,
+    prepare_assignments,
+    render_html,
+    render_markdown,
+    report_blocks,
+    scores_from_results,
+    summarise_roles,
+    summarise_templates,
+    write_schema_report,
+)
+
+# --- helpers -------------------------------------------------------------------------------
+
+SLOT_NO = {"Perpetrator": 10, "Victim": 19, "Target": 12, "Instrument": 6}
+
+
+def key(mid: str, typ: str = "ATTACK", **slots: list[str]) -> KeyTemplate:
+    """A key template; ``Perpetrator=["FMLN"]`` etc., ``/`` separates alternatives."""
+    fill = {
+        SLOT_NO[name]: tuple(
+            KeyFiller(tuple(a.strip() for a in x.split(" / ")), False, x) for x in lines
+        )
+        for name, lines in slots.items()
+    }
+    return KeyTemplate(mid, "1", False, False, tuple(typ.split(" / ")), fill)
+
+
+def irrelevant(mid: str) -> KeyTemplate:
+    return KeyTemplate(mid, "*", False, True, ("*",), {})
+
+
+def frame(rows: list[tuple]) -> pd.DataFrame:
+    """Export rows from (doc_id, head, mention, predicate, dep, template, slot)."""
+    return pd.DataFrame(
+        [
+            {
+                "doc_id": d,
+                "sent_id": i % 3,
+                "entity_id": i,
+                "head": h,
+                "mention": m,
+                "predicate": p,
+                "dep": dep,
+                "template": t,
+                "slot": s,
+            }
+            for i, (d, h, m, p, dep, t, s) in enumerate(rows)
+        ],
+        columns=list(ASSIGNMENT_COLUMNS),
+    )
+
+
+# Learned template 1 is the attack schema (slot 0 perpetrators, 1 victims, 2 targets);
+# template 0 is noise that matches no gold entity. D3 has no relevant incident.
+ROWS = [
+    ("D1", "FMLN", "THE FMLN", "attack", "nsubj", 1, 0),
+    ("D1", "PRIEST", "A JESUIT PRIEST", "kill", "dobj", 1, 1),
+    ("D1", "EMBASSY", "THE U.S. EMBASSY", "bomb", "dobj", 1, 2),
+    ("D1", "WEATHER", "THE WEATHER", "be", "nsubj", 0, 0),
+    ("D1", "MEETING", "A MEETING", "hold", "dobj", 0, 1),
+    ("D2", "GUERRILLAS", "URBAN GUERRILLAS", "attack", "nsubj", 1, 0),
+    ("D2", "MAYOR", "THE MAYOR", "kill", "dobj", 1, 1),
+    ("D2", "DAY", "THAT DAY", "say", "prep_on", 0, 0),
+    ("D2", "MINISTER", "THE MINISTER", "say", "nsubj", 0, 2),
+    ("D3", "LEADER", "THE LEADER", "attack", "nsubj", 1, 0),
+    ("D3", "RAIN", "<script>alert('x')</script> RAIN & | CO", "fall", "nsubj", 0, 1),
+]
+
+KEYS = [
+    key("D1", Perpetrator=["FMLN"], Victim=["JESUIT PRIEST"], Target=["U.S. EMBASSY"]),
+    key("D2", Perpetrator=["URBAN GUERRILLAS"], Victim=["MAYOR"]),
+    irrelevant("D3"),
+]
+
+
+@pytest.fixture
+def assignments() -> pd.DataFrame:
+    return frame(ROWS)
+
+
+# --- summaries -----------------------------------------------------------------------------
+
+
+def test_role_summary_counts(assignments: pd.DataFrame) -> None:
+    roles = summarise_roles(prepare_assignments(assignments), top_n=2)
+    assert len(roles) == 2 * 3  # full grid: templates 0-1, slots 0-2
+    by_role = roles.set_index(["template", "slot"])
+    assert by_role.loc[(1, 0), "size"] == 3
+    assert by_role.loc[(1, 0), "n_docs"] == 3
+    assert by_role.loc[(1, 2), "size"] == 1
+    assert by_role.loc[(0, 1), "size"] == 2
+    assert by_role["size"].sum() == len(ROWS)
+    # attack (3) first; only top_n=2 kept, ties broken alphabetically.
+    assert by_role.loc[(1, 0), "top_predicates"] == [("attack", 3)]
+    assert by_role.loc[(1, 1), "top_heads"] == [("mayor", 1), ("priest", 1)]
+    assert by_role.loc[(0, 0), "top_deps"] == [("nsubj", 1), ("prep_on", 1)]
+    assert by_role.loc[(1, 0), "share_of_template"] == pytest.approx(3 / 6)
+
+
+def test_role_grid_includes_configured_empty_roles(assignments: pd.DataFrame) -> None:
+    prepared = prepare_assignments(assignments)
+    roles = summarise_roles(prepared, shape=(3, 4))
+    assert len(roles) == 12
+    assert roles.loc[(roles["template"] == 2), "size"].sum() == 0
+    totals = summarise_templates(prepared, roles).set_index("template")
+    assert totals.loc[1, "size"] == 6 and totals.loc[1, "n_slots_used"] == 3
+    assert totals.loc[2, "size"] == 0 and totals.loc[2, "n_docs"] == 0
+
+
+def test_prepare_rejects_bad_roles() -> None:
+    bad = frame(ROWS).assign(template=["x"] + [0] * (len(ROWS) - 1))
+    with pytest.raises(InputError, match="template"):
+        prepare_assignments(bad)
+
+
+# --- examples ------------------------------------------------------------------------------
+
+
+def _big_frame() -> pd.DataFrame:
+    rows = [(f"D{i % 7}", f"H{i}", f"MENTION {i}", "p", "nsubj", i % 2, i % 3) for i in range(300)]
+    return frame(rows)
+
+
+def test_examples_deterministic_and_members() -> None:
+    df = _big_frame()
+    prepared = prepare_assignments(df)
+    a = pick_examples(prepared, n_examples=5, seed=3)
+    b = pick_examples(prepared, n_examples=5, seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    # The draw does not depend on the row order of the input.
+    shuffled = prepare_assignments(df.sample(frac=1.0, random_state=11))
+    pd.testing.assert_frame_equal(a, pick_examples(shuffled, n_examples=5, seed=3))
+    assert len(a) == 6 * 5
+    members = set(zip(df["template"], df["slot"], df["entity_id"], strict=True))
+    assert all(
+        (t, s, e) in members
+        for t, s, e in zip(a["template"], a["slot"], a["entity_id"], strict=True)
+    )
+    # Drawn without replacement, and another seed draws other members.
+    assert not a.duplicated(["template", "slot", "entity_id"]).any()
+    c = pick_examples(prepared, n_examples=5, seed=4)
+    assert set(c["entity_id"]) != set(a["entity_id"])
+
+
+def test_examples_small_role_gives_all(assignments: pd.DataFrame) -> None:
+    ex = pick_examples(prepare_assignments(assignments), n_examples=5, seed=0)
+    sel = ex[(ex["template"] == 1) & (ex["slot"] == 0)]
+    assert sorted(sel["head"]) == ["FMLN", "GUERRILLAS", "LEADER"]
+    assert list(sel["rank"]) == [0, 1, 2]
+
+
+# --- mapping and scores --------------------------------------------------------------------
+
+
+def test_mapping_rows_name_the_attack_template(assignments: pd.DataFrame) -> None:
+    rows = mapping_rows(assignments, KEYS, [(1, 0, "Perpetrator"), (1, 1, "Victim")], "test")
+    attack = rows[rows["type"] == "ATTACK"].set_index("gold_slot")
+    assert set(attack["template"]) == {1}
+    assert attack.loc["Perpetrator", "slot"] == 0 and attack.loc["Victim", "slot"] == 1
+    assert attack.loc["Target", "slot"] == 2
+    assert bool(attack.loc["Perpetrator", "kept"]) and not bool(attack.loc["Target", "kept"])
+
+
+def test_mapping_section_names_learned_template(tmp_path: Path, assignments: pd.DataFrame) -> None:
+    paths = write_schema_report(assignments, tmp_path, eval_keys=KEYS, map_keys=KEYS, seed=1)
+    md = Path(paths["markdown"]).read_text(encoding="utf-8")
+    assert "Attack template ← learned template 1" in md
+    assert "Perpetrator ← slot 0" in md and "Victim ← slot 1" in md
+    assert "Attack template ← learned template 0" not in md
+    # Scores computed from the keys: both mappings × both matchers, recall ceiling, FP share.
+    for mode in ("test-mapped", "dev-mapped"):
+        for matcher in ("lenient", "strict"):
+            assert f"| {mode} | {matcher} |" in md
+    assert "Recall ceiling" in md
+    # The only false positive (LEADER) comes from the irrelevant message D3.
+    report = build_report(assignments, eval_keys=KEYS)
+    row = report.scores.scores.iloc[0]
+    assert (row["mode"], row["matcher"], row["fp"], row["fp_share"]) == (
+        "test-mapped",
+        "lenient",
+        1,
+        1.0,
+    )
+    # The mapped template and its mapped roles are highlighted in the tables.
+    assert "| **1** ★ | 6 |" in md and "| **0** ★ | 3 |" in md
+
+
+def test_scores_from_stored_results(assignments: pd.DataFrame) -> None:
+    results = {
+        "scores": {
+            "test-mapped/strict": _stored(0.5),
+            "test-mapped/lenient": _stored(0.6),
+            "recall_ceiling/lenient": 0.9,
+        }
+    }
+    st = scores_from_results(results)
+    assert st is not None
+    assert list(st.scores["matcher"]) == ["lenient", "strict"]
+    assert st.ceilings == {"lenient": 0.9}
+    assert set(st.per_slot["gold_slot"]) == {"Perpetrator"}
+    assert list(st.mapping[["template", "slot", "gold_slot"]].itertuples(index=False)) == [
+        (1, 0, "Perpetrator")
+    ]
+    md = render_markdown(report_blocks(build_report(assignments, results=results)))
+    assert "Perpetrator ← role (1, 0)" in md
+    assert scores_from_results({"scores": "nonsense"}) is None
+    assert scores_from_results(None) is None
+
+
+def _stored(f1: float) -> dict:
+    per = {"precision": f1, "recall": f1, "f1": f1, "tp": 1, "fp": 1, "fn": 1}
+    return {
+        **per,
+        "per_slot": {"Perpetrator": per},
+        "mapping": [{"template": 1, "slot": 0, "gold_slot": "Perpetrator"}],
+        "fp_share_irrelevant": 0.25,
+    }
+
+
+# --- solver history ------------------------------------------------------------------------
+
+
+def test_objective_series_and_plot() -> None:
+    assert objective_series([]).empty and plot_objective(objective_series([])) is None
+    assert objective_series(None).empty
+    single = objective_series([{"iteration": 0, "eps1": 0.2, "seconds": 3.0, "init": "sc"}])
+    assert list(single.columns) == ["eps1"]
+    assert plot_objective(single)[:4] == b"\x89PNG"
+    hist = [
+        {"iteration": 0, "eps1": 0.2, "eps2": 0.4, "objective": 1e14, "flag": True},
+        {"iteration": 1, "eps1": 0.1, "eps2": 0.3, "objective": 2e14, "delta": 0.5},
+    ]
+    series = objective_series(hist)
+    assert list(series.columns) == ["objective", "eps1", "eps2", "delta"]  # bools dropped
+    assert list(series.index) == [0, 1]
+
+
+# --- HTML ----------------------------------------------------------------------------------
+
+
+def test_html_self_contained_and_escaped(tmp_path: Path, assignments: pd.DataFrame) -> None:
+    results = {"solve": {"history": [{"iteration": 0, "objective": 1.0}]}}
+    paths = write_schema_report(assignments, tmp_path, results=results, eval_keys=KEYS)
+    page = Path(paths["html"]).read_text(encoding="utf-8")
+    images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 3  # cluster sizes, F1 per slot, objective
+    assert all(base64.b64decode(i)[:4] == b"\x89PNG" for i in images)
+    assert "http://" not in page and "https://" not in page
+    assert "<link" not in page and "<script" not in page
+    assert "&lt;script&gt;" in page
+    md = Path(paths["markdown"]).read_text(encoding="utf-8")
+    assert "<script>" not in md and "RAIN &amp; \\| CO" in md
+    assert set(paths) == {"markdown", "html"}
+
+
+def test_render_html_escapes_text() -> None:
+    report = build_report(frame([("D<1>", "A&B", "<i>x</i>", "p", "d", 0, 0)]))
+    page = render_html(report_blocks(report), {})
+    assert "<i>x</i>" not in page and "&lt;i&gt;x&lt;/i&gt;" in page
+    assert "D&lt;1&gt;" in page
+
+
+# --- load_run ------------------------------------------------------------------------------
+
+
+def test_load_run_roundtrip(tmp_path: Path, assignments: pd.DataFrame) -> None:
+    assignments.to_csv(tmp_path / "assignments.csv", index=False)
+    (tmp_path / "results.json").write_text(json.dumps({"seed": 3}), encoding="utf-8")
+    df, results = load_run(tmp_path)
+    assert len(df) == len(ROWS) and results == {"seed": 3}
+    assert list(df["head"])[:2] == ["FMLN", "PRIEST"]
+
+
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [
+        ({}, "assignments.csv"),
+        ({"assignments.csv": None}, "results.json"),
+        ({"assignments.csv": None, "results.json": "{not json"}, "results.json"),
+        ({"assignments.csv": None, "results.json": "[1, 2]"}, "results.json"),
+        ({"assignments.parquet": "garbage", "results.json": "{}"}, "assignments.parquet"),
+        ({"assignments.csv": "doc_id,head\nD1,X\n", "results.json": "{}"}, "assignments.csv"),
+        ({"assignments.csv": b"\xff\xfe\x00bin", "results.json": "{}"}, "assignments.csv"),
+    ],
+)
+def test_load_run_errors_name_the_file(
+    tmp_path: Path, assignments: pd.DataFrame, files: dict, named: str
+) -> None:
+    for name, content in files.items():
+        path = tmp_path / name
+        if content is None:
+            assignments.to_csv(path, index=False)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_run(tmp_path)
+    assert Path(info.value.path).name == named
+
+
+def test_load_run_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as info:
+        load_run(tmp_path / "nope")
+    assert info.value.path.endswith("nope")
