@@ -539,7 +539,8 @@ def solve_amp(
     degrees_t, degrees_s : ndarray of shape (E,), optional
         D_T, D_S; ``W·1`` when omitted.
     ncut_options : dict, optional
-        Extra arguments of :func:`aesi_lib.ncut.normalized_cut` (solver, tol, ncv, deflate).
+        Extra arguments of :func:`aesi_lib.ncut.normalized_cut` (solver, tol, ncv, deflate,
+        n_init).
     progress : callable, optional
         ``progress(iteration, terms)`` after every iteration (0 = the initial partition), with
         ``terms`` the history entry.

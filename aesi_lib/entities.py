@@ -40,9 +40,9 @@ R8 conjoined verbs share the subject
     Objects are not shared (``arrested and questioned the suspects`` attaches the object to one
     verb only, as the parser does).
 R9 relative clauses
-    A relative pronoun (who, whom, which, that) that is the subject or object of a relative
-    clause is replaced by the noun the clause modifies (``the bomb, which exploded`` ->
-    bomb/nsubj of explode).
+    A relative pronoun (who, whom, which, that) that is an argument in a relative clause is
+    replaced by the noun the clause modifies (``the bomb, which exploded`` -> bomb/nsubj of
+    explode; ``the car in which it exploded`` -> car/prep_in of explode).
 R10 participles
     A participle that modifies a noun (``acl``) makes that noun its argument: past participle ->
     ``dobj`` (``inmates accused of ...`` -> inmate/dobj of accuse), present participle ->
@@ -301,8 +301,7 @@ def _verb_entities(view: _SentenceView, verb: int, rules: EntityRules) -> list[t
     passive = view.is_passive(verb)
     for arg, dep in _arguments(view, verb):
         if rules.relative_clauses and view.is_relative_pronoun(arg):
-            if dep in (DEP_SUBJECT, DEP_OBJECT):
-                pairs += [(n, dep) for n in _antecedents(view, verb)]
+            pairs += [(n, dep) for n in _antecedents(view, verb)]
             continue
         pairs += [(n, dep) for n in view.conjuncts(arg) if view.is_noun(n)]
     if not view.kids(verb, ANY_SUBJECT):

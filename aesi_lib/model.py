@@ -56,6 +56,9 @@ class ModelConfig:
         Eigensolver tolerance.
     deflate : bool
         Deflate the trivial eigenpair in the unconstrained cuts.
+    n_init : int
+        Yu-Shi discretisations per cut (seeds ``seed..seed+n_init-1``); the best normalized
+        association wins.
     """
 
     n_templates: int = 6
@@ -70,6 +73,7 @@ class ModelConfig:
     solver: Literal["eigsh", "lobpcg"] = "eigsh"
     eig_tol: float = 1e-8
     deflate: bool = False
+    n_init: int = 1
 
     def __post_init__(self) -> None:
         if self.mode not in ("sc", "literal", "scaled"):
@@ -160,7 +164,12 @@ def induce(
     dt = W_T.degrees()
     ds = W_S.degrees()
     t2 = time.perf_counter()
-    ncut_options = {"solver": config.solver, "tol": config.eig_tol, "deflate": config.deflate}
+    ncut_options = {
+        "solver": config.solver,
+        "tol": config.eig_tol,
+        "deflate": config.deflate,
+        "n_init": config.n_init,
+    }
     if config.mode == "sc":
         lt, ls, info = solve_sc(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,

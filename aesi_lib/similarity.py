@@ -3,7 +3,9 @@
 Every term of W_T and W_S is a product of thin factors, so ``W @ x`` costs
 O(|E|·d + nnz) and no |E|×|E| matrix is ever built:
 
-* cosine terms ``cos(i, j) = v_i·v_j`` are ``V Vᵀ`` with V the row-normalised vectors;
+* cosine terms are ``S V Vᵀ S`` with V the feature vectors (referenced, not copied; vec_hp is
+  applied as the sum over the head and predicate blocks, never concatenated) and S the diagonal
+  of inverse row norms;
 * ``PMI(head_i, head_j)`` is ``H P Hᵀ`` with H the sparse |E|×|V| head indicator;
 * ``δ(dep_i = dep_j)`` is ``A Aᵀ`` with A the |E|×|labels| dependency indicator;
 * ``δ(types_i ∩ types_j ≠ ∅)`` is ``G S Gᵀ``: G maps each entity to its distinct type *set*
@@ -102,49 +104,66 @@ class SimilarityOptions:
 
 
 class CosineTerm:
-    """``cos(v_i, v_j)`` (raw, shifted to ``(1+cos)/2`` or clipped at 0) as ``V Vᵀ``.
+    """``cos(v_i, v_j)`` (raw, shifted to ``(1+cos)/2`` or clipped at 0) as ``S V Vᵀ S``.
+
+    ``v_i`` is the concatenation of the i-th rows of ``blocks`` (one block for vec_p, head and
+    predicate blocks for vec_hp) and S the diagonal of inverse row norms, so
+    ``cos = S (Σ_b B_b B_bᵀ) S`` is applied without copying or concatenating the vectors:
+    the input is scaled, multiplied through each block, and scaled again. float64 blocks are
+    referenced, not copied (other dtypes are converted once), so the operator costs no memory
+    beyond the caller's feature arrays; do not modify them while the operator is in use.
 
     Parameters
     ----------
-    vectors : ndarray of shape (E, d)
-        Raw vectors; rows are normalised here (zero rows stay zero).
+    name : str
+    blocks : list of ndarray of shape (E, d_b)
     mode : {"shift", "clip", "raw"}
     chunk : int
         Row block size of the exact quadratic evaluation used by ``mode="clip"``.
     """
 
     def __init__(
-        self,
-        name: str,
-        vectors: np.ndarray,
-        mode: CosineMode,
-        chunk: int = 2048,
-        copy: bool = True,
+        self, name: str, blocks: list[np.ndarray], mode: CosineMode, chunk: int = 2048
     ):
         self.name = name
         self.mode = mode
         self.chunk = int(chunk)
-        self.unit = normalize_rows(vectors, copy=copy)
-        self.shape = (self.unit.shape[0], self.unit.shape[0])
+        self.blocks = [np.asarray(b, dtype=np.float64) for b in blocks]
+        sq = sum(np.einsum("ij,ij->i", b, b) for b in self.blocks)
+        norms = np.sqrt(sq)
+        # A zero vector (unknown word) gets scale 0: cosine 0 with everything.
+        self.scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        n = self.blocks[0].shape[0]
+        self.shape = (n, n)
+
+    def _gram_rows(self, rows: slice) -> np.ndarray:
+        block = sum(b[rows] @ b.T for b in self.blocks)
+        block *= self.scale[rows, None]
+        block *= self.scale[None, :]
+        return block
 
     def matmat(self, X: np.ndarray) -> np.ndarray:
-        V = self.unit
+        X = np.asarray(X, dtype=np.float64)
+        n = self.shape[0]
         if self.mode == "clip":
-            out = np.empty((V.shape[0], X.shape[1]), dtype=np.float64)
-            for start in range(0, V.shape[0], self.chunk):
-                block = V[start : start + self.chunk] @ V.T
+            out = np.empty((n, X.shape[1]), dtype=np.float64)
+            for start in range(0, n, self.chunk):
+                rows = slice(start, min(start + self.chunk, n))
+                block = self._gram_rows(rows)
                 np.maximum(block, 0.0, out=block)
-                out[start : start + self.chunk] = block @ X
+                out[rows] = block @ X
             return out
-        out = V @ (V.T @ X)
+        Xs = self.scale[:, None] * X
+        out = sum(b @ (b.T @ Xs) for b in self.blocks)
+        out *= self.scale[:, None]
         if self.mode == "shift":
-            # (1 + cos)/2 = ½·11ᵀ + ½·V Vᵀ: one constant column keeps it low rank.
+            # (1 + cos)/2 = ½·11ᵀ + ½·cos: one constant column keeps it low rank.
             out += X.sum(axis=0, keepdims=True)
             out *= 0.5
         return out
 
     def diagonal(self) -> np.ndarray:
-        sq = np.einsum("ij,ij->i", self.unit, self.unit)
+        sq = (self.scale > 0).astype(np.float64)
         return 0.5 * (1.0 + sq) if self.mode == "shift" else sq
 
 
@@ -260,18 +279,6 @@ def degrees(W: LinearOperator) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def normalize_rows(X: np.ndarray, copy: bool = True) -> np.ndarray:
-    """Rows scaled to unit Euclidean norm; zero rows stay zero (float64).
-
-    With ``copy=False`` a float64 input is normalised in place (saves |E|·d memory).
-    """
-    X = np.array(X, dtype=np.float64, copy=copy or None)
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    nz = norms > 0
-    X[nz] /= norms[nz, None]
-    return X
-
-
 def type_set_groups(types: sp.spmatrix) -> tuple[np.ndarray, sp.csr_matrix]:
     """Group entities by their distinct type set; return ``(group_ids, S)``.
 
@@ -358,8 +365,6 @@ def template_similarity(
     SimilarityOperator of shape (E, E)
     """
     options = options or SimilarityOptions()
-    hp = np.hstack([features.head_vectors, features.predicate_vectors])
-    hp = hp.astype(np.float64, copy=False)
     terms: list[tuple[float, Term]] = [
         (
             options.pmi_weight,
@@ -372,7 +377,12 @@ def template_similarity(
         ),
         (
             options.cos_hp_weight,
-            CosineTerm("cos_hp", hp, options.cosine, options.clip_chunk, copy=False),
+            CosineTerm(
+                "cos_hp",
+                [features.head_vectors, features.predicate_vectors],
+                options.cosine,
+                options.clip_chunk,
+            ),
         ),
     ]
     return _assemble(terms, options)
@@ -398,7 +408,9 @@ def slot_similarity(
     terms: list[tuple[float, Term]] = [
         (
             options.cos_p_weight,
-            CosineTerm("cos_p", features.predicate_vectors, options.cosine, options.clip_chunk),
+            CosineTerm(
+                "cos_p", [features.predicate_vectors], options.cosine, options.clip_chunk
+            ),
         ),
         (options.dep_weight, GroupTerm("dep", dep, None, int(dep.max()) + 1 if dep.size else 0)),
         (options.type_weight, GroupTerm("type", set_ids, S, S.shape[0])),

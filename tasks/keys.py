@@ -1,16 +1,74 @@
-"""Cache keys: the inputs' content plus the library fingerprint (TASK_SOURCE alone would miss a
-change in an ``aesi_lib`` function a task calls)."""
+"""Cache keys: the inputs' content, the library fingerprint and the task's own source.
+
+Prefect's ``TASK_SOURCE`` hashes only the task function, so a change in an ``aesi_lib`` function
+it calls would go unnoticed; every key here also holds ``library_fingerprint()`` (all library
+source and SQL files). Inputs enter by content: files by their SHA-256, stored documents by the
+corpus fingerprint (ids, text hashes, parser configuration), resources (vectors, WordNet) by
+path, size and modification time.
+
+A cached step returns paths of files named after its key, inside the project folder (whose path
+is part of the key). When one of those files has gone missing (a user cleaned the folder),
+:func:`file_backed_key` returns a fresh, unused key so the step runs again and rewrites them,
+instead of handing back paths that no longer exist.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
+import os
+import uuid
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from aesi_lib.fingerprint import library_fingerprint
 
 
+@cache
+def source_hash(fn: Callable[..., Any]) -> str:
+    """Short hash of a function's source (its code, as ``TASK_SOURCE`` would see it)."""
+    try:
+        text = inspect.getsource(fn)
+    except (OSError, TypeError):
+        text = getattr(fn, "__qualname__", repr(fn))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def content_key(step: str, *parts: Any) -> str:
-    """``step-<hash>`` of the parts (JSON) and the library fingerprint."""
+    """``step-<hash>`` of the parts (as JSON) and the library fingerprint."""
     text = json.dumps([library_fingerprint(), *parts], sort_keys=True, default=str)
     return f"{step}-{hashlib.sha256(text.encode()).hexdigest()[:24]}"
+
+
+def resource_key(path: str | os.PathLike[str] | None) -> Any:
+    """Identity of a resource (vectors file, WordNet folder): ``"embedded"`` for the default,
+    else the resolved path with the size and modification time of its files."""
+    if path is None:
+        return "embedded"
+    p = Path(path).expanduser().resolve()
+    if p.is_dir():
+        files = sorted(f for f in p.rglob("*") if f.is_file())
+        return [str(p), [(str(f.relative_to(p)), f.stat().st_size, f.stat().st_mtime_ns)
+                         for f in files]]
+    if p.exists():
+        return [str(p), p.stat().st_size, p.stat().st_mtime_ns]
+    return [str(p), "missing"]
+
+
+def file_backed_key(context: Any, key: str, files: Iterable[str | os.PathLike[str]]) -> str:
+    """The cache key of a step whose result is a set of files named after ``key``.
+
+    ``key`` itself, unless the files are gone while a cached result for ``key`` still exists
+    (someone cleaned the project folder): then a fresh, unused key, so the step runs again and
+    rewrites the files instead of handing back paths that no longer exist. ``context`` is the
+    task run context Prefect passes to a cache key function (its result store is asked).
+    """
+    if all(Path(f).exists() for f in files):
+        return key
+    store = getattr(context, "result_store", None)
+    if store is not None and store.exists(key):
+        return f"{key}-rebuild-{uuid.uuid4().hex[:12]}"
+    return key

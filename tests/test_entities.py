@@ -108,6 +108,8 @@ def test_r9_relative_pronouns_resolve_to_the_modified_noun(spacy_parser):
             ("bomb", "destroy", "nsubj")} <= got
     got = triples(spacy_parser, "The police arrested the man whom the guerrillas had hired.")
     assert {("man", "hire", "dobj"), ("guerrilla", "hire", "nsubj")} <= got
+    got = triples(spacy_parser, "Police found the car in which the bomb exploded.")
+    assert ("car", "explode", "prep_in") in got
     off = triples(spacy_parser, text, EntityRules(relative_clauses=False))
     assert ("bomb", "explode", "nsubj") not in off
 

@@ -115,3 +115,16 @@ def test_negative_degrees_rejected() -> None:
         d[0] = -1.0
     with pytest.raises(ValueError, match="positive degrees"):
         spectral_embedding(W, d, 3)
+
+
+def test_n_init_keeps_the_best_discretisation() -> None:
+    f, _, _ = planted_features(2000, seed=8, noise=2.0)
+    W = template_similarity(f)
+    d = W.degrees()
+    one = normalized_cut(W, 6, seed=0, degrees=d)
+    best = normalized_cut(W, 6, seed=0, degrees=d, n_init=5)
+    values = [
+        ncut_objective(W, d, normalized_cut(W, 6, seed=s, degrees=d), 6) for s in range(5)
+    ]
+    assert ncut_objective(W, d, best, 6) == pytest.approx(max(values))
+    assert ncut_objective(W, d, best, 6) >= ncut_objective(W, d, one, 6)

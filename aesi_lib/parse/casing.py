@@ -44,6 +44,9 @@ from aesi_lib.errors import ResourceMissingError
 CasingFn = Callable[[str], str]
 
 CASING_STRATEGIES: tuple[str, ...] = ("asis", "lower", "truecase", "auto")
+# Bump when a strategy's output changes; parser config ids include it, so cached parses made
+# with older casing rules are not reused.
+CASING_VERSION = 1
 DEFAULT_CASING = "auto"
 
 # Share of upper-case letters above which ``auto`` treats a text as all-caps.

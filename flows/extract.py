@@ -1,0 +1,101 @@
+"""Slot filling with an existing schema: parse new documents and assign their entity mentions to
+the templates and slots of a finished run, without solving again (``aesi_lib.extract``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from prefect import flow, get_run_logger, unmapped
+
+from aesi_lib.errors import InputError
+from aesi_lib.pipeline import RunConfig
+from flows.common import Steps, batches, default_task_runner, write_results
+from flows.update import document_summary
+from tasks.steps import fill_slots_task, load_corpus_task, parse_batch_task
+
+ENTITY_ORDER = ["doc_id", "sent_id", "head_index", "predicate", "dep"]
+
+
+def read_run(run_dir: str | Path) -> dict[str, Any]:
+    """The ``results.json`` of a finished run, checked for what slot filling needs.
+
+    Raises
+    ------
+    InputError
+        When the folder holds no ``results.json`` or its feature/label files are gone.
+    """
+    path = Path(run_dir) / "results.json"
+    if not path.is_file():
+        raise InputError(path, "no results.json here: give --run the --out folder of a "
+                         "finished `aesi run` or `aesi update`")
+    try:
+        results = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON ({exc})") from exc
+    artifacts = results.get("artifacts") or {}
+    for name in ("features", "labels"):
+        if not artifacts.get(name):
+            raise InputError(path, f"names no {name} file: rerun `aesi run` with this version")
+        if not Path(artifacts[name]).is_file():
+            raise InputError(artifacts[name], f"the run's {name} file is missing; rerun "
+                             "`aesi run` to rebuild it")
+    return results
+
+
+@flow(name="aesi-extract", log_prints=True, task_runner=default_task_runner())
+def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = None,
+                 split: str = "user", parse_batch_size: int = 50) -> dict[str, Any]:
+    """Fill the slots of the documents in ``docs_path`` with the schema of ``run_dir``.
+
+    The documents are parsed (through the run's parse cache; nothing is written to the store)
+    and every entity mention gets the template and slot whose members it is most similar to.
+    Writes ``assignments.csv`` / ``.parquet`` (with ``template_score`` and ``slot_score``) and
+    ``results.json`` to ``out_dir`` (default ``<run_dir>/extracted``).
+    """
+    started = time.perf_counter()
+    log = get_run_logger()
+    run = read_run(run_dir)
+    out_dir = out_dir or str(Path(run_dir) / "extracted")
+    config = RunConfig.from_dict(run["config"])
+    artifacts = run["artifacts"]
+    steps = Steps()
+
+    corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False, split)
+    t = time.perf_counter()
+    futures = parse_batch_task.map(batches(corpus.documents, parse_batch_size),
+                                   unmapped(config.parser), unmapped(artifacts["parse_cache"]))
+    frames, parsed, reused = [], 0, 0
+    for i in range(len(futures)):
+        result = futures[i].result()
+        futures[i] = None
+        frames.append(result["entities"])
+        parsed += result["parsed"]
+        reused += result["reused"]
+        log.info("extract: %d/%d documents parsed (%d from the parse cache)",
+                 parsed + reused, len(corpus.documents), reused)
+    steps.add("parse", "Completed", time.perf_counter() - t, documents_parsed=parsed)
+    entities = pd.concat(frames, ignore_index=True).sort_values(ENTITY_ORDER, kind="stable")
+    entities = entities.reset_index(drop=True)
+    entities.insert(0, "entity_id", range(len(entities)))
+    export = steps.run("fill-slots", fill_slots_task, entities, artifacts, config, out_dir)
+
+    given = [d.doc_id for d in corpus.documents]
+    results = {
+        "flow": "extract",
+        "run": str(Path(run_dir).resolve()),
+        "documents": len(given),
+        "documents_parsed": parsed,
+        "documents_from_parse_cache": reused,
+        "mentions": len(entities),
+        "config": run["config"],
+        "steps": steps.records,
+        "seconds": time.perf_counter() - started,
+        "export": export,
+        "summary": document_summary(export["parquet"], given),
+    }
+    write_results(out_dir, results)
+    return results

@@ -1,0 +1,120 @@
+"""Sweep flow: several named configurations × several seeds on one corpus, each scored, rows
+appended to a results table (``aesi_lib.experiments``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from prefect import flow, get_run_logger
+
+from aesi_lib.errors import AesiError
+from aesi_lib.experiments import append_results, config_json, named_configurations
+from aesi_lib.pipeline import config_digest
+from flows.common import Project, Steps, default_task_runner, feature_steps, ingest
+from tasks.steps import export_task, load_corpus_task, score_row_task, solve_task
+
+
+def _solve_seconds(info_path: str) -> float | None:
+    info = json.loads(Path(info_path).read_text())
+    return info.get("timings", {}).get("total")
+
+
+@flow(name="aesi-sweep", log_prints=True, task_runner=default_task_runner())
+def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
+               project_dir: str = ".aesi", muc4_dir: str | None = None,
+               docs_path: str | None = None, demo: bool = False,
+               parse_batch_size: int = 50) -> dict[str, Any]:
+    """Run every configuration of ``spec`` with every seed and score it.
+
+    ``spec`` is a sweep file's content (``aesi_lib.experiments.named_configurations``). Each
+    configuration gets its features through the cached feature steps (configurations with the
+    same parser and feature options share them), then for each seed a cached solve, an export
+    under ``out_dir/runs/<configuration>/seed-<seed>/`` and a score row
+    (``aesi_lib.experiments.score_row``). The rows (configuration, seed, the configuration as
+    JSON, scores, timings, solver diagnostics) are appended to ``out_dir/results.parquet`` and
+    summarised in ``out_dir/results.md``.
+    """
+    started = time.perf_counter()
+    log = get_run_logger()
+    configurations = named_configurations(spec)
+    if not seeds:
+        raise AesiError("a sweep needs at least one seed")
+    project = Project.at(project_dir)
+    steps = Steps()
+    corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo)
+    if not corpus.eval_keys:
+        raise AesiError(f"corpus {corpus.name!r} has no answer keys: a sweep scores every run, "
+                        "use MUC-4 (--muc4-dir) or the demo corpus (--demo)")
+    doc_ids = [d.doc_id for d in corpus.documents]
+
+    # Configurations that parse alike run together: the store holds one parse per document.
+    by_parser: dict[Any, list[str]] = {}
+    for name, config in configurations.items():
+        by_parser.setdefault(config.parser, []).append(name)
+
+    rows: list[dict[str, Any]] = []
+    total = len(configurations) * len(seeds)
+    for parser_config, names in by_parser.items():
+        ingest(corpus.documents, parser_config, project, steps, parse_batch_size)
+        for name in names:
+            config = configurations[name]
+            t = time.perf_counter()
+            artifacts = feature_steps(project, doc_ids, config, steps, tag=f"[{name}]")
+            features_seconds = time.perf_counter() - t
+            for seed in seeds:
+                tag = f"[{name}/seed {seed}]"
+                seeded = dataclasses.replace(config, model=dataclasses.replace(config.model,
+                                                                               seed=seed))
+                t = time.perf_counter()
+                solution = steps.run(f"solve{tag}", solve_task, artifacts["features"],
+                                     seeded.model, project.work_dir)
+                solve_seconds = time.perf_counter() - t
+                run_dir = Path(out_dir) / "runs" / name / f"seed-{seed}"
+                export = steps.run(f"export{tag}", export_task, artifacts["entities"],
+                                   solution, str(run_dir))
+                scores = steps.run(f"score{tag}", score_row_task, export["parquet"], corpus)
+                info = json.loads(Path(solution["info"]).read_text())
+                rows.append({
+                    "configuration": name, "seed": seed, "config": config_json(seeded),
+                    "config_digest": config_digest(seeded.to_dict()), **scores,
+                    "features_seconds": features_seconds, "solve_seconds": solve_seconds,
+                    "solve_seconds_uncached": _solve_seconds(solution["info"]),
+                    "solve_state": steps.records[f"solve{tag}"]["state"],
+                    "converged": bool(info.get("converged")), "n_iter": info.get("n_iter"),
+                    "corpus": corpus.name, "export": export["parquet"],
+                })
+                main = scores.get("tst_test_lenient_f1")
+                log.info("sweep: %d/%d done: %s seed %d: test-mapped lenient F1 %s",
+                         len(rows), total, name, seed,
+                         f"{main:.3f}" if main is not None else "n/a")
+
+    paths = append_results(pd.DataFrame(rows), out_dir)
+    return {"flow": "sweep", "corpus": corpus.name, "configurations": list(configurations),
+            "seeds": list(seeds), "rows": rows, "results": paths, "steps": steps.records,
+            "seconds": time.perf_counter() - started}
+
+
+def load_sweep_spec(path: str | Path) -> dict[str, Any]:
+    """Read a sweep file and check its configurations (a typo raises ``InputError``)."""
+    from aesi_lib.errors import InputError
+
+    source = Path(path)
+    if not source.is_file():
+        raise InputError(source, "sweep file not found")
+    try:
+        spec = json.loads(source.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(source, f"not valid JSON ({exc})") from exc
+    if not isinstance(spec, dict):
+        raise InputError(source, 'expected {"base": {...}, "configurations": {...}}')
+    try:
+        named_configurations(spec)
+    except (TypeError, ValueError) as exc:
+        raise InputError(source, f"bad configuration: {exc}") from exc
+    return spec
+

@@ -1,0 +1,167 @@
+"""Cache keys of the Prefect tasks: content, library fingerprint, task source, missing files;
+and the remembered parser configuration id. No flow runs here (task helpers only)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tasks.keys as keys
+import tasks.steps as steps
+from aesi_lib.pipeline import ParserConfig
+from flows.common import batches
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_content_key_follows_content_and_library(monkeypatch):
+    a = keys.content_key("features", {"x": 1}, "corpus-1")
+    assert a == keys.content_key("features", {"x": 1}, "corpus-1")
+    assert a.startswith("features-")
+    assert a != keys.content_key("features", {"x": 2}, "corpus-1")
+    assert a != keys.content_key("solve", {"x": 1}, "corpus-1")
+    # A change anywhere in aesi_lib changes every key.
+    monkeypatch.setattr(keys, "library_fingerprint", lambda: "another-library-version")
+    assert a != keys.content_key("features", {"x": 1}, "corpus-1")
+
+
+def test_source_hash_tells_functions_apart():
+    def one():
+        return 1
+
+    def two():
+        return 2
+
+    assert keys.source_hash(one) != keys.source_hash(two)
+    assert keys.source_hash(steps.solve_task.fn) == keys.source_hash(steps.solve_task.fn)
+
+
+def test_resource_key_sees_file_changes(tmp_path):
+    assert keys.resource_key(None) == "embedded"
+    f = tmp_path / "vectors.txt"
+    f.write_text("a 1 2\n")
+    before = keys.resource_key(f)
+    f.write_text("a 1 2\nb 3 4\n")
+    assert keys.resource_key(f) != before
+    folder = tmp_path / "wordnet"
+    folder.mkdir()
+    (folder / "data.noun").write_text("x")
+    k1 = keys.resource_key(folder)
+    (folder / "index.noun").write_text("y")
+    assert keys.resource_key(folder) != k1
+    assert keys.resource_key(tmp_path / "nope")[1] == "missing"
+
+
+class _Store:
+    def __init__(self, existing: set[str]):
+        self.existing = existing
+
+    def exists(self, key: str) -> bool:
+        return key in self.existing
+
+
+class _Context:
+    def __init__(self, existing: set[str]):
+        self.result_store = _Store(existing)
+
+
+def test_file_backed_key_rebuilds_only_a_stale_cache_entry(tmp_path):
+    f = tmp_path / "features-abc.npz"
+    # First run: no file and no cached result: the plain key (the result is stored under it).
+    assert keys.file_backed_key(_Context(set()), "features-abc", [f]) == "features-abc"
+    # File present: the plain key (a cache hit when a result exists).
+    f.write_bytes(b"x")
+    assert keys.file_backed_key(_Context({"features-abc"}), "features-abc", [f]) == \
+        "features-abc"
+    # Cached result but its file was deleted: a fresh key, so the step runs again.
+    f.unlink()
+    fresh = keys.file_backed_key(_Context({"features-abc"}), "features-abc", [f])
+    assert fresh.startswith("features-abc-rebuild-")
+
+
+def test_step_keys_hold_input_content_and_project(tmp_path):
+    entities, pmi = tmp_path / "e.parquet", tmp_path / "p.parquet"
+    entities.write_bytes(b"entities v1")
+    pmi.write_bytes(b"pmi")
+    from aesi_lib.pipeline import RunConfig
+
+    config = RunConfig()
+    first = steps._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    assert first == steps._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    entities.write_bytes(b"entities v2")
+    assert steps._features_file(str(entities), str(pmi), config, str(tmp_path / "a")) != first
+    entities.write_bytes(b"entities v1")
+    # Another project folder, other files: another key.
+    other = steps._features_file(str(entities), str(pmi), config, str(tmp_path / "b"))
+    assert other.name != first.name
+    # Model options do not enter the features key (configurations share features) ...
+    seeded = RunConfig.from_dict({"model": {"seed": 7}})
+    assert steps._features_file(str(entities), str(pmi), seeded, str(tmp_path / "a")) == first
+    # ... but they do enter the solve key.
+    a = steps._solve_files(str(entities), config.model, str(tmp_path))
+    b = steps._solve_files(str(entities), seeded.model, str(tmp_path))
+    assert a["labels"] != b["labels"]
+
+
+class _FakeParser:
+    loads = 0
+
+    def __init__(self, config: ParserConfig):
+        type(self).loads += 1
+        self.config_id = f"fake:{config.casing}"
+
+
+def test_parser_config_id_is_remembered(tmp_path, monkeypatch):
+    monkeypatch.setattr(steps.pipeline, "make_parser", _FakeParser)
+    monkeypatch.setattr(steps, "_PARSERS", steps._ParserPool())
+    _FakeParser.loads = 0
+    config = ParserConfig(casing="lower")
+    assert steps.parser_config_id(config, str(tmp_path)) == "fake:lower"
+    assert _FakeParser.loads == 1
+    # A fresh pool (a new process) finds the id on disk without loading a parser.
+    monkeypatch.setattr(steps, "_PARSERS", steps._ParserPool())
+    assert steps.parser_config_id(config, str(tmp_path)) == "fake:lower"
+    assert _FakeParser.loads == 1
+    assert steps.parser_config_id(ParserConfig(casing="asis"), str(tmp_path)) == "fake:asis"
+    assert _FakeParser.loads == 2
+    assert (Path(tmp_path) / "config-ids.json").exists()
+
+
+def test_parser_pool_shares_idle_parsers(monkeypatch):
+    monkeypatch.setattr(steps.pipeline, "make_parser", _FakeParser)
+    pool = steps._ParserPool()
+    _FakeParser.loads = 0
+    config = ParserConfig()
+    with pool.checkout(config) as first:
+        with pool.checkout(config) as second:      # busy: a second one is loaded
+            assert second is not first
+    with pool.checkout(config) as third:           # idle ones are reused
+        assert third in (first, second)
+    assert _FakeParser.loads == 2
+
+
+def test_batches():
+    assert batches(list(range(5)), 2) == [[0, 1], [2, 3], [4]]
+    assert batches([], 3) == []
+    with pytest.raises(ValueError):
+        batches([1], 0)
+
+
+def test_importing_flows_or_tasks_switches_telemetry_off():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")}
+    for package in ("flows", "tasks"):
+        out = subprocess.run(
+            [sys.executable, "-c", f"import os, {package}; print(os.environ['DO_NOT_TRACK'], "
+             "os.environ['PREFECT_SERVER_ANALYTICS_ENABLED'])"],
+            env=env, capture_output=True, text=True, check=True, cwd=REPO)
+        assert out.stdout.split() == ["1", "false"]
+    # An explicit choice of the user wins.
+    out = subprocess.run([sys.executable, "-c", "import os, flows; print(os.environ["
+                          "'DO_NOT_TRACK'])"], env={**env, "DO_NOT_TRACK": "0"},
+                         capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "0"
