@@ -17,6 +17,13 @@ paper's equal-size prior ``Ω_S = X_S_lᵀ X_S_l = |E|/|S|`` is a scalar (a |S|�
 not fit the |E|×|E| products). Everything is matrix-free: ``JJᵀx`` is a per-sentence sum
 broadcast back, ``E x = 1 (1ᵀx)``.
 
+Two readings of the appendix to keep in mind: (1) X_T and X_S interact only through the
+scalars f(X_T) and f(X_S), so each step's partition depends on the other only through one
+weight, and a random and an -SC initialisation lead to the same fixed point; (2) with the product
+form ε3 = f(X_T) f(X_S) the template step's weight would be f(X_S), but W*_T carries
+1/(2 f(X_S)), which matches the main text's ratio form (with f(X_S) read as tr(X_Sᵀ JJᵀ X_S)).
+``literal`` implements W*_T as printed, with the appendix's f(X_S) = tr(X_Sᵀ (E - JJᵀ) X_S).
+
 Two modes:
 
 ``literal``
@@ -89,6 +96,36 @@ def sentence_indicator(sentence_ids: np.ndarray) -> sp.csr_matrix:
     n = codes.shape[0]
     n_sent = int(codes.max()) + 1 if n else 0
     return sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, n_sent))
+
+
+def unit_indicator(units: np.ndarray) -> sp.csr_matrix:
+    """|E|×U indicator G of a partition of the entities into units (U = ``units.max() + 1``).
+
+    Tying the labels of a unit's entities (``X = G Y``) turns the cut of W into the cut of the
+    U×U graph ``Gᵀ W G`` with degrees ``Gᵀ d``: the normalized association of Eqs. 4-5 is
+    unchanged for every tied partition, because ``Xᵀ W X = Yᵀ (Gᵀ W G) Y`` and
+    ``Xᵀ D X = Yᵀ diag(Gᵀ d) Y``.
+    """
+    units = np.asarray(units, dtype=np.int64)
+    n_units = int(units.max()) + 1 if units.size else 0
+    return sp.csr_matrix(
+        (np.ones(units.size), (np.arange(units.size), units)), shape=(units.size, n_units)
+    )
+
+
+def tied_operator(W: LinearOperator, G: sp.csr_matrix) -> LinearOperator:
+    """``Gᵀ W G`` as a matrix-free operator (see :func:`unit_indicator`)."""
+    Gt = G.T.tocsr()
+
+    def matmat(Y: np.ndarray) -> np.ndarray:
+        return np.asarray(Gt @ np.asarray(W @ (G @ Y)))
+
+    return LinearOperator(
+        (G.shape[1], G.shape[1]),
+        matvec=lambda y: matmat(np.asarray(y).reshape(-1, 1)).reshape(-1),
+        matmat=matmat,
+        dtype=np.float64,
+    )
 
 
 def _sentence_codes(J: sp.csr_matrix) -> np.ndarray:
@@ -419,6 +456,7 @@ def _cut(
     k: int,
     seed: int,
     ncut_options: dict[str, Any],
+    units: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     start = time.perf_counter()
     options = dict(ncut_options)
@@ -428,9 +466,17 @@ def _cut(
         # The trivial eigenpair (1, D^1/2 1) belongs to W with D = W·1 only.
         if graph.coefficient != 0.0 or graph.cut_weight != 1.0:
             options["deflate"] = False
-    labels, emb = normalized_cut(
-        op, k, seed, degrees=degrees, return_embedding=True, **options
-    )
+    if units is not None:
+        G = unit_indicator(units)
+        unit_labels, emb = normalized_cut(
+            tied_operator(op, G), k, seed, degrees=np.asarray(G.T @ degrees),
+            return_embedding=True, **options
+        )
+        labels = unit_labels[np.asarray(units, dtype=np.int64)]
+    else:
+        labels, emb = normalized_cut(
+            op, k, seed, degrees=degrees, return_embedding=True, **options
+        )
     info = _step_info(emb, time.perf_counter() - start)
     if graph is not None:
         info.update(
@@ -470,8 +516,13 @@ def solve_sc(
     degrees_t: np.ndarray | None = None,
     degrees_s: np.ndarray | None = None,
     ncut_options: dict[str, Any] | None = None,
+    units_t: np.ndarray | None = None,
+    units_s: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """The "-SC" model: independent template and slot cuts (Eqs. 4 and 5, no ε3).
+
+    ``units_t`` / ``units_s`` (ints of shape (E,)) tie the labels of entities that share a
+    unit (:func:`unit_indicator`); None cuts single entities as the paper does.
 
     Returns
     -------
@@ -482,9 +533,18 @@ def solve_sc(
     ncut_options = ncut_options or {}
     dt = _degrees(W_T) if degrees_t is None else degrees_t
     ds = _degrees(W_S) if degrees_s is None else degrees_s
-    lt, it = _cut(None, W_T, dt, n_templates, seed, ncut_options)
-    ls, is_ = _cut(None, W_S, ds, n_slots, seed, ncut_options)
+    lt, it = _cut(None, W_T, dt, n_templates, seed, ncut_options, units_t)
+    ls, is_ = _cut(None, W_S, ds, n_slots, seed, ncut_options, units_s)
     return lt, ls, {"template_step": it, "slot_step": is_}
+
+
+def _random_labels(rng: np.random.Generator, k: int, n: int, units: np.ndarray | None
+                   ) -> np.ndarray:
+    """Random initial partition; entities of one unit share their label."""
+    if units is None:
+        return rng.integers(k, size=n)
+    units = np.asarray(units, dtype=np.int64)
+    return rng.integers(k, size=int(units.max()) + 1)[units]
 
 
 def _degrees(W: LinearOperator) -> np.ndarray:
@@ -508,6 +568,8 @@ def solve_amp(
     degrees_s: np.ndarray | None = None,
     ncut_options: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    units_t: np.ndarray | None = None,
+    units_s: np.ndarray | None = None,
 ) -> AMPResult:
     """Alternating maximisation of ε1 + ε2 + ε3 (Eq. 9; appendix Algorithm 1).
 
@@ -544,6 +606,9 @@ def solve_amp(
     progress : callable, optional
         ``progress(iteration, terms)`` after every iteration (0 = the initial partition), with
         ``terms`` the history entry.
+    units_t, units_s : ndarray of shape (E,), optional
+        Tie the template (slot) labels of entities sharing a unit: every cut, constrained or
+        not, is solved on ``Gᵀ W* G`` (:func:`unit_indicator`). None: single entities.
 
     Returns
     -------
@@ -565,11 +630,12 @@ def solve_amp(
         lt, ls, init_info = solve_sc(
             W_T, W_S, n_templates, n_slots, seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
+            units_t=units_t, units_s=units_s,
         )
     else:
         rng = np.random.default_rng(seed)
-        lt = rng.integers(n_templates, size=n)
-        ls = rng.integers(n_slots, size=n)
+        lt = _random_labels(rng, n_templates, n, units_t)
+        ls = _random_labels(rng, n_slots, n, units_s)
 
     def record(it: int, entry: dict[str, Any]) -> None:
         entry.update(joint_objective(W_T, dt, W_S, ds, J, lt, ls, n_templates, n_slots))
@@ -586,9 +652,9 @@ def solve_amp(
     for it in range(1, max_iter + 1):
         t0 = time.perf_counter()
         gs = slot_step_graph(W_S, ds, J, lt, n_templates, n_slots, mode, weight)
-        ls_new, slot_info = _cut(gs, W_S, ds, n_slots, seed, ncut_options)
+        ls_new, slot_info = _cut(gs, W_S, ds, n_slots, seed, ncut_options, units_s)
         gt = template_step_graph(W_T, dt, J, ls_new, n_templates, n_slots, mode, weight)
-        lt_new, tmpl_info = _cut(gt, W_T, dt, n_templates, seed, ncut_options)
+        lt_new, tmpl_info = _cut(gt, W_T, dt, n_templates, seed, ncut_options, units_t)
         delta_t = rotation_residual(lt_new, lt, n_templates)
         delta_s = rotation_residual(ls_new, ls, n_slots)
         lt, ls = lt_new, ls_new

@@ -35,6 +35,9 @@ class EntityFeatures:
         Corpus-wide document index.
     pmi : csr_matrix of shape (V, V)
         Symmetric word-by-word PMI over head words that share a document (Eq. 1).
+    predicate_ids : ndarray of shape (E,), int, optional
+        Index of the predicate lemma; needed to tie templates by predicate
+        (``ModelConfig.template_unit = "predicate"``).
     """
 
     head_ids: np.ndarray
@@ -45,6 +48,7 @@ class EntityFeatures:
     sentence_ids: np.ndarray
     doc_ids: np.ndarray
     pmi: sp.csr_matrix
+    predicate_ids: np.ndarray | None = None
 
     @property
     def n_entities(self) -> int:
@@ -61,6 +65,8 @@ class EntityFeatures:
             "sentence_ids": self.sentence_ids.shape[0],
             "doc_ids": self.doc_ids.shape[0],
         }
+        if self.predicate_ids is not None:
+            checks["predicate_ids"] = self.predicate_ids.shape[0]
         bad = {k: v for k, v in checks.items() if v != n}
         if bad:
             raise ValueError(f"EntityFeatures rows disagree with |E|={n}: {bad}")
@@ -99,6 +105,7 @@ class FeatureVocabulary:
     types: tuple[str, ...]
     documents: tuple[str, ...]
     oov_rate: float
+    predicates: tuple[str, ...] = ()
 
 
 def pmi_matrix(pmi_table, vocabulary: dict[str, int], variant: str = "pmi") -> sp.csr_matrix:
@@ -196,10 +203,11 @@ def build_features(entities, pmi_table, vectors, wordnet, options: FeatureOption
         sentence_ids=sentence_ids.astype(np.int64),
         doc_ids=doc_ids.astype(np.int64),
         pmi=pmi_matrix(pmi_table, vocabulary, options.pmi_variant),
+        predicate_ids=pred_ids.astype(np.int64),
     )
     features.validate()
     vocab = FeatureVocabulary(tuple(head_names), tuple(dep_names), type_names, tuple(doc_names),
-                              oov_rate)
+                              oov_rate, tuple(pred_names))
     return features, vocab
 
 
@@ -224,9 +232,12 @@ def save_features(path, features: EntityFeatures, vocab: FeatureVocabulary) -> N
             types_shape=np.asarray(types.shape),
             pmi_data=pmi.data, pmi_indices=pmi.indices, pmi_indptr=pmi.indptr,
             pmi_shape=np.asarray(pmi.shape),
+            predicate_ids=(features.predicate_ids if features.predicate_ids is not None
+                           else np.zeros(0, dtype=np.int64)),
             vocab=np.asarray(json.dumps({
                 "heads": vocab.heads, "deps": vocab.deps, "types": vocab.types,
-                "documents": vocab.documents, "oov_rate": vocab.oov_rate})),
+                "documents": vocab.documents, "oov_rate": vocab.oov_rate,
+                "predicates": vocab.predicates})),
         )
     os.replace(tmp, path)
 
@@ -248,11 +259,14 @@ def load_features(path) -> tuple[EntityFeatures, FeatureVocabulary]:
                 sentence_ids=z["sentence_ids"], doc_ids=z["doc_ids"],
                 pmi=sp.csr_matrix((z["pmi_data"], z["pmi_indices"], z["pmi_indptr"]),
                                   shape=tuple(z["pmi_shape"])),
+                predicate_ids=(z["predicate_ids"] if "predicate_ids" in z.files
+                               and len(z["predicate_ids"]) else None),
             )
             raw = json.loads(str(z["vocab"]))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         raise InputError(path, f"damaged feature file ({exc}); delete it to recompute") from exc
     vocab = FeatureVocabulary(tuple(raw["heads"]), tuple(raw["deps"]), tuple(raw["types"]),
-                              tuple(raw["documents"]), float(raw["oov_rate"]))
+                              tuple(raw["documents"]), float(raw["oov_rate"]),
+                              tuple(raw.get("predicates", ())))
     features.validate()
     return features, vocab

@@ -21,7 +21,12 @@ import scipy.sparse as sp
 
 from aesi_lib.amp import Progress, solve_amp, solve_sc
 from aesi_lib.features import EntityFeatures
-from aesi_lib.similarity import SimilarityOptions, slot_similarity, template_similarity
+from aesi_lib.similarity import (
+    SimilarityOptions,
+    slot_similarity,
+    template_similarity,
+    type_set_groups,
+)
 
 ModelMode = Literal["sc", "literal", "scaled"]
 
@@ -39,7 +44,9 @@ class ModelConfig:
         AMP exactly; "scaled": AMP with the normalised constraint of weight
         ``constraint_weight`` (see ``aesi_lib.amp``).
     constraint_weight : float
-        λ of the scaled mode.
+        λ of the scaled mode: at λ = 1 the same-sentence term carries as much total edge weight
+        as the similarity graph. 0.1-1 helped on planted corpora, 3 hurt the slots; choose it on
+        DEV.
     init : {"random", "sc"}
         AMP initial partitions: random (the paper) or the -SC solution.
     max_iter : int
@@ -59,12 +66,19 @@ class ModelConfig:
     n_init : int
         Yu-Shi discretisations per cut (seeds ``seed..seed+n_init-1``); the best normalized
         association wins.
+    template_unit : {"mention", "predicate"}
+        What a template label is given to: each entity mention (the paper), or each predicate
+        lemma, all of whose mentions then share a template (the cut of ``Gᵀ W_T G``; see
+        ``aesi_lib.amp.unit_indicator``). Not in the paper: an option of the quality track.
+    slot_unit : {"mention", "pattern"}
+        What a slot label is given to: each entity mention (the paper), or each pattern
+        (dependency label, set of semantic types) shared by several mentions.
     """
 
     n_templates: int = 6
     n_slots: int = 4
     mode: ModelMode = "scaled"
-    constraint_weight: float = 0.1
+    constraint_weight: float = 0.3
     init: Literal["random", "sc"] = "sc"
     max_iter: int = 10
     tol: float = 1e-6
@@ -74,8 +88,15 @@ class ModelConfig:
     eig_tol: float = 1e-8
     deflate: bool = False
     n_init: int = 1
+    template_unit: Literal["mention", "predicate"] = "mention"
+    slot_unit: Literal["mention", "pattern"] = "mention"
 
     def __post_init__(self) -> None:
+        if self.template_unit not in ("mention", "predicate"):
+            raise ValueError(f"template_unit must be 'mention' or 'predicate', "
+                             f"got {self.template_unit!r}")
+        if self.slot_unit not in ("mention", "pattern"):
+            raise ValueError(f"slot_unit must be 'mention' or 'pattern', got {self.slot_unit!r}")
         if self.mode not in ("sc", "literal", "scaled"):
             raise ValueError(f"mode must be 'sc', 'literal' or 'scaled', got {self.mode!r}")
         if self.n_templates < 1 or self.n_slots < 1:
@@ -138,6 +159,25 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def label_units(features: EntityFeatures, config: ModelConfig
+                ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Unit codes that tie template and slot labels (None: one unit per mention).
+
+    Template units are predicate lemmas (``features.predicate_ids``); slot units are the
+    distinct (dependency label, semantic-type set) pairs.
+    """
+    units_t = units_s = None
+    if config.template_unit == "predicate":
+        if features.predicate_ids is None:
+            raise ValueError("template_unit='predicate' needs features.predicate_ids")
+        units_t = np.unique(features.predicate_ids, return_inverse=True)[1].astype(np.int64)
+    if config.slot_unit == "pattern":
+        type_groups, _ = type_set_groups(features.types)
+        pairs = np.stack([np.asarray(features.dep_ids), np.asarray(type_groups)], axis=1)
+        units_s = np.unique(pairs, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    return units_t, units_s
+
+
 def induce(
     features: EntityFeatures, config: ModelConfig | None = None, progress: Progress | None = None
 ) -> InductionResult:
@@ -170,10 +210,12 @@ def induce(
         "deflate": config.deflate,
         "n_init": config.n_init,
     }
+    units_t, units_s = label_units(features, config)
     if config.mode == "sc":
         lt, ls, info = solve_sc(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
+            units_t=units_t, units_s=units_s,
         )
         entry = {"iteration": 0, **info}
         history = [entry]
@@ -186,6 +228,7 @@ def induce(
             mode=config.mode, weight=config.constraint_weight, init=config.init,
             max_iter=config.max_iter, tol=config.tol, seed=config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options, progress=progress,
+            units_t=units_t, units_s=units_s,
         )
         lt, ls, history = res.template_labels, res.slot_labels, res.history
         converged, n_iter = res.converged, res.n_iter

@@ -1,0 +1,85 @@
+"""From an entity table to EntityFeatures: PMI matrix, type indicator, vectors, file round trip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from gensim.models import KeyedVectors
+
+from aesi_lib.errors import InputError
+from aesi_lib.features import (
+    FeatureOptions,
+    build_features,
+    load_features,
+    pmi_matrix,
+    save_features,
+    type_indicator,
+)
+
+
+def _table() -> pd.DataFrame:
+    return pd.DataFrame({
+        "doc_id": ["D1", "D1", "D1", "D2"], "sent_id": [0, 0, 1, 0],
+        "head_lemma": ["bomb", "house", "guerrilla", "bomb"],
+        "predicate": ["destroy", "destroy", "attack", "explode"],
+        "dep": ["nsubj", "dobj", "nsubj", "nsubj"], "ner": ["", "", "", ""],
+    })
+
+
+def _vectors() -> KeyedVectors:
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(["bomb", "house", "destroy", "attack"],
+                   np.eye(4, 3, dtype=np.float32) + 0.1)
+    return kv
+
+
+def _pmi() -> pd.DataFrame:
+    return pd.DataFrame({"word1": ["bomb", "house", "bomb"],
+                         "word2": ["house", "bomb", "guerrilla"],
+                         "pmi": [0.5, 0.5, -0.2], "npmi": [0.3, 0.3, -0.1]})
+
+
+def test_pmi_matrix_keeps_signed_values_and_drops_unknown_words():
+    vocab = {"bomb": 0, "house": 1}
+    matrix = pmi_matrix(_pmi(), vocab).toarray()
+    np.testing.assert_allclose(matrix, [[0, 0.5], [0.5, 0]])
+    assert pmi_matrix(_pmi(), vocab, "none").nnz == 0
+    with pytest.raises(ValueError, match="pmi_variant"):
+        pmi_matrix(_pmi(), vocab, "ppmi2")
+
+
+def test_type_indicator_marks_each_entity_types():
+    matrix, names = type_indicator([("a", "b"), (), ("b",)])
+    assert names == ("a", "b")
+    np.testing.assert_array_equal(matrix.toarray(), [[1, 1], [0, 0], [0, 1]])
+
+
+def test_build_features_aligns_rows_and_ids():
+    features, vocab = build_features(_table(), _pmi(), _vectors(), None, FeatureOptions())
+    assert features.n_entities == 4
+    assert [vocab.heads[i] for i in features.head_ids] == ["bomb", "house", "guerrilla", "bomb"]
+    assert [vocab.predicates[i] for i in features.predicate_ids] == [
+        "destroy", "destroy", "attack", "explode"]
+    # Same document and sentence -> same sentence id; the second document's sentence differs.
+    assert features.sentence_ids[0] == features.sentence_ids[1] != features.sentence_ids[2]
+    np.testing.assert_allclose(features.head_vectors[0], _vectors()["bomb"])
+    # Unknown words get a non-zero vector so cosines stay defined.
+    assert np.linalg.norm(features.head_vectors[2]) > 0
+    assert 0 < vocab.oov_rate < 1
+    bomb, guerrilla = vocab.heads.index("bomb"), vocab.heads.index("guerrilla")
+    assert features.pmi[bomb, guerrilla] == pytest.approx(-0.2)
+
+
+def test_features_file_round_trip_and_damage(tmp_path):
+    features, vocab = build_features(_table(), _pmi(), _vectors(), None)
+    path = tmp_path / "f.npz"
+    save_features(path, features, vocab)
+    loaded, loaded_vocab = load_features(path)
+    assert loaded_vocab == vocab
+    np.testing.assert_array_equal(loaded.predicate_ids, features.predicate_ids)
+    np.testing.assert_array_equal(loaded.pmi.toarray(), features.pmi.toarray())
+    np.testing.assert_array_equal(loaded.types.toarray(), features.types.toarray())
+    path.write_bytes(b"not a zip file")
+    with pytest.raises(InputError, match="f.npz"):
+        load_features(path)
