@@ -119,6 +119,8 @@ def _with_runner(flow_fn: Any, args: argparse.Namespace) -> Any:
 
         runner = dask_task_runner(args.dask_address, n_workers=args.dask_workers,
                                   processes=not args.dask_threads)
+        if not args.verbose:        # distributed sets its own levels when imported
+            logging.getLogger("distributed").setLevel(logging.WARNING)
         return flow_fn.with_options(task_runner=runner)
     return flow_fn
 
@@ -210,7 +212,7 @@ def cmd_update(args: argparse.Namespace) -> int:
 
     results = _with_runner(update_flow, args)(
         docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
-        split=args.split, parse_batch_size=args.batch_size, evaluate=not args.no_evaluate)
+        split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate)
     ingest = results["ingest"]
     print(f"\nupdate: {ingest['documents']} documents given: {ingest['new']} new, "
           f"{ingest['changed']} changed, {ingest['unchanged']} unchanged; {ingest['parsed']} "
@@ -220,8 +222,9 @@ def cmd_update(args: argparse.Namespace) -> int:
     print(f"total {results['timings']['total']:.1f} s\n")
     print("slots of the documents given:")
     _print_documents(results["new_documents"]["summary"])
-    print()
-    _print_scores(results)
+    if results.get("scores"):
+        print()
+        _print_scores(results)
     print(f"\nfull export, new_documents.csv and results.json written to {args.out}")
     return 0
 
@@ -392,8 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--docs", required=True,
                     help="the new documents: a folder of .txt files or a JSONL file (id, text)")
     up.add_argument("--split", default="user", help="split name stored with them (default user)")
-    up.add_argument("--no-evaluate", action="store_true",
-                    help="do not score the refreshed export with the project corpus's keys")
+    up.add_argument("--evaluate", action="store_true",
+                    help="also score the refreshed export with the keys of the project's "
+                    "corpus (MUC-4 or demo)")
     _add_project_options(up, "out")
     _add_config_options(up)
     _add_runner_options(up)

@@ -15,6 +15,7 @@ from typing import Any
 
 from prefect import get_run_logger, unmapped
 from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.pipeline import ParserConfig, RunConfig
@@ -85,8 +86,9 @@ class Steps:
         self.records[name] = {"state": state, "seconds": seconds, **extra}
 
     def ran(self) -> list[str]:
-        """The steps that did work (not answered from the cache)."""
-        return [name for name, r in self.records.items() if r["state"] != "Cached"]
+        """The steps that did work (neither answered from the cache nor skipped)."""
+        return [name for name, r in self.records.items()
+                if r["state"] not in ("Cached", "Skipped")]
 
 
 def batches(items: list[Any], size: int) -> list[list[Any]]:
@@ -108,7 +110,7 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
     one transaction, so a killed run keeps every batch it stored.
     """
     log = get_run_logger()
-    plan = steps.run("plan-ingest", plan_ingest_task, documents, parser_config, project.db,
+    plan = steps.run("plan-ingest", plan_ingest_task, quote(documents), parser_config, project.db,
                      project.parse_cache)
     todo: list[Document] = plan["todo"]
     started = time.perf_counter()
@@ -120,7 +122,7 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
         result = futures[i].result()
         futures[i] = None           # let the batch's parses go once stored
         workers.add(result["worker"])
-        entities += store_batch_task(result, plan["config_id"], project.db)
+        entities += store_batch_task(quote(result), plan["config_id"], project.db)
         parsed += result["parsed"]
         reused += result["reused"]
         done += len(result["documents"])
@@ -191,6 +193,14 @@ def grouped_timings(steps: Steps, total: float) -> dict[str, float]:
                for group, names in _TIMING_GROUPS.items()}
     timings["total"] = total
     return timings
+
+
+def flow_run_id() -> str | None:
+    """Id of the current flow run (to find its task runs in the UI or through the API)."""
+    from prefect.runtime import flow_run
+
+    run_id = flow_run.id
+    return str(run_id) if run_id else None
 
 
 def write_results(out_dir: str, results: dict[str, Any]) -> str:

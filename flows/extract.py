@@ -10,10 +10,11 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow, get_run_logger, unmapped
+from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import InputError
 from aesi_lib.pipeline import RunConfig
-from flows.common import Steps, batches, default_task_runner, write_results
+from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
 from flows.update import document_summary
 from tasks.steps import fill_slots_task, load_corpus_task, parse_batch_task
 
@@ -81,7 +82,8 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     entities = pd.concat(frames, ignore_index=True).sort_values(ENTITY_ORDER, kind="stable")
     entities = entities.reset_index(drop=True)
     entities.insert(0, "entity_id", range(len(entities)))
-    export = steps.run("fill-slots", fill_slots_task, entities, artifacts, config, out_dir)
+    export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
+                       out_dir)
 
     given = [d.doc_id for d in corpus.documents]
     results = {
@@ -93,6 +95,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
         "mentions": len(entities),
         "config": run["config"],
         "steps": steps.records,
+        "flow_run_id": flow_run_id(),
         "seconds": time.perf_counter() - started,
         "export": export,
         "summary": document_summary(export["parquet"], given),

@@ -7,12 +7,14 @@ import time
 from typing import Any
 
 from prefect import flow
+from prefect.utilities.annotations import quote
 
 from aesi_lib.pipeline import RunConfig
 from flows.common import (
     Project,
     Steps,
     default_task_runner,
+    flow_run_id,
     grouped_timings,
     ingest,
     model_steps,
@@ -54,7 +56,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     ingested = ingest(corpus.documents, run_config.parser, project, steps, parse_batch_size)
     doc_ids = [d.doc_id for d in corpus.documents]
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps)
-    scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"], corpus)
+    scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
+                       quote(corpus))
 
     corpus_spec = {"muc4_dir": muc4_dir, "docs_path": docs_path, "demo": demo}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
@@ -74,6 +77,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         "timings": grouped_timings(steps, time.perf_counter() - started),
         "steps": steps.records,
         "steps_run": steps.ran(),
+        "flow_run_id": flow_run_id(),
         "solve": solve_summary(artifacts["info"]),
         "scores": scores,
         "artifacts": artifacts,

@@ -11,11 +11,19 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow, get_run_logger
+from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import AesiError
 from aesi_lib.experiments import append_results, config_json, named_configurations
 from aesi_lib.pipeline import config_digest
-from flows.common import Project, Steps, default_task_runner, feature_steps, ingest
+from flows.common import (
+    Project,
+    Steps,
+    default_task_runner,
+    feature_steps,
+    flow_run_id,
+    ingest,
+)
 from tasks.steps import export_task, load_corpus_task, score_row_task, solve_task
 
 
@@ -77,7 +85,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                 run_dir = Path(out_dir) / "runs" / name / f"seed-{seed}"
                 export = steps.run(f"export{tag}", export_task, artifacts["entities"],
                                    solution, str(run_dir))
-                scores = steps.run(f"score{tag}", score_row_task, export["parquet"], corpus)
+                scores = steps.run(f"score{tag}", score_row_task, export["parquet"],
+                                   quote(corpus))
                 info = json.loads(Path(solution["info"]).read_text())
                 rows.append({
                     "configuration": name, "seed": seed, "config": config_json(seeded),
@@ -96,6 +105,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     paths = append_results(pd.DataFrame(rows), out_dir)
     return {"flow": "sweep", "corpus": corpus.name, "configurations": list(configurations),
             "seeds": list(seeds), "rows": rows, "results": paths, "steps": steps.records,
+            "flow_run_id": flow_run_id(),
             "seconds": time.perf_counter() - started}
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow, get_run_logger
+from prefect.utilities.annotations import quote
 
 from aesi_lib.experiments import deep_merge
 from aesi_lib.pipeline import RunConfig
@@ -16,6 +17,7 @@ from flows.common import (
     Project,
     Steps,
     default_task_runner,
+    flow_run_id,
     grouped_timings,
     ingest,
     model_steps,
@@ -59,7 +61,7 @@ def _nothing_to_read(docs_path: str) -> bool:
 @flow(name="aesi-update", log_prints=True, task_runner=default_task_runner())
 def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out",
                 config: dict[str, Any] | None = None, split: str = "user",
-                parse_batch_size: int = 50, evaluate: bool = True,
+                parse_batch_size: int = 50, evaluate: bool = False,
                 allow_empty: bool = False) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
     project and refresh the schema.
@@ -79,7 +81,8 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
         run (``project.json``); the defaults when there is none.
     split : split name stored with the new documents.
     parse_batch_size : documents per mapped parse task.
-    evaluate : score the refreshed export with the keys of the project's corpus, if it has any.
+    evaluate : also score the refreshed export with the keys of the project's corpus (MUC-4 or
+        demo, from ``project.json``), when it has any.
     allow_empty : a missing ``docs_path`` or a folder without documents means "nothing new"
         (the flow returns without refreshing) instead of an error; for scheduled runs that
         watch an inbox folder.
@@ -111,7 +114,8 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
     if evaluate and base:
         corpus = steps.run("load-corpus", load_corpus_task, base.get("muc4_dir"),
                            base.get("docs_path"), bool(base.get("demo")))
-        scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"], corpus)
+        scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
+                           quote(corpus))
 
     state.setdefault("updates", []).append({"docs_path": docs_path, "documents": len(given),
                                             "parsed": ingested["parsed"]})
@@ -129,6 +133,7 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
         "timings": grouped_timings(steps, time.perf_counter() - started),
         "steps": steps.records,
         "steps_run": steps.ran(),
+        "flow_run_id": flow_run_id(),
         "solve": solve_summary(artifacts["info"]),
         "scores": scores,
         "evaluated_on": "project corpus keys" if scores else "",

@@ -33,6 +33,7 @@ from aesi_lib import pipeline
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities import entities_frame, extract_entities
+from aesi_lib.errors import AesiError, StoreLockedError
 from aesi_lib.features import load_features, save_features
 from aesi_lib.fingerprint import corpus_fingerprint, file_sha256
 from aesi_lib.model import ModelConfig
@@ -46,8 +47,16 @@ from tasks.keys import content_key, file_backed_key, resource_key, source_hash
 SOLVE_PAUSE_ENV = "AESI_SOLVE_PAUSE_FILE"
 SOLVE_PAUSE_SECONDS_ENV = "AESI_SOLVE_PAUSE_SECONDS"
 
+
+def _worth_retrying(task: Any, task_run: Any, state: Any) -> bool:
+    """Retry a failure unless it is a user error (bad input, missing model): those fail the
+    same way every time. A locked store is worth waiting for."""
+    error = state.data if isinstance(state.data, BaseException) else None
+    return not isinstance(error, AesiError) or isinstance(error, StoreLockedError)
+
+
 _RETRY = {"retries": 2, "retry_delay_seconds": exponential_backoff(backoff_factor=2),
-          "retry_jitter_factor": 0.5}
+          "retry_jitter_factor": 0.5, "retry_condition_fn": _worth_retrying}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,12 +66,18 @@ _RETRY = {"retries": 2, "retry_delay_seconds": exponential_backoff(backoff_facto
 
 class _ParserPool:
     """Loaded parsers by configuration. A parser is used by one thread at a time; a thread that
-    finds none free loads another (so N concurrent parse tasks hold N models, one task holds
-    one, and the plan step's parser is reused by the first parse batch)."""
+    finds none free makes another (so N concurrent parse tasks hold N parsers, sequential
+    tasks share one, and a parser loaded to learn the configuration id is reused by the
+    first parse batch)."""
 
     def __init__(self) -> None:
         self._free: dict[pipeline.ParserConfig, list[Any]] = {}
         self._lock = threading.Lock()
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        # Task functions travel to Dask workers by value, with the globals they use: the pool
+        # arrives as the receiving process's own pool (parsers and locks do not travel).
+        return (_parser_pool, ())
 
     @contextmanager
     def checkout(self, config: pipeline.ParserConfig) -> Iterator[Any]:
@@ -81,6 +96,11 @@ class _ParserPool:
 _PARSERS = _ParserPool()
 
 
+def _parser_pool() -> _ParserPool:
+    """This process's parser pool."""
+    return _PARSERS
+
+
 def _parser_environment(config: pipeline.ParserConfig) -> list[Any]:
     """What, besides ``config`` and aesi's code, decides a parser's ``config_id``: the versions
     of the parser library and model packages (or the model folder)."""
@@ -96,8 +116,8 @@ def _parser_environment(config: pipeline.ParserConfig) -> list[Any]:
         from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL
 
         model = config.model or DEFAULT_SPACY_MODEL
-        return [version("spacy"), model, version(model.replace("_", "-")), resource_key(model)
-                if Path(model).exists() else None]
+        folder = resource_key(model) if Path(model).exists() else None
+        return [version("spacy"), model, version(model.replace("_", "-")), folder]
     return [version(config.backend), resource_key(config.stanza_dir)]
 
 

@@ -11,7 +11,7 @@ from flows import cli
 
 SUBCOMMANDS = {
     "run": ["--demo", "--project-dir", "--dask-address", "--templates", "--seed"],
-    "update": ["--docs", "new or changed", "--project-dir", "--dask", "--no-evaluate"],
+    "update": ["--docs", "new or changed", "--project-dir", "--dask", "--evaluate"],
     "extract": ["--docs", "--run", "without solving again"],
     "evaluate": ["--assignments", "--keys", "--map-keys", "--matcher"],
     "report": ["--run", "--keys", "--out"],

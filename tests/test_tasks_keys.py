@@ -144,6 +144,21 @@ def test_parser_pool_shares_idle_parsers(monkeypatch):
     assert _FakeParser.loads == 2
 
 
+def test_transient_steps_retry_with_backoff_but_not_on_user_errors():
+    from prefect.states import Failed
+
+    from aesi_lib.errors import InputError, StoreLockedError
+
+    for t in (steps.load_corpus_task, steps.parse_batch_task, steps.store_batch_task):
+        assert t.retries == 2
+        delays = t.retry_delay_seconds
+        assert isinstance(delays, list) and delays == sorted(delays) and delays[0] < delays[-1]
+    retry = steps.store_batch_task.retry_condition_fn
+    assert retry(None, None, Failed(data=OSError("disk hiccup"))) is True
+    assert retry(None, None, Failed(data=StoreLockedError("held by another run"))) is True
+    assert retry(None, None, Failed(data=InputError("x.jsonl", "line 2: malformed"))) is False
+
+
 def test_batches():
     assert batches(list(range(5)), 2) == [[0, 1], [2, 3], [4]]
     assert batches([], 3) == []

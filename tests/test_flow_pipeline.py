@@ -1,0 +1,385 @@
+"""The Prefect flows end to end on the embedded demo corpus, against one local Prefect server.
+
+One ``prefect server start`` on a free localhost port (temporary PREFECT_HOME, no UI, no
+services) serves every test of this module: flows called in this process (through
+``temporary_settings``), flows run by ``aesi`` in subprocesses, and ``prefect deploy``.
+
+* resume: a subprocess is killed (SIGKILL) while the solve is running; the second run reuses
+  every completed step (no parsing, features Cached) and equals an uninterrupted run;
+* incremental: ``update`` parses only new/changed documents, replaces a changed document's
+  rows, refreshes PMI and the solve; ``extract`` fills slots without solving;
+* scale-out: the parse tasks on a local Dask cluster of 2 workers;
+* sweep: features shared by configurations, cached solves, rows appended;
+* deployments: ``prefect deploy --all`` of ``prefect.yaml`` against the server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SERVER_START_TIMEOUT = 180
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
+    env.update({"PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+                "DO_NOT_TRACK": "1", "PYTHONPATH": str(REPO)})
+    return env
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> dict[str, Any]:
+    """A local Prefect server for this module; skipped with the reason if it cannot start."""
+    home = tmp_path_factory.mktemp("prefect-home")
+    port = _free_port()
+    env = _base_env(home)
+    log = open(home / "server.log", "w")  # noqa: SIM115 - closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port",
+         str(port), "--no-scheduler", "--no-late-runs", "--no-ui", "--analytics-off"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    api = f"http://127.0.0.1:{port}/api"
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    up = False
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            up = httpx.get(f"{api}/health", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            up = False
+        if up:
+            break
+        time.sleep(0.5)
+    if not up:
+        os.killpg(proc.pid, signal.SIGKILL) if proc.poll() is None else None
+        log.close()
+        tail = (home / "server.log").read_text()[-2000:]
+        pytest.skip(f"prefect server did not start on port {port} within "
+                    f"{SERVER_START_TIMEOUT} s: {tail}")
+    yield {"api": api, "home": home, "env": {**env, "PREFECT_API_URL": api}}
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def prefect_here(server, tmp_path_factory):
+    """Flows called in this process talk to the module's server."""
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_LOCAL_STORAGE_PATH,
+        temporary_settings,
+    )
+
+    storage = tmp_path_factory.mktemp("prefect-results")
+    with temporary_settings({PREFECT_API_URL: server["api"],
+                             PREFECT_LOCAL_STORAGE_PATH: storage}):
+        yield server
+        from prefect.logging.handlers import APILogWorker
+
+        APILogWorker.drain_all(timeout=10)   # send the last logs while the server is up
+
+
+@pytest.fixture(scope="module")
+def reference(prefect_here, tmp_path_factory) -> dict[str, Any]:
+    """An uninterrupted run of the main flow on the demo corpus (seed 0)."""
+    from flows.induce import induce_flow
+
+    root = tmp_path_factory.mktemp("reference")
+    results = induce_flow(project_dir=str(root / "project"), out_dir=str(root / "out"),
+                          demo=True)
+    return {"root": root, "project": root / "project", "out": root / "out",
+            "results": results}
+
+
+def _assignments(out: Path) -> pd.DataFrame:
+    return pd.read_parquet(out / "assignments.parquet")
+
+
+def _aesi(args: list[str], env: dict[str, str], cwd: Path, **kwargs: Any) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "flows.cli", *args], env=env, cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_main_flow_reports_steps_and_scores(reference):
+    r = reference["results"]
+    assert r["corpus"] == "demo" and r["documents"] == 40
+    assert r["documents_parsed"] == 40
+    assert [s for s in r["steps"] if r["steps"][s]["state"] == "Cached"] == []
+    assert r["scores"]["test-mapped/lenient"]["f1"] > 0.1
+    history = r["solve"]["history"]
+    assert history and all("objective" in h for h in history)
+    for name in ("features", "labels", "entities", "pmi"):
+        assert Path(r["artifacts"][name]).is_file()
+        assert Path(r["artifacts"][name]).is_relative_to(reference["project"])
+    assert json.loads((reference["out"] / "results.json").read_text())["seed"] == 0
+
+
+def test_resume_after_kill_during_solve(server, reference, tmp_path):
+    project, out1, out2 = tmp_path / "project", tmp_path / "out1", tmp_path / "out2"
+    marker = tmp_path / "solve-started"
+    env = {**server["env"], "AESI_SOLVE_PAUSE_FILE": str(marker),
+           "AESI_SOLVE_PAUSE_SECONDS": "300"}
+    first = _aesi(["run", "--demo", "--project-dir", str(project), "--out", str(out1)], env,
+                  tmp_path, start_new_session=True)
+    deadline = time.monotonic() + 240
+    while not marker.exists() and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.3)
+    if not marker.exists():
+        first.kill()
+        pytest.fail(f"the run never reached the solve:\n{first.communicate()[0][-3000:]}")
+    # The solve is running (paused after its first AMP iteration): kill the whole process.
+    assert first.poll() is None
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    assert first.returncode == -signal.SIGKILL
+    assert "AMP iteration 0" in marker.read_text()
+    assert not list((project / "solutions").glob("*.npz")), "the solve must not have finished"
+    assert list((project / "features").glob("*.npz")), "features were done before the solve"
+    assert not (out1 / "results.json").exists()
+
+    second = _aesi(["run", "--demo", "--project-dir", str(project), "--out", str(out2)],
+                   server["env"], tmp_path)
+    output, _ = second.communicate(timeout=300)
+    assert second.returncode == 0, output[-3000:]
+    r = json.loads((out2 / "results.json").read_text())
+    states = {name: rec["state"] for name, rec in r["steps"].items()}
+    print("\nsecond run, step states:", json.dumps(states, indent=1))
+    # Ingest reused the store: nothing parsed; every cached step before the solve was reused.
+    assert r["documents_parsed"] == 0 and r["documents_unchanged"] == 40
+    assert states["parse+store"] == "Skipped"
+    for step in ("entity-table", "head-pmi", "build-features"):
+        assert states[step] == "Cached", step
+    assert states["solve"] == "Completed"
+    assert set(r["steps_run"]) == {"load-corpus", "plan-ingest", "corpus-fingerprint", "solve",
+                                   "export", "evaluate"}
+    # The server saw the same: the second flow run's task runs and their states.
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    by_task: dict[str, str] = {}
+    deadline = time.monotonic() + 30       # the server records task runs from events, shortly
+    while time.monotonic() < deadline and len(by_task) < len(states) - 1:
+        with temporary_settings({PREFECT_API_URL: server["api"]}):
+            with get_client(sync_client=True) as client:
+                runs = client.read_task_runs(flow_run_filter=FlowRunFilter(
+                    id=FlowRunFilterId(any_=[r["flow_run_id"]])))
+        by_task = {t.name.rsplit("-", 1)[0]: t.state.name for t in runs}
+        time.sleep(0.5)
+    print("task runs on the server:", by_task)
+    assert by_task["build-features"] == "Cached" and by_task["solve"] == "Completed"
+    assert "parse-batch" not in by_task
+    # Same result as the uninterrupted run with the same seed.
+    pd.testing.assert_frame_equal(_assignments(out2), _assignments(reference["out"]))
+    assert r["scores"] == reference["results"]["scores"]
+
+
+DEMO_EXTRA = "TERRORISTS KIDNAPPED THE MAYOR OF SAN PEDRO AND BURNED HIS CAR."
+
+
+def _write_jsonl(path: Path, records: list[tuple[str, str]]) -> Path:
+    path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in records))
+    return path
+
+
+def test_update_parses_only_new_and_changed_documents(prefect_here, reference, tmp_path):
+    from aesi_lib.corpus.demo import load_demo_corpus
+    from aesi_lib.store import Store
+    from flows.update import update_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    demo = load_demo_corpus().documents
+    changed_id = demo[2].doc_id
+    changed_text = demo[2].text + "\n\n" + DEMO_EXTRA
+    inbox = _write_jsonl(tmp_path / "inbox.jsonl", [
+        ("NEW-1", demo[0].text + "\n\n" + DEMO_EXTRA),
+        ("NEW-2", "A CAR BOMB EXPLODED IN FRONT OF THE EMBASSY. THE POLICE ARRESTED TWO "
+                  "GUERRILLAS."),
+        (changed_id, changed_text),
+    ])
+    out = tmp_path / "out"
+    r = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(out))
+
+    assert r["ingest"]["new"] == 2 and r["ingest"]["changed"] == 1
+    assert r["ingest"]["unchanged"] == 0 and r["documents_parsed"] == 3
+    assert r["documents"] == 42
+    for step in ("entity-table", "head-pmi", "build-features", "solve"):
+        assert r["steps"][step]["state"] == "Completed", step
+    assert r["artifacts"]["pmi"] != reference["results"]["artifacts"]["pmi"]
+    with Store(project / "aesi.duckdb", read_only=True) as store:
+        assert len(store.document_ids()) == 42
+        row = store.con.execute("SELECT count(*), any_value(text) FROM documents "
+                                "WHERE doc_id = ?", [changed_id]).fetchone()
+        assert row == (1, changed_text)
+        entities = store.con.execute("SELECT * FROM entities WHERE doc_id = ?",
+                                     [changed_id]).df()
+    assert "MAYOR" in set(entities["head"])                     # the new sentence's mention
+    assert not entities.duplicated().any()                       # old rows replaced, not added
+    new_rows = pd.read_parquet(out / "new_documents.parquet")
+    assert set(new_rows["doc_id"]) == {"NEW-1", "NEW-2", changed_id}
+    assert new_rows["template"].between(0, 5).all() and new_rows["slot"].between(0, 3).all()
+    assert set(r["new_documents"]["summary"]) == {"NEW-1", "NEW-2", changed_id}
+
+    again = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(out))
+    assert again["documents_parsed"] == 0 and again["ingest"]["unchanged"] == 3
+    for step in ("entity-table", "head-pmi", "build-features", "solve"):
+        assert again["steps"][step]["state"] == "Cached", step
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "new_documents.parquet"), new_rows)
+
+
+def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
+    from aesi_lib.corpus.demo import load_demo_corpus
+    from aesi_lib.store import Store
+    from flows.extract import extract_flow
+
+    demo = load_demo_corpus().documents
+    copy = demo[4]
+    docs = _write_jsonl(tmp_path / "docs.jsonl", [
+        ("COPY-1", copy.text),
+        ("FRESH-1", "ARMED MEN ATTACKED THE POWER STATION WITH GRENADES. " + DEMO_EXTRA),
+    ])
+    db = reference["project"] / "aesi.duckdb"
+    with Store(db, read_only=True) as store:
+        before = store.con.execute("SELECT count(*) FROM entities").fetchone()
+    r = extract_flow(docs_path=str(docs), run_dir=str(reference["out"]),
+                     out_dir=str(tmp_path / "filled"))
+    assert r["documents"] == 2
+    assert r["documents_parsed"] == 1 and r["documents_from_parse_cache"] == 1
+    assert "solve" not in r["steps"]
+    with Store(db, read_only=True) as store:
+        assert store.con.execute("SELECT count(*) FROM entities").fetchone() == before
+    filled = pd.read_parquet(tmp_path / "filled" / "assignments.parquet")
+    assert set(filled["doc_id"]) == {"COPY-1", "FRESH-1"}
+    assert {"template_score", "slot_score"} <= set(filled.columns)
+    assert filled["template"].between(0, 5).all() and filled["slot"].between(0, 3).all()
+    # A copy of a training document gets mostly the labels the solve gave the original.
+    trained = _assignments(reference["out"])
+    trained = trained[trained["doc_id"] == copy.doc_id]
+    mine = filled[filled["doc_id"] == "COPY-1"]
+    assert len(mine) == len(trained)
+    both = mine.merge(trained, on=["sent_id", "head", "mention", "predicate", "dep"])
+    assert len(both) == len(trained)
+    assert (both["template_x"] == both["template_y"]).mean() > 0.5
+    assert (both["slot_x"] == both["slot_y"]).mean() > 0.5
+
+
+def test_parse_tasks_on_a_local_dask_cluster(prefect_here, reference, tmp_path):
+    from flows.common import dask_task_runner
+    from flows.induce import induce_flow
+
+    runner = dask_task_runner(n_workers=2, processes=False)
+    r = induce_flow.with_options(task_runner=runner)(
+        project_dir=str(tmp_path / "project"), out_dir=str(tmp_path / "out"), demo=True,
+        parse_batch_size=5)
+    workers = r["ingest"]["workers"]
+    print("\nparse batches ran on:", workers)
+    assert r["steps"]["parse+store"]["batches"] == 8
+    assert len(workers) == 2 and all(w.startswith(("inproc://", "tcp://")) for w in workers)
+    assert r["documents_parsed"] == 40
+    pd.testing.assert_frame_equal(_assignments(tmp_path / "out"),
+                                  _assignments(reference["out"]))
+
+
+def test_sweep_shares_features_and_caches_solves(prefect_here, reference, tmp_path):
+    from flows.sweep import sweep_flow
+
+    spec = {"base": {"model": {"max_iter": 3}},
+            "configurations": {"scaled": {}, "sc": {"model": {"mode": "sc"}}}}
+    out = tmp_path / "sweep"
+    r = sweep_flow(spec=spec, seeds=[0, 1], out_dir=str(out),
+                   project_dir=str(reference["project"]), demo=True)
+    assert r["steps"]["parse+store"]["state"] == "Skipped"
+    # Same feature options as the reference run: its features are reused by both.
+    assert r["steps"]["build-features[scaled]"]["state"] == "Cached"
+    assert r["steps"]["build-features[sc]"]["state"] == "Cached"
+    rows = pd.read_parquet(out / "results.parquet")
+    assert sorted(zip(rows["configuration"], rows["seed"], strict=True)) == [
+        ("sc", 0), ("sc", 1), ("scaled", 0), ("scaled", 1)]
+    assert rows["tst_test_lenient_f1"].between(0, 1).all()
+    assert json.loads(rows.iloc[0]["config"])["model"]["max_iter"] == 3
+    assert "| sc |" in (out / "results.md").read_text()
+
+    again = sweep_flow(spec=spec, seeds=[0, 1], out_dir=str(out),
+                       project_dir=str(reference["project"]), demo=True)
+    solves = [k for k in again["steps"] if k.startswith("solve[")]
+    assert len(solves) == 4 and all(again["steps"][k]["state"] == "Cached" for k in solves)
+    rows2 = pd.read_parquet(out / "results.parquet")
+    assert len(rows2) == 4                                         # replaced, not appended twice
+    pd.testing.assert_series_equal(rows2["tst_test_lenient_f1"], rows["tst_test_lenient_f1"])
+
+
+def test_report_command_writes_the_report(reference, tmp_path):
+    pytest.importorskip("aesi_lib.report", reason="aesi_lib.report is not written yet")
+    from flows import cli
+
+    assert cli.main(["report", "--run", str(reference["out"]), "--out",
+                     str(tmp_path / "report")]) == 0
+    names = {p.name for p in (tmp_path / "report").iterdir()}
+    assert {"report.md", "report.html"} <= names
+    # Scores and the AMP history came from results.json, keys from the demo corpus.
+    text = (tmp_path / "report" / "report.md").read_text()
+    f1 = reference["results"]["scores"]["test-mapped/lenient"]["f1"]
+    assert f"{f1:.3f}" in text
+
+
+def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
+    env = server["env"]
+    pool = subprocess.run([sys.executable, "-m", "prefect", "work-pool", "create", "aesi-local",
+                           "--type", "process"], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=180)
+    assert pool.returncode == 0, pool.stdout + pool.stderr
+    deploy = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--all"],
+                            env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert deploy.returncode == 0, deploy.stdout[-3000:] + deploy.stderr[-3000:]
+
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: server["api"]}):
+        with get_client(sync_client=True) as client:
+            deployments = {d.name: d for d in client.read_deployments()}
+            flows = {f.id: f.name for f in client.read_flows()}
+    assert {"aesi-full-run", "aesi-incremental"} <= set(deployments)
+    full, incremental = deployments["aesi-full-run"], deployments["aesi-incremental"]
+    assert flows[full.flow_id] == "aesi-induce" and flows[incremental.flow_id] == "aesi-update"
+    assert full.entrypoint == "flows/induce.py:induce_flow"
+    assert incremental.entrypoint == "flows/update.py:update_flow"
+    for d in (full, incremental):
+        assert d.work_pool_name == "aesi-local"
+        assert [s.schedule.cron for s in d.schedules] and all(s.active for s in d.schedules)
+        assert d.job_variables["env"]["DO_NOT_TRACK"] == "1"
+        pull = d.pull_steps[0]["prefect.deployments.steps.set_working_directory"]
+        assert Path(pull["directory"]) == REPO
+    assert full.schedules[0].schedule.cron == "0 2 * * *"
+    assert incremental.schedules[0].schedule.cron == "0 * * * *"
+    assert incremental.parameters["allow_empty"] is True
+    assert incremental.parameters["docs_path"] == "inbox"
