@@ -3,7 +3,6 @@ seed), and the results table (Parquet + Markdown) with mean ± std over seeds.""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,23 +12,13 @@ import pandas as pd
 
 from aesi_lib.corpus.types import KeyTemplate
 from aesi_lib.pipeline import RunConfig
+from aesi_lib.presets import deep_merge
 
 SCORE_COLUMNS = (
     "tst_test_lenient_f1", "tst_test_lenient_p", "tst_test_lenient_r",
     "tst_dev_lenient_f1", "tst_dev_lenient_p", "tst_dev_lenient_r",
     "tst_test_strict_f1", "tst_dev_strict_f1", "dev_dev_lenient_f1",
 )
-
-
-def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """``base`` with ``override`` merged in, recursively for nested dicts."""
-    merged = copy.deepcopy(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
 
 
 def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:

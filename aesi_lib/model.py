@@ -19,7 +19,13 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from aesi_lib.amp import Progress, solve_amp, solve_sc
+from aesi_lib.amp import (
+    Progress,
+    joint_objective,
+    sentence_indicator,
+    solve_amp,
+    solve_sc,
+)
 from aesi_lib.features import EntityFeatures
 from aesi_lib.similarity import (
     SimilarityOptions,
@@ -218,6 +224,9 @@ def induce(
             units_t=units_t, units_s=units_s,
         )
         entry = {"iteration": 0, **info}
+        # The joint objective of Eq. 9 is recorded for -SC as well, so runs are comparable.
+        entry.update(joint_objective(W_T, dt, W_S, ds, sentence_indicator(features.sentence_ids),
+                                     lt, ls, config.n_templates, config.n_slots))
         history = [entry]
         if progress is not None:
             progress(0, entry)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aesi_lib.errors import AesiError, InputError
+from aesi_lib.presets import PRESETS, deep_merge, preset
 
 QUIET_LOGGERS = ("httpx", "httpcore", "gensim", "urllib3", "distributed", "asyncio")
 
@@ -42,6 +43,10 @@ def _prefect_environment(project_dir: str) -> None:
 
 def _add_config_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model, parser and feature options (override --config)")
+    g.add_argument("--preset", choices=sorted(PRESETS),
+                   help="starting configuration: default (the best found on DEV/TST1/TST2), "
+                   "reproduction (the paper's model), reproduction-sc, literal; --config and "
+                   "the options below override it (run: default 'default')")
     g.add_argument("--config", help="JSON file with a RunConfig (options below override it)")
     g.add_argument("--templates", type=int, help="|T|, number of templates")
     g.add_argument("--slots", type=int, help="|S|, number of slots")
@@ -79,12 +84,14 @@ def _add_runner_options(p: argparse.ArgumentParser) -> None:
 def _run_config(args: argparse.Namespace) -> dict[str, Any]:
     """The RunConfig overrides named on the command line (and in --config)."""
     config: dict[str, Any] = {}
+    if getattr(args, "preset", None):
+        config = preset(args.preset)
     if getattr(args, "config", None):
         path = Path(args.config)
         if not path.is_file():
             raise InputError(path, "config file not found")
         try:
-            config = json.loads(path.read_text())
+            config = deep_merge(config, json.loads(path.read_text()))
         except json.JSONDecodeError as exc:
             raise InputError(path, f"not valid JSON ({exc})") from exc
     sections = {
@@ -382,6 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_corpus_options(run)
     _add_project_options(run, "out")
     _add_config_options(run)
+    run.set_defaults(preset="default")
     _add_runner_options(run)
     run.set_defaults(func=cmd_run)
 

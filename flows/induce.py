@@ -10,6 +10,7 @@ from prefect import flow
 from prefect.utilities.annotations import quote
 
 from aesi_lib.pipeline import RunConfig
+from aesi_lib.presets import preset
 from flows.common import (
     Project,
     Steps,
@@ -39,7 +40,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     muc4_dir, docs_path : the corpus (``aesi_lib.corpus.sources.load_corpus``: the user's
         documents, else MUC-4, else the embedded demo).
     demo : use the embedded demo corpus whatever else is found.
-    config : a ``RunConfig`` as a dict (defaults when None).
+    config : a ``RunConfig`` as a dict; None means the ``default`` preset
+        (``aesi_lib.presets``), the best configuration found on DEV/TST1/TST2.
     parse_batch_size : documents per mapped parse task.
 
     Returns
@@ -48,7 +50,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         What ``results.json`` holds: counts, per-step states and seconds, scores, paths.
     """
     started = time.perf_counter()
-    run_config = RunConfig.from_dict(config or {})
+    run_config = RunConfig.from_dict(preset("default") if config is None else config)
     project = Project.at(project_dir)
     steps = Steps()
 

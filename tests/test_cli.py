@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from aesi_lib.presets import preset
 from flows import cli
 
 SUBCOMMANDS = {
@@ -75,10 +76,14 @@ def test_run_config_merges_file_and_options(tmp_path):
         ["run", "--config", str(config), "--seed", "4", "--slots", "5", "--casing", "lower",
          "--vectors", "v.kv"])
     merged = cli._run_config(args)
-    assert merged["model"] == {"n_templates": 8, "seed": 4, "n_slots": 5}
-    assert merged["features"] == {"pmi_variant": "npmi"}
+    # The default preset is the base; the file overrides it; options override the file.
+    assert merged["model"] == {**preset("default")["model"], "n_templates": 8, "seed": 4,
+                               "n_slots": 5}
+    assert merged["features"] == {**preset("default")["features"], "pmi_variant": "npmi"}
     assert merged["parser"] == {"casing": "lower"}
     assert merged["vectors_path"] == "v.kv"
+    paper = cli._run_config(cli.build_parser().parse_args(["run", "--preset", "reproduction"]))
+    assert paper == preset("reproduction")
 
 
 def test_dask_options_choose_the_dask_runner():

@@ -7,11 +7,11 @@ import pytest
 
 from aesi_lib.experiments import (
     append_results,
-    deep_merge,
     markdown_table,
     named_configurations,
     summarize,
 )
+from aesi_lib.presets import deep_merge, preset
 
 
 def test_deep_merge_overrides_nested_keys_only():
@@ -56,3 +56,14 @@ def test_append_results_replaces_a_rerun_seed(tmp_path):
     assert len(table) == 2
     assert sorted(table["tst_test_lenient_f1"]) == [0.3, 0.5]
     assert "0.400 ± 0.100" in open(paths["markdown"]).read()
+
+
+def test_presets_are_valid_run_configurations():
+    from aesi_lib.pipeline import RunConfig
+    from aesi_lib.presets import PRESETS
+
+    for name in PRESETS:
+        RunConfig.from_dict(preset(name))
+    assert RunConfig.from_dict(preset("reproduction")).model.n_templates == 6
+    with pytest.raises(ValueError, match="reproduction"):
+        preset("best-ever")

@@ -30,6 +30,9 @@ import httpx
 import pandas as pd
 import pytest
 
+from aesi_lib.pipeline import RunConfig
+from aesi_lib.presets import deep_merge, preset
+
 REPO = Path(__file__).resolve().parents[1]
 SERVER_START_TIMEOUT = 180
 
@@ -246,7 +249,9 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert not entities.duplicated().any()                       # old rows replaced, not added
     new_rows = pd.read_parquet(out / "new_documents.parquet")
     assert set(new_rows["doc_id"]) == {"NEW-1", "NEW-2", changed_id}
-    assert new_rows["template"].between(0, 5).all() and new_rows["slot"].between(0, 3).all()
+    model = RunConfig.from_dict(reference["results"]["config"]).model
+    assert new_rows["template"].between(0, model.n_templates - 1).all()
+    assert new_rows["slot"].between(0, model.n_slots - 1).all()
     assert set(r["new_documents"]["summary"]) == {"NEW-1", "NEW-2", changed_id}
 
     again = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(out))
@@ -280,7 +285,9 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
     filled = pd.read_parquet(tmp_path / "filled" / "assignments.parquet")
     assert set(filled["doc_id"]) == {"COPY-1", "FRESH-1"}
     assert {"template_score", "slot_score"} <= set(filled.columns)
-    assert filled["template"].between(0, 5).all() and filled["slot"].between(0, 3).all()
+    model = RunConfig.from_dict(reference["results"]["config"]).model
+    assert filled["template"].between(0, model.n_templates - 1).all()
+    assert filled["slot"].between(0, model.n_slots - 1).all()
     # A copy of a training document gets mostly the labels the solve gave the original.
     trained = _assignments(reference["out"])
     trained = trained[trained["doc_id"] == copy.doc_id]
@@ -312,8 +319,10 @@ def test_parse_tasks_on_a_local_dask_cluster(prefect_here, reference, tmp_path):
 def test_sweep_shares_features_and_caches_solves(prefect_here, reference, tmp_path):
     from flows.sweep import sweep_flow
 
-    spec = {"base": {"model": {"max_iter": 3}},
-            "configurations": {"scaled": {}, "sc": {"model": {"mode": "sc"}}}}
+    # The base is the configuration the reference run used (the default preset).
+    spec = {"base": deep_merge(preset("default"), {"model": {"max_iter": 3}}),
+            "configurations": {"scaled": {"model": {"mode": "scaled", "constraint_weight": 0.01}},
+                               "sc": {"model": {"mode": "sc"}}}}
     out = tmp_path / "sweep"
     r = sweep_flow(spec=spec, seeds=[0, 1], out_dir=str(out),
                    project_dir=str(reference["project"]), demo=True)

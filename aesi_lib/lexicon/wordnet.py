@@ -423,8 +423,8 @@ class WordNetLexicon:
     def first_hypernym_path(self, lemma: str) -> tuple[str, ...]:
         """Return the first hypernym path of the first noun sense, root first.
 
-        The path follows the first hypernym (or instance hypernym) at each step, which is
-        NLTK's ``synset.hypernym_paths()[0]`` without enumerating every path.
+        The path follows, at each step, the hypernym (or instance hypernym) whose synset name
+        sorts first, so it does not depend on the order of NLTK's pointer sets.
         """
         synsets = self.noun_synsets(lemma)
         if not synsets:
@@ -434,7 +434,10 @@ class WordNetLexicon:
             synset = synsets[0]
             while synset is not None:
                 path.append(synset.name())
-                parents = synset.hypernyms() + synset.instance_hypernyms()
+                # NLTK keeps a synset's pointers in sets, whose order changes with Python's
+                # string hash seed; sorting by name makes the path the same in every process.
+                parents = sorted(synset.hypernyms() + synset.instance_hypernyms(),
+                                 key=lambda parent: parent.name())
                 synset = parents[0] if parents else None
         return tuple(reversed(path))
 
