@@ -58,10 +58,10 @@ def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
 
 
 def summarize(rows: pd.DataFrame, columns: Sequence[str] = SCORE_COLUMNS) -> pd.DataFrame:
-    """Mean and std over seeds of every score column, one row per configuration."""
+    """Mean and sample standard deviation over seeds of every score column, per configuration."""
     present = [c for c in columns if c in rows.columns]
     grouped = rows.groupby("configuration", sort=False)[present]
-    mean, std = grouped.mean(), grouped.std(ddof=0)
+    mean, std = grouped.mean(), grouped.std(ddof=1)
     out = pd.DataFrame(index=mean.index)
     out["seeds"] = rows.groupby("configuration", sort=False)["seed"].nunique()
     for c in present:

@@ -257,7 +257,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from aesi_lib.corpus.muc4 import read_muc4_keys
-    from aesi_lib.evaluate import evaluate, read_assignments, recall_ceiling
+    from aesi_lib.evaluate import evaluate, format_table, read_assignments, recall_ceiling
 
     assignments = read_assignments(args.assignments)
     eval_keys = [k for path in args.keys for k in read_muc4_keys(path)]
@@ -270,16 +270,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if "dev-mapped" in mappings and not map_keys:
         raise AesiError("dev-mapped needs --map-keys (the DEV key files)")
     out: dict[str, Any] = {}
-    print("| mapping/matcher | P | R | F1 | TP | FP | FN |")
-    print("|---|---|---|---|---|---|---|")
+    rows: dict[str, Any] = {}
     for matcher in matchers:
         for mapping in mappings:
             r = evaluate(assignments, eval_keys, map_keys=map_keys, matcher=matcher,
                          mapping=mapping)
             out[f"{mapping}/{matcher}"] = r.to_dict()
-            print(f"| {mapping}/{matcher} | {r.precision:.3f} | {r.recall:.3f} | {r.f1:.3f} | "
-                  f"{r.tp} | {r.fp} | {r.fn} |")
+            rows[f"this run ({mapping}, {matcher})"] = r
         out[f"recall_ceiling/{matcher}"] = recall_ceiling(assignments, eval_keys, matcher)
+    print(format_table(rows, published=True))
+    for matcher in matchers:
+        print(f"recall ceiling of the extraction ({matcher}): "
+              f"{out[f'recall_ceiling/{matcher}']:.3f}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     return 0

@@ -40,13 +40,13 @@ def _rows(config: str, f1s: list[float]) -> pd.DataFrame:
                          "tst_test_lenient_r": f1s})
 
 
-def test_summary_is_mean_and_population_std_over_seeds():
+def test_summary_is_mean_and_sample_std_over_seeds():
     summary = summarize(pd.concat([_rows("a", [0.1, 0.3]), _rows("b", [0.5])]))
     a = summary.set_index("configuration").loc["a"]
     assert a["seeds"] == 2
     assert a["tst_test_lenient_f1_mean"] == pytest.approx(0.2)
-    assert a["tst_test_lenient_f1_std"] == pytest.approx(0.1)
-    assert "0.200 ± 0.100" in markdown_table(summary)
+    assert a["tst_test_lenient_f1_std"] == pytest.approx(0.1 * 2 ** 0.5)
+    assert "0.200 ± 0.141" in markdown_table(summary)
 
 
 def test_append_results_replaces_a_rerun_seed(tmp_path):
@@ -55,7 +55,7 @@ def test_append_results_replaces_a_rerun_seed(tmp_path):
     table = pd.read_parquet(paths["parquet"])
     assert len(table) == 2
     assert sorted(table["tst_test_lenient_f1"]) == [0.3, 0.5]
-    assert "0.400 ± 0.100" in open(paths["markdown"]).read()
+    assert "0.400 ± 0.141" in open(paths["markdown"]).read()
 
 
 def test_presets_are_valid_run_configurations():
