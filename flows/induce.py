@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 from prefect import flow
@@ -22,7 +23,7 @@ from flows.common import (
     solve_summary,
     write_results,
 )
-from tasks.steps import evaluate_task, load_corpus_task
+from tasks.steps import evaluate_task, load_corpus_task, record_run_task
 
 
 @flow(name="aesi-induce", log_prints=True, task_runner=default_task_runner())
@@ -86,5 +87,10 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         "export": {"csv": artifacts["assignments_csv"],
                    "parquet": artifacts["assignments_parquet"]},
     }
+    run_id = results["flow_run_id"] or f"local-{uuid.uuid4()}"
+    steps.run("record-run", record_run_task, project.db, run_id, run_config.to_dict(),
+              artifacts["assignments_parquet"],
+              {"scores": scores, "corpus": corpus.name, "out_dir": out_dir})
+    results["steps"], results["steps_run"] = steps.records, steps.ran()
     write_results(out_dir, results)
     return results

@@ -408,6 +408,16 @@ def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> d
     return pipeline.write_export(assignments[pipeline.EXPORT_COLUMNS], out_dir)
 
 
+@task(name="record-run", cache_policy=NO_CACHE, **_RETRY)
+def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignments_path: str,
+                    results: dict[str, Any]) -> str:
+    """Keep the run's configuration, assignments and scores in the store's runs tables."""
+    assignments = pd.read_parquet(assignments_path)
+    with Store(db_path) as store:
+        store.record_run(run_id, config, assignments, results)
+    return run_id
+
+
 @task(name="export-documents", cache_policy=NO_CACHE)
 def export_documents_task(assignments_path: str, doc_ids: list[str], out_dir: str,
                           name: str) -> dict[str, str]:

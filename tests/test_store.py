@@ -121,3 +121,15 @@ def test_runs_and_assignments_round_trip(tmp_path):
         status = store.con.execute("SELECT status, results FROM runs").fetchone()
         assert status == ("completed", '{"f1": 0.5}')
         assert store.con.execute("SELECT template, slot FROM assignments").fetchall() == [(1, 2)]
+
+
+def test_record_run_replaces_an_earlier_record(tmp_path):
+    frame = pd.DataFrame([{"doc_id": "D1", "sent_id": 0, "entity_id": 0, "head": "bomb",
+                           "mention": "a bomb", "predicate": "explode", "dep": "nsubj",
+                           "template": 1, "slot": 2}])
+    with Store(tmp_path / "p.duckdb") as store:
+        store.record_run("r1", {"seed": 0}, frame, {"f1": 0.5})
+        store.record_run("r1", {"seed": 0}, frame.assign(slot=3), {"f1": 0.6})
+        assert store.con.execute("SELECT count(*), any_value(results) FROM runs").fetchone() == (
+            1, '{"f1": 0.6}')
+        assert store.con.execute("SELECT slot FROM assignments").fetchall() == [(3,)]

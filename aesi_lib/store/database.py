@@ -191,6 +191,17 @@ class Store:
             "config": json.dumps(config, sort_keys=True, default=str), "results": None,
         }])).insert_into("runs")
 
+    def record_run(self, run_id: str, config: dict[str, Any], assignments: pd.DataFrame,
+                   results: dict[str, Any]) -> None:
+        """Store a finished run (its configuration, assignments and results) under ``run_id``.
+
+        Recording the same ``run_id`` again replaces the earlier record.
+        """
+        self.con.execute(load_sql("delete_run_assignments"), {"run_id": run_id})
+        self.con.execute(load_sql("delete_run_record"), {"run_id": run_id})
+        self.start_run(run_id, config)
+        self.finish_run(run_id, assignments, results)
+
     def finish_run(self, run_id: str, assignments: pd.DataFrame, results: dict[str, Any],
                    status: str = "completed") -> None:
         """Store a run's assignments and results in one transaction."""
