@@ -203,6 +203,28 @@ def flow_run_id() -> str | None:
     return str(run_id) if run_id else None
 
 
+def run_summary(ingested: dict[str, Any], config: RunConfig, steps: Steps, started: float,
+                artifacts: dict[str, str], scores: dict[str, Any]) -> dict[str, Any]:
+    """The part of ``results.json`` that every flow which solves shares."""
+    return {
+        "documents_parsed": ingested["parsed"],
+        "documents_from_parse_cache": ingested["from_parse_cache"],
+        "documents_unchanged": ingested["unchanged"],
+        "ingest": ingested,
+        "config": config.to_dict(),
+        "seed": config.model.seed,
+        "timings": grouped_timings(steps, time.perf_counter() - started),
+        "steps": steps.records,
+        "steps_run": steps.ran(),
+        "flow_run_id": flow_run_id(),
+        "solve": solve_summary(artifacts["info"]),
+        "scores": scores,
+        "artifacts": artifacts,
+        "export": {"csv": artifacts["assignments_csv"],
+                   "parquet": artifacts["assignments_parquet"]},
+    }
+
+
 def write_results(out_dir: str, results: dict[str, Any]) -> str:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
