@@ -1,0 +1,33 @@
+"""The notebook path (no Prefect): ingest, features, induction, export, evaluation."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from aesi_lib import pipeline
+from aesi_lib.corpus.demo import load_demo_corpus
+from aesi_lib.presets import preset
+from aesi_lib.store import Store
+
+
+def test_notebook_path_on_the_demo_corpus(tmp_path):
+    config = pipeline.RunConfig.from_dict(preset("default"))
+    corpus = load_demo_corpus()
+    parser = pipeline.make_parser(config.parser)
+    with Store(tmp_path / "aesi.duckdb") as store:
+        stats = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache")
+        assert stats.parsed == len(corpus.documents) and stats.unchanged == 0
+        again = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache")
+        assert again.parsed == 0 and again.unchanged == len(corpus.documents)
+        vectors, wordnet = pipeline.load_lexicon(config)
+        table, features, vocab = pipeline.model_inputs(store, config, vectors, wordnet)
+    result = pipeline.run_induction(features, config)
+    assignments = pipeline.assignments_frame(table, result)
+    assert list(assignments.columns) == pipeline.EXPORT_COLUMNS
+    assert len(assignments) == features.n_entities == len(table)
+    assert assignments["template"].between(0, config.model.n_templates - 1).all()
+    paths = pipeline.write_export(assignments, tmp_path / "out")
+    pd.testing.assert_frame_equal(pd.read_parquet(paths["parquet"]), assignments)
+    scores = pipeline.evaluate_assignments(assignments, corpus.keys)
+    assert 0 < scores["test-mapped/lenient"]["f1"] <= 1
+    assert scores["recall_ceiling/lenient"] >= scores["test-mapped/lenient"]["recall"]
