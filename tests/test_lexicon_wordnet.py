@@ -56,10 +56,10 @@ def test_lexnames_file_is_the_standard_list() -> None:
 @needs_wordnet
 def test_bomb_direct_hypernyms(lexicon: wn_mod.WordNetLexicon) -> None:
     assert lexicon.version == "3.0"
-    assert lexicon.direct_hypernyms("bomb") == ("weaponry.n.01", "explosive_device.n.01")
-    assert lexicon.direct_hypernyms("BOMBS") == ("weaponry.n.01", "explosive_device.n.01")
+    assert lexicon.direct_hypernyms("bomb") == ("explosive_device.n.01", "weaponry.n.01")
+    assert lexicon.direct_hypernyms("BOMBS") == ("explosive_device.n.01", "weaponry.n.01")
     all_senses = lexicon.direct_hypernyms("bomb", senses="all")
-    assert all_senses[:2] == ("weaponry.n.01", "explosive_device.n.01")
+    assert all_senses[:2] == ("explosive_device.n.01", "weaponry.n.01")
     assert len(all_senses) > 2
     assert lexicon.direct_hypernyms("xqzzyv") == ()
     with pytest.raises(ValueError):
@@ -123,8 +123,8 @@ def test_coarse_type_labels() -> None:
 @needs_wordnet
 def test_semantic_types_with_ne_fallback(lexicon: wn_mod.WordNetLexicon) -> None:
     st = lexicon.semantic_types
-    assert st("bomb") == ("weaponry.n.01", "explosive_device.n.01")
-    assert st("bomb", "PERSON") == ("weaponry.n.01", "explosive_device.n.01")  # WordNet wins
+    assert st("bomb") == ("explosive_device.n.01", "weaponry.n.01")
+    assert st("bomb", "PERSON") == ("explosive_device.n.01", "weaponry.n.01")  # WordNet wins
     assert st("garcia", "PERSON") == ("ne.person",)
     assert st("garcia", "PERSON", "lexname") == ("noun.person",)
     assert st("fmln", "ORG", "lexname") == ("noun.group",)
@@ -172,7 +172,7 @@ def test_debian_database_is_prepared_in_the_cache(
     assert loaded.source == str(prepared)
     assert (prepared / "lexnames").read_text() == lexnames_text()
     assert not (prepared / "data.noun").is_symlink()
-    assert loaded.direct_hypernyms("bomb") == ("weaponry.n.01", "explosive_device.n.01")
+    assert loaded.direct_hypernyms("bomb") == ("explosive_device.n.01", "weaponry.n.01")
 
 
 def test_prepare_copies_once_and_again_when_source_changes(tmp_path: Path) -> None:
@@ -253,7 +253,8 @@ def test_depth_types_do_not_depend_on_the_hash_seed():
 
     code = ("from aesi_lib.lexicon.wordnet import load_wordnet\n"
             "w = load_wordnet()\n"
-            "print([w.hypernym_at_depth(x, 4) for x in ('guerrilla', 'soldier', 'man')])\n")
+            "print([w.hypernym_at_depth(x, 4) for x in ('guerrilla', 'soldier', 'man')])\n"
+            "print([w.direct_hypernyms(x) for x in ('bomb', 'lima', 'priest')])\n")
     outputs = set()
     for seed in ("1", "2", "3"):
         env = {**os.environ, "PYTHONHASHSEED": seed}

@@ -379,8 +379,9 @@ class WordNetLexicon:
         Returns
         -------
         tuple of str
-            Synset names such as ``"weaponry.n.01"``, without duplicates, in WordNet's order;
-            empty for a lemma without a noun sense.
+            Synset names such as ``"weaponry.n.01"``, without duplicates, in sense order and
+            by name within a sense (so the same in every process); empty for a lemma without
+            a noun sense.
         """
         if senses not in ("first", "all"):
             raise ValueError(f"senses must be 'first' or 'all', not {senses!r}")
@@ -394,7 +395,9 @@ class WordNetLexicon:
         names: dict[str, None] = {}
         with self._lock:
             for synset in synsets:
-                for hyper in synset.hypernyms() + synset.instance_hypernyms():
+                # Sorted within a sense: NLTK's pointer sets follow the string hash seed.
+                for hyper in sorted(synset.hypernyms() + synset.instance_hypernyms(),
+                                    key=lambda parent: parent.name()):
                     names[hyper.name()] = None
         result = tuple(names)
         self._hypernyms[key] = result
