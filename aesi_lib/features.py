@@ -7,10 +7,18 @@ order of the entity table.
 
 from __future__ import annotations
 
+import json
+import os
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
+
+from aesi_lib.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,8 @@ class FeatureVocabulary:
     predicates: tuple[str, ...] = ()
 
 
-def pmi_matrix(pmi_table, vocabulary: dict[str, int], variant: str = "pmi") -> sp.csr_matrix:
+def pmi_matrix(pmi_table: pd.DataFrame, vocabulary: dict[str, int], variant: str = "pmi"
+               ) -> sp.csr_matrix:
     """Sparse V×V matrix of PMI (or NPMI) from ``Store.head_pmi`` rows.
 
     Unseen pairs (and pairs below the SQL's support threshold) are 0. Negative values are kept
@@ -144,7 +153,8 @@ def type_indicator(type_sets: list[tuple[str, ...]]) -> tuple[sp.csr_matrix, tup
     return matrix, tuple(names)
 
 
-def build_features(entities, pmi_table, vectors, wordnet, options: FeatureOptions | None = None
+def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any, wordnet: Any,
+                   options: FeatureOptions | None = None
                    ) -> tuple[EntityFeatures, FeatureVocabulary]:
     """Turn an entity table into the arrays of ``EntityFeatures``.
 
@@ -211,12 +221,8 @@ def build_features(entities, pmi_table, vectors, wordnet, options: FeatureOption
     return features, vocab
 
 
-def save_features(path, features: EntityFeatures, vocab: FeatureVocabulary) -> None:
+def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVocabulary) -> None:
     """Write features and vocabulary to one ``.npz`` file (written atomically)."""
-    import json
-    import os
-    from pathlib import Path
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     types = features.types.tocsr()
@@ -242,13 +248,8 @@ def save_features(path, features: EntityFeatures, vocab: FeatureVocabulary) -> N
     os.replace(tmp, path)
 
 
-def load_features(path) -> tuple[EntityFeatures, FeatureVocabulary]:
+def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
     """Read what :func:`save_features` wrote; a damaged file raises ``InputError``."""
-    import json
-    import zipfile
-
-    from aesi_lib.errors import InputError
-
     try:
         with np.load(path, allow_pickle=False) as z:
             features = EntityFeatures(

@@ -174,11 +174,12 @@ def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFr
     return frame[EXPORT_COLUMNS]
 
 
-def write_export(assignments: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
-    """Write ``assignments.csv`` and ``assignments.parquet``; return their paths."""
+def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "assignments"
+                 ) -> dict[str, str]:
+    """Write ``<name>.csv`` and ``<name>.parquet`` in ``out_dir``; return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    csv_path, parquet_path = out / "assignments.csv", out / "assignments.parquet"
+    csv_path, parquet_path = out / f"{name}.csv", out / f"{name}.parquet"
     assignments.to_csv(csv_path, index=False)
     assignments.to_parquet(parquet_path, index=False)
     return {"csv": str(csv_path), "parquet": str(parquet_path)}

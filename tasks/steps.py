@@ -424,25 +424,21 @@ def export_documents_task(assignments_path: str, doc_ids: list[str], out_dir: st
     """The rows of ``doc_ids`` from an export, as ``<name>.csv`` / ``.parquet``."""
     frame = pd.read_parquet(assignments_path)
     frame = frame[frame["doc_id"].isin(set(doc_ids))].reset_index(drop=True)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"csv": str(out / f"{name}.csv"), "parquet": str(out / f"{name}.parquet")}
-    frame.to_csv(paths["csv"], index=False)
-    frame.to_parquet(paths["parquet"], index=False)
-    return paths
+    return pipeline.write_export(frame, out_dir, name)
 
 
 def _keys_digest(corpus: Corpus) -> str:
     return content_key("keys", corpus.name, repr(corpus.eval_keys), repr(corpus.map_keys))
 
 
-def _evaluate_key(parameters: dict[str, Any]) -> str:
-    return content_key("evaluate", source_hash(evaluate_task.fn),
-                       file_sha256(parameters["assignments_path"]),
+def _scoring_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
+    """Key of a task that scores an export: its source, the export's bytes, the keys."""
+    return content_key(step, source_hash(task_fn), file_sha256(parameters["assignments_path"]),
                        _keys_digest(parameters["corpus"]))
 
 
-@task(name="evaluate", persist_result=True, cache_key_fn=lambda _, p: _evaluate_key(p))
+@task(name="evaluate", persist_result=True,
+      cache_key_fn=lambda _, p: _scoring_key("evaluate", evaluate_task.fn, p))
 def evaluate_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
     """MUC-4 scores (test-/dev-mapped × lenient/strict) of an export; {} without keys."""
     if not corpus.eval_keys:
@@ -456,13 +452,8 @@ def evaluate_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
     return scores
 
 
-def _score_key(parameters: dict[str, Any]) -> str:
-    return content_key("score-row", source_hash(score_row_task.fn),
-                       file_sha256(parameters["assignments_path"]),
-                       _keys_digest(parameters["corpus"]))
-
-
-@task(name="score-row", persist_result=True, cache_key_fn=lambda _, p: _score_key(p))
+@task(name="score-row", persist_result=True,
+      cache_key_fn=lambda _, p: _scoring_key("score-row", score_row_task.fn, p))
 def score_row_task(assignments_path: str, corpus: Corpus) -> dict[str, float]:
     """The sweep's score columns of one run (``aesi_lib.experiments.score_row``)."""
     from aesi_lib.experiments import score_row
