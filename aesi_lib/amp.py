@@ -518,11 +518,14 @@ def solve_sc(
     ncut_options: dict[str, Any] | None = None,
     units_t: np.ndarray | None = None,
     units_s: np.ndarray | None = None,
+    slot_labels: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """The "-SC" model: independent template and slot cuts (Eqs. 4 and 5, no ε3).
 
     ``units_t`` / ``units_s`` (ints of shape (E,)) tie the labels of entities that share a
     unit (:func:`unit_indicator`); None cuts single entities as the paper does.
+    ``slot_labels`` (shape (E,)), when given, are used as they are and W_S is not cut
+    (factored slots, ``aesi_lib.factored_slots``).
 
     Returns
     -------
@@ -534,6 +537,8 @@ def solve_sc(
     dt = _degrees(W_T) if degrees_t is None else degrees_t
     ds = _degrees(W_S) if degrees_s is None else degrees_s
     lt, it = _cut(None, W_T, dt, n_templates, seed, ncut_options, units_t)
+    if slot_labels is not None:
+        return lt, np.asarray(slot_labels, dtype=np.int64), {"template_step": it}
     ls, is_ = _cut(None, W_S, ds, n_slots, seed, ncut_options, units_s)
     return lt, ls, {"template_step": it, "slot_step": is_}
 

@@ -210,11 +210,53 @@ def _shared_type_fraction(train: EntityFeatures, train_vocab: FeatureVocabulary,
     return shares.astype(np.float64) @ _group_counts(groups, n_groups, X)
 
 
+def factored_slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
+                         slot_labels: np.ndarray, new: EntityFeatures,
+                         new_vocab: FeatureVocabulary, n_slots: int,
+                         options: SimilarityOptions | None = None,
+                         chunk: int = 1024) -> np.ndarray:
+    """Slot scores under factored slots (``aesi_lib.factored_slots``).
+
+    A new mention keeps its own argument position; within that position's block of slots it
+    scores each semantic class by its mean W_H similarity (shared type plus head-vector
+    cosine) to the class's training mentions.
+
+    Returns
+    -------
+    ndarray of shape (N, n_slots); -inf outside the mention's position block and where a
+    class has no member.
+    """
+    from aesi_lib.factored_slots import ARGUMENT_POSITIONS
+
+    options = options or SimilarityOptions()
+    if new.argument_positions is None:
+        raise ValueError("factored slots need the new mentions' argument_positions")
+    n_classes = n_slots // len(ARGUMENT_POSITIONS)
+    classes = np.asarray(slot_labels, dtype=np.int64) % n_classes
+    X, sizes = _membership(classes, n_classes)
+    safe = np.where(sizes > 0, sizes, 1.0)
+    class_scores = np.zeros((new.n_entities, n_classes))
+    if options.cos_h_weight:
+        class_scores += options.cos_h_weight * _mean_cosine(
+            train.head_vectors, new.head_vectors, X, sizes, options.cosine, chunk)
+    if options.type_weight:
+        class_scores += options.type_weight * _shared_type_fraction(
+            train, train_vocab, new, new_vocab, X) / safe
+    class_scores[:, sizes == 0] = -np.inf
+    scores = np.full((new.n_entities, n_slots), -np.inf)
+    positions = np.asarray(new.argument_positions, dtype=np.int64)
+    for position in range(len(ARGUMENT_POSITIONS)):
+        rows = positions == position
+        block = slice(position * n_classes, (position + 1) * n_classes)
+        scores[rows, block] = class_scores[rows]
+    return scores
+
+
 def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
                template_labels: np.ndarray, slot_labels: np.ndarray,
                new: EntityFeatures, new_vocab: FeatureVocabulary,
                options: SimilarityOptions | None = None, n_templates: int | None = None,
-               n_slots: int | None = None) -> SlotFill:
+               n_slots: int | None = None, slot_model: str = "cut") -> SlotFill:
     """Assign each new mention the template and slot whose members it is most similar to.
 
     Parameters
@@ -225,6 +267,8 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
         their PMI is not used: the training PMI is looked up by head word).
     options : the run's SimilarityOptions (weights and conventions of W_T and W_S).
     n_templates, n_slots : |T| and |S| (default: largest label + 1).
+    slot_model : ``"cut"`` (slots scored by W_S, Eq. 2) or ``"factored"`` (by
+        :func:`factored_slot_scores`; needs ``n_slots``), as ``ModelConfig.slot_model``.
 
     Returns
     -------
@@ -233,7 +277,15 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
     options = options or SimilarityOptions()
     ts = template_scores(train, train_vocab, template_labels, new, new_vocab, options,
                          n_templates)
-    ss = slot_scores(train, train_vocab, slot_labels, new, new_vocab, options, n_slots)
+    if slot_model == "factored":
+        if n_slots is None:
+            raise ValueError("factored slots need n_slots")
+        ss = factored_slot_scores(train, train_vocab, slot_labels, new, new_vocab, n_slots,
+                                  options)
+    elif slot_model == "cut":
+        ss = slot_scores(train, train_vocab, slot_labels, new, new_vocab, options, n_slots)
+    else:
+        raise ValueError(f"slot_model must be 'cut' or 'factored', got {slot_model!r}")
     empty = np.zeros(0, dtype=np.int64)
     return SlotFill(
         template=np.argmax(ts, axis=1).astype(np.int64) if len(ts) else empty,

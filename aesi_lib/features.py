@@ -46,6 +46,9 @@ class EntityFeatures:
     predicate_ids : ndarray of shape (E,), int, optional
         Index of the predicate lemma; needed to tie templates by predicate
         (``ModelConfig.template_unit = "predicate"``).
+    argument_positions : ndarray of shape (E,), int, optional
+        Argument position of the dependency label (``aesi_lib.factored_slots``); needed for
+        factored slots (``ModelConfig.slot_model = "factored"``).
     """
 
     head_ids: np.ndarray
@@ -57,6 +60,7 @@ class EntityFeatures:
     doc_ids: np.ndarray
     pmi: sp.csr_matrix
     predicate_ids: np.ndarray | None = None
+    argument_positions: np.ndarray | None = None
 
     @property
     def n_entities(self) -> int:
@@ -73,8 +77,10 @@ class EntityFeatures:
             "sentence_ids": self.sentence_ids.shape[0],
             "doc_ids": self.doc_ids.shape[0],
         }
-        if self.predicate_ids is not None:
-            checks["predicate_ids"] = self.predicate_ids.shape[0]
+        for name in ("predicate_ids", "argument_positions"):
+            value = getattr(self, name)
+            if value is not None:
+                checks[name] = value.shape[0]
         bad = {k: v for k, v in checks.items() if v != n}
         if bad:
             raise ValueError(f"EntityFeatures rows disagree with |E|={n}: {bad}")
@@ -168,6 +174,7 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         types are used).
     options : FeatureOptions.
     """
+    from aesi_lib.factored_slots import argument_positions
     from aesi_lib.lexicon.vectors import lookup_vectors
     from aesi_lib.lexicon.wordnet import coarse_type
 
@@ -214,6 +221,7 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         doc_ids=doc_ids.astype(np.int64),
         pmi=pmi_matrix(pmi_table, vocabulary, options.pmi_variant),
         predicate_ids=pred_ids.astype(np.int64),
+        argument_positions=argument_positions(dep_names)[dep_ids],
     )
     features.validate()
     vocab = FeatureVocabulary(tuple(head_names), tuple(dep_names), type_names, tuple(doc_names),
@@ -238,14 +246,23 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
             types_shape=np.asarray(types.shape),
             pmi_data=pmi.data, pmi_indices=pmi.indices, pmi_indptr=pmi.indptr,
             pmi_shape=np.asarray(pmi.shape),
-            predicate_ids=(features.predicate_ids if features.predicate_ids is not None
-                           else np.zeros(0, dtype=np.int64)),
+            predicate_ids=_optional(features.predicate_ids),
+            argument_positions=_optional(features.argument_positions),
             vocab=np.asarray(json.dumps({
                 "heads": vocab.heads, "deps": vocab.deps, "types": vocab.types,
                 "documents": vocab.documents, "oov_rate": vocab.oov_rate,
                 "predicates": vocab.predicates})),
         )
     os.replace(tmp, path)
+
+
+def _optional(values: np.ndarray | None) -> np.ndarray:
+    # An absent optional array is stored empty: npz has no None.
+    return values if values is not None else np.zeros(0, dtype=np.int64)
+
+
+def _stored_optional(z: Any, name: str) -> np.ndarray | None:
+    return z[name] if name in z.files and len(z[name]) else None
 
 
 def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
@@ -260,8 +277,8 @@ def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
                 sentence_ids=z["sentence_ids"], doc_ids=z["doc_ids"],
                 pmi=sp.csr_matrix((z["pmi_data"], z["pmi_indices"], z["pmi_indptr"]),
                                   shape=tuple(z["pmi_shape"])),
-                predicate_ids=(z["predicate_ids"] if "predicate_ids" in z.files
-                               and len(z["predicate_ids"]) else None),
+                predicate_ids=_stored_optional(z, "predicate_ids"),
+                argument_positions=_stored_optional(z, "argument_positions"),
             )
             raw = json.loads(str(z["vocab"]))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:

@@ -26,6 +26,7 @@ from aesi_lib.amp import (
     solve_amp,
     solve_sc,
 )
+from aesi_lib.factored_slots import ARGUMENT_POSITIONS, factored_slot_labels
 from aesi_lib.features import EntityFeatures
 from aesi_lib.similarity import (
     SimilarityOptions,
@@ -79,6 +80,11 @@ class ModelConfig:
     slot_unit : {"mention", "pattern"}
         What a slot label is given to: each entity mention (the paper), or each pattern
         (dependency label, set of semantic types) shared by several mentions.
+    slot_model : {"cut", "factored"}
+        "cut": slots are the normalized cut of W_S (Eqs. 2 and 5, the paper); "factored": a slot
+        is an argument position crossed with an induced semantic class of the head
+        (``aesi_lib.factored_slots``; needs ``mode="sc"`` and ``n_slots`` a multiple of 4).
+        Not in the paper: an option of the quality track.
     """
 
     n_templates: int = 6
@@ -96,6 +102,7 @@ class ModelConfig:
     n_init: int = 1
     template_unit: Literal["mention", "predicate"] = "mention"
     slot_unit: Literal["mention", "pattern"] = "mention"
+    slot_model: Literal["cut", "factored"] = "cut"
 
     def __post_init__(self) -> None:
         if self.template_unit not in ("mention", "predicate"):
@@ -107,6 +114,14 @@ class ModelConfig:
             raise ValueError(f"mode must be 'sc', 'literal' or 'scaled', got {self.mode!r}")
         if self.n_templates < 1 or self.n_slots < 1:
             raise ValueError("n_templates and n_slots must be >= 1")
+        if self.slot_model not in ("cut", "factored"):
+            raise ValueError(f"slot_model must be 'cut' or 'factored', got {self.slot_model!r}")
+        if self.slot_model == "factored":
+            if self.mode != "sc":
+                raise ValueError("slot_model='factored' fixes the slots, so it needs mode='sc'")
+            if self.n_slots % len(ARGUMENT_POSITIONS):
+                raise ValueError(f"slot_model='factored' needs n_slots to be a multiple of "
+                                 f"{len(ARGUMENT_POSITIONS)}, got {self.n_slots}")
 
 
 @dataclass
@@ -218,10 +233,14 @@ def induce(
     }
     units_t, units_s = label_units(features, config)
     if config.mode == "sc":
+        factored = None
+        if config.slot_model == "factored":
+            factored = factored_slot_labels(features, config.n_slots, config.seed,
+                                            options=config.similarity, ncut_options=ncut_options)
         lt, ls, info = solve_sc(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
-            units_t=units_t, units_s=units_s,
+            units_t=units_t, units_s=units_s, slot_labels=factored,
         )
         entry = {"iteration": 0, **info}
         # The joint objective of Eq. 9 is recorded for -SC as well, so runs are comparable.

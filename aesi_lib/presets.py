@@ -1,7 +1,8 @@
 """Named starting configurations of a run (``aesi run --preset NAME``).
 
 ``default`` is the best configuration found on DEV, TST1 and TST2 (README, "Results"); the
-``reproduction`` presets are the paper's model as written, kept for comparison. A preset is a
+``reproduction`` presets are the paper's model as written, kept for comparison; ``tied-cut`` is
+the best configuration whose slots are still a normalized cut of W_S. A preset is a
 ``RunConfig`` as a dict; ``--config`` files and command-line options are merged over it.
 """
 
@@ -14,6 +15,11 @@ _TIED = {"template_unit": "predicate", "slot_unit": "pattern"}
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {
+        "features": {"type_scheme": "depth:4"},
+        "model": {"mode": "sc", "n_templates": 20, "n_slots": 16, "slot_model": "factored",
+                  **_TIED},
+    },
+    "tied-cut": {
         "features": {"type_scheme": "depth:4"},
         "model": {"mode": "sc", "n_templates": 20, "n_slots": 12, **_TIED},
     },

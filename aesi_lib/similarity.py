@@ -61,6 +61,9 @@ class SimilarityOptions:
     cos_p_weight, dep_weight, type_weight : float
         Weights of ``cos(vec_p(i), vec_p(j))``, ``δ(dep_i = dep_j)`` and
         ``δ(types_i ∩ types_j ≠ ∅)`` in W_S (Eq. 2). The paper uses 1 for all.
+    cos_h_weight : float
+        Weight of the head-vector cosine in W_H (:func:`head_class_similarity`, not in the
+        paper); ``type_weight`` weighs its type term.
     cosine : {"shift", "clip", "raw"}
         How cosines enter the graph; see the module docstring.
     diagonal : {"keep", "zero"}
@@ -78,6 +81,7 @@ class SimilarityOptions:
     cos_p_weight: float = 1.0
     dep_weight: float = 1.0
     type_weight: float = 1.0
+    cos_h_weight: float = 1.0
     cosine: CosineMode = "shift"
     diagonal: DiagonalMode = "keep"
     term_normalization: TermNormalization = "none"
@@ -418,6 +422,38 @@ def slot_similarity(
     return _assemble(terms, options)
 
 
+def head_class_similarity(
+    features: EntityFeatures, options: SimilarityOptions | None = None
+) -> SimilarityOperator:
+    """W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j), matrix-free.
+
+    Not in the paper: the graph of the semantic classes of factored slots
+    (``aesi_lib.factored_slots``). It keeps the type term of W_S (Eq. 2) and replaces the
+    predicate vector by the head word's own vector, so that it groups heads by what they denote
+    (people, organisations, devices, buildings) whatever their predicate and dependency.
+
+    Parameters
+    ----------
+    features : EntityFeatures
+    options : SimilarityOptions, optional
+        ``type_weight`` and ``cos_h_weight`` weigh the two terms.
+
+    Returns
+    -------
+    SimilarityOperator of shape (E, E)
+    """
+    options = options or SimilarityOptions()
+    set_ids, S = type_set_groups(features.types)
+    terms: list[tuple[float, Term]] = [
+        (options.type_weight, GroupTerm("type", set_ids, S, S.shape[0])),
+        (
+            options.cos_h_weight,
+            CosineTerm("cos_h", [features.head_vectors], options.cosine, options.clip_chunk),
+        ),
+    ]
+    return _assemble(terms, options)
+
+
 # --------------------------------------------------------------------------------------------
 # Dense references, straight from the definitions; for tests and small inputs only.
 # --------------------------------------------------------------------------------------------
@@ -479,5 +515,18 @@ def dense_slot_similarity(
         (options.cos_p_weight, _dense_cosine(features.predicate_vectors, options.cosine)),
         (options.dep_weight, (dep[:, None] == dep[None, :]).astype(np.float64)),
         (options.type_weight, shares.astype(np.float64)),
+    ]
+    return _dense_assemble(terms, options)
+
+
+def dense_head_class_similarity(
+    features: EntityFeatures, options: SimilarityOptions | None = None
+) -> np.ndarray:
+    """Dense |E|×|E| W_H (:func:`head_class_similarity`) from the definition (tests only)."""
+    options = options or SimilarityOptions()
+    T = (features.types.toarray() != 0).astype(np.int64)
+    terms = [
+        (options.type_weight, ((T @ T.T) > 0).astype(np.float64)),
+        (options.cos_h_weight, _dense_cosine(features.head_vectors, options.cosine)),
     ]
     return _dense_assemble(terms, options)

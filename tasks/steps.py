@@ -485,7 +485,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": [], "npmi": []})
     new, new_vocab = build_features(entities, empty_pmi, vectors, wordnet, config.features)
     fill = fill_slots(train, train_vocab, templates, slots, new, new_vocab,
-                      config.model.similarity, config.model.n_templates, config.model.n_slots)
+                      config.model.similarity, config.model.n_templates, config.model.n_slots,
+                      config.model.slot_model)
     frame = entities.assign(template=fill.template, slot=fill.slot)[pipeline.EXPORT_COLUMNS]
     frame = frame.assign(template_score=fill.template_scores.max(axis=1),
                          slot_score=fill.slot_scores.max(axis=1))

@@ -66,6 +66,8 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     _one_line_error(capsys, ["run", "--demo", "--config", str(config)], "not valid JSON")
     _one_line_error(capsys, ["run", "--demo", "--mode", "sc", "--templates", "0"],
                     "n_templates and n_slots must be >= 1")
+    # Factored slots (the default preset) come in blocks of four argument positions.
+    _one_line_error(capsys, ["run", "--demo", "--slots", "5"], "multiple of 4")
 
 
 def test_run_config_merges_file_and_options(tmp_path):
@@ -73,12 +75,12 @@ def test_run_config_merges_file_and_options(tmp_path):
     config.write_text(json.dumps({"model": {"n_templates": 8, "seed": 1},
                                   "features": {"pmi_variant": "npmi"}}))
     args = cli.build_parser().parse_args(
-        ["run", "--config", str(config), "--seed", "4", "--slots", "5", "--casing", "lower",
+        ["run", "--config", str(config), "--seed", "4", "--slots", "8", "--casing", "lower",
          "--vectors", "v.kv"])
     merged = cli._run_config(args)
     # The default preset is the base; the file overrides it; options override the file.
     assert merged["model"] == {**preset("default")["model"], "n_templates": 8, "seed": 4,
-                               "n_slots": 5}
+                               "n_slots": 8}
     assert merged["features"] == {**preset("default")["features"], "pmi_variant": "npmi"}
     assert merged["parser"] == {"casing": "lower"}
     assert merged["vectors_path"] == "v.kv"

@@ -8,6 +8,7 @@ import pytest
 from gensim.models import KeyedVectors
 
 from aesi_lib.errors import InputError
+from aesi_lib.factored_slots import argument_position
 from aesi_lib.features import (
     FeatureOptions,
     build_features,
@@ -63,6 +64,8 @@ def test_build_features_aligns_rows_and_ids():
         "destroy", "destroy", "attack", "explode"]
     # Same document and sentence -> same sentence id; the second document's sentence differs.
     assert features.sentence_ids[0] == features.sentence_ids[1] != features.sentence_ids[2]
+    deps = list(_table()["dep"])
+    assert list(features.argument_positions) == [argument_position(d) for d in deps]
     np.testing.assert_allclose(features.head_vectors[0], _vectors()["bomb"])
     # Unknown words get a non-zero vector so cosines stay defined.
     assert np.linalg.norm(features.head_vectors[2]) > 0
@@ -78,6 +81,7 @@ def test_features_file_round_trip_and_damage(tmp_path):
     loaded, loaded_vocab = load_features(path)
     assert loaded_vocab == vocab
     np.testing.assert_array_equal(loaded.predicate_ids, features.predicate_ids)
+    np.testing.assert_array_equal(loaded.argument_positions, features.argument_positions)
     np.testing.assert_array_equal(loaded.pmi.toarray(), features.pmi.toarray())
     np.testing.assert_array_equal(loaded.types.toarray(), features.types.toarray())
     path.write_bytes(b"not a zip file")

@@ -321,7 +321,8 @@ def test_sweep_shares_features_and_caches_solves(prefect_here, reference, tmp_pa
 
     # The base is the configuration the reference run used (the default preset).
     spec = {"base": deep_merge(preset("default"), {"model": {"max_iter": 3}}),
-            "configurations": {"scaled": {"model": {"mode": "scaled", "constraint_weight": 0.01}},
+            "configurations": {"scaled": {"model": {"mode": "scaled", "constraint_weight": 0.01,
+                                                    "slot_model": "cut"}},
                                "sc": {"model": {"mode": "sc"}}}}
     out = tmp_path / "sweep"
     r = sweep_flow(spec=spec, seeds=[0, 1], out_dir=str(out),

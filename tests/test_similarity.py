@@ -12,8 +12,10 @@ import scipy.sparse as sp
 from aesi_lib.features import EntityFeatures
 from aesi_lib.similarity import (
     SimilarityOptions,
+    dense_head_class_similarity,
     dense_slot_similarity,
     dense_template_similarity,
+    head_class_similarity,
     slot_similarity,
     template_similarity,
     type_set_groups,
@@ -61,6 +63,7 @@ def test_operators_equal_dense_reference(options: SimilarityOptions, seed: int) 
     for build, dense in (
         (template_similarity, dense_template_similarity),
         (slot_similarity, dense_slot_similarity),
+        (head_class_similarity, dense_head_class_similarity),
     ):
         W = build(f, options)
         ref = dense(f, options)

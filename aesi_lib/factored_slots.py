@@ -1,0 +1,129 @@
+"""Factored slots: a slot is an argument position crossed with a semantic class of the head.
+
+Not in the paper; an option of the quality track (``ModelConfig.slot_model = "factored"``).
+The paper's slot graph W_S (Eq. 2) adds a dependency clique, a predicate-vector cosine and a
+type clique. Cut into slots, the dependency clique wins: on MUC-4 one slot held every ``nsubj``
+and another every ``dobj``, so a bomb that was placed and a building that was destroyed shared
+a slot and Instrument F1 was 0. A factored slot keeps the two signals apart:
+
+* the **argument position** of the dependency label, a fixed linguistic grouping
+  (:data:`ARGUMENT_POSITIONS`): subject, object, locative oblique, other;
+* the **semantic class** of the head word, induced by a normalized cut (Eqs. 3-5) of
+  W_H = δ(shared type) + cos(head vectors) (:func:`aesi_lib.similarity.head_class_similarity`),
+  with the labels of all mentions of one head word tied (``aesi_lib.amp.unit_indicator``).
+
+The slot of a mention is ``position · n_classes + class``, so |S| = 4 · n_classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from aesi_lib.amp import tied_operator, unit_indicator
+from aesi_lib.features import EntityFeatures
+from aesi_lib.ncut import normalized_cut
+from aesi_lib.similarity import SimilarityOptions, head_class_similarity
+
+ARGUMENT_POSITIONS: tuple[str, ...] = ("subject", "object", "locative", "other")
+
+# Targets of bombings are often named only as the place of the explosion ("exploded AT the
+# embassy"), so locative obliques get a position of their own.
+LOCATIVE_PREPOSITIONS = frozenset({"in", "at", "on", "near", "inside"})
+
+
+def argument_position(dep: str) -> int:
+    """Index in :data:`ARGUMENT_POSITIONS` of a dependency label of ``aesi_lib.entities``.
+
+    ``nsubj`` (which includes passive agents, rule R5) is the subject; ``dobj`` and ``iobj``
+    (with passive subjects) the object; ``prep_<p>`` with a locative ``p`` the locative
+    oblique; anything else ``other``.
+    """
+    if dep == "nsubj":
+        return 0
+    if dep in ("dobj", "iobj"):
+        return 1
+    if dep.startswith("prep_") and dep[len("prep_"):] in LOCATIVE_PREPOSITIONS:
+        return 2
+    return 3
+
+
+def argument_positions(deps: Sequence[str]) -> np.ndarray:
+    """:func:`argument_position` of every label, as an int64 array of shape (len(deps),)."""
+    return np.asarray([argument_position(str(d)) for d in deps], dtype=np.int64)
+
+
+def semantic_classes(
+    features: EntityFeatures,
+    n_classes: int,
+    seed: int = 0,
+    *,
+    options: SimilarityOptions | None = None,
+    ncut_options: dict[str, Any] | None = None,
+) -> np.ndarray:
+    """Semantic class of every mention: the normalized cut of W_H tied by head word.
+
+    Parameters
+    ----------
+    features : EntityFeatures
+        |E| mentions; uses ``head_ids``, ``head_vectors`` and ``types``.
+    n_classes : int
+        Number of classes.
+    seed : int
+    options : SimilarityOptions, optional
+        Weights of W_H (``type_weight``, ``cos_h_weight``) and its conventions.
+    ncut_options : dict, optional
+        Passed to :func:`aesi_lib.ncut.normalized_cut` (solver, tol, deflate, n_init).
+
+    Returns
+    -------
+    ndarray of shape (E,), int
+        Class in ``0 .. n_classes - 1``; mentions with the same head word share it.
+    """
+    heads = np.unique(np.asarray(features.head_ids), return_inverse=True)[1].astype(np.int64)
+    W = head_class_similarity(features, options)
+    G = unit_indicator(heads)
+    head_labels = normalized_cut(
+        tied_operator(W, G), n_classes, seed, degrees=np.asarray(G.T @ W.degrees()),
+        **(ncut_options or {}),
+    )
+    return np.asarray(head_labels, dtype=np.int64)[heads]
+
+
+def factored_slot_labels(
+    features: EntityFeatures,
+    n_slots: int,
+    seed: int = 0,
+    *,
+    options: SimilarityOptions | None = None,
+    ncut_options: dict[str, Any] | None = None,
+) -> np.ndarray:
+    """Slot of every mention: ``position · (n_slots / 4) + semantic class``.
+
+    Parameters
+    ----------
+    features : EntityFeatures
+        Must carry ``argument_positions`` (``aesi_lib.features.build_features`` fills them).
+    n_slots : int
+        |S|, a multiple of ``len(ARGUMENT_POSITIONS)`` (4).
+    seed, options, ncut_options
+        As in :func:`semantic_classes`.
+
+    Returns
+    -------
+    ndarray of shape (E,), int
+    """
+    n_positions = len(ARGUMENT_POSITIONS)
+    if n_slots < n_positions or n_slots % n_positions:
+        raise ValueError(
+            f"factored slots need n_slots to be a multiple of {n_positions} (one block of "
+            f"semantic classes per argument position), got {n_slots}"
+        )
+    if features.argument_positions is None:
+        raise ValueError("factored slots need features.argument_positions; rebuild the features")
+    n_classes = n_slots // n_positions
+    classes = semantic_classes(features, n_classes, seed, options=options,
+                               ncut_options=ncut_options)
+    return np.asarray(features.argument_positions, dtype=np.int64) * n_classes + classes
