@@ -85,9 +85,15 @@ def semantic_classes(
     heads = np.unique(np.asarray(features.head_ids), return_inverse=True)[1].astype(np.int64)
     W = head_class_similarity(features, options)
     G = unit_indicator(heads)
+    degrees = np.asarray(G.T @ W.degrees())
+    if np.any(degrees <= 0):
+        # Only the type term can leave a head isolated: one whose head has no type at all.
+        raise ValueError(
+            f"{int(np.sum(degrees <= 0))} head words have no similarity to any other (no "
+            "semantic type and cos_h_weight = 0); keep the head-vector cosine in W_H"
+        )
     head_labels = normalized_cut(
-        tied_operator(W, G), n_classes, seed, degrees=np.asarray(G.T @ W.degrees()),
-        **(ncut_options or {}),
+        tied_operator(W, G), n_classes, seed, degrees=degrees, **(ncut_options or {}),
     )
     return np.asarray(head_labels, dtype=np.int64)[heads]
 

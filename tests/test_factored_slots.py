@@ -19,6 +19,7 @@ from aesi_lib.factored_slots import (
 )
 from aesi_lib.features import EntityFeatures, FeatureVocabulary
 from aesi_lib.model import ModelConfig, induce, planted_features
+from aesi_lib.similarity import SimilarityOptions
 
 
 @pytest.mark.parametrize(("dep", "position"), [
@@ -85,6 +86,9 @@ def test_factored_slots_reject_bad_inputs() -> None:
         factored_slot_labels(features, 6)
     with pytest.raises(ValueError, match="argument_positions"):
         factored_slot_labels(dataclasses.replace(features, argument_positions=None), 8)
+    untyped = dataclasses.replace(features, types=sp.csr_matrix(features.types.shape))
+    with pytest.raises(ValueError, match="no semantic type"):
+        semantic_classes(untyped, 3, options=SimilarityOptions(cos_h_weight=0.0))
     with pytest.raises(ValueError, match="mode='sc'"):
         ModelConfig(slot_model="factored", mode="scaled", n_slots=8)
     with pytest.raises(ValueError, match="multiple of 4"):
