@@ -118,7 +118,8 @@ class ModelConfig:
             raise ValueError(f"slot_model must be 'cut' or 'factored', got {self.slot_model!r}")
         if self.slot_model == "factored":
             if self.mode != "sc":
-                raise ValueError("slot_model='factored' fixes the slots, so it needs mode='sc'")
+                raise ValueError("slot_model='factored' fixes the slots, so it needs mode='sc' "
+                                 "(for AMP, cut the slots: slot_model='cut')")
             if self.n_slots % len(ARGUMENT_POSITIONS):
                 raise ValueError(f"slot_model='factored' needs n_slots to be a multiple of "
                                  f"{len(ARGUMENT_POSITIONS)}, got {self.n_slots}")

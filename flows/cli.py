@@ -45,8 +45,9 @@ def _add_config_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model, parser and feature options (override --config)")
     g.add_argument("--preset", choices=sorted(PRESETS),
                    help="starting configuration: default (the best found on DEV/TST1/TST2), "
-                   "reproduction (the paper's model), reproduction-sc, literal; --config and "
-                   "the options below override it (run: default 'default')")
+                   "tied-cut (the best with slots cut from W_S), reproduction (the paper's "
+                   "model), reproduction-sc, literal; --config and the options below override "
+                   "it (run: default 'default')")
     g.add_argument("--config", help="JSON file with a RunConfig (options below override it)")
     g.add_argument("--templates", type=int, help="|T|, number of templates")
     g.add_argument("--slots", type=int, help="|S|, number of slots")
@@ -54,6 +55,10 @@ def _add_config_options(p: argparse.ArgumentParser) -> None:
                    help="sc: independent cuts (-SC); literal: the appendix's AMP as written; "
                    "scaled: AMP with a constraint weight")
     g.add_argument("--weight", type=float, help="constraint weight of the scaled mode")
+    g.add_argument("--slot-model", choices=["cut", "factored"],
+                   help="cut: slots are the normalized cut of W_S (the paper); factored: "
+                   "argument position x semantic class of the head (needs --mode sc and "
+                   "--slots a multiple of 4)")
     g.add_argument("--init", choices=["random", "sc"], help="AMP initialisation")
     g.add_argument("--max-iter", type=int, help="AMP iteration cap")
     g.add_argument("--seed", type=int, help="random seed")
@@ -97,7 +102,7 @@ def _run_config(args: argparse.Namespace) -> dict[str, Any]:
     sections = {
         "model": (("templates", "n_templates"), ("slots", "n_slots"), ("mode", "mode"),
                   ("weight", "constraint_weight"), ("init", "init"), ("seed", "seed"),
-                  ("max_iter", "max_iter")),
+                  ("max_iter", "max_iter"), ("slot_model", "slot_model")),
         "parser": (("parser", "backend"), ("casing", "casing"), ("stanza_dir", "stanza_dir")),
         "features": (("type_scheme", "type_scheme"), ("pmi", "pmi_variant")),
     }

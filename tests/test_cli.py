@@ -68,6 +68,10 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
                     "n_templates and n_slots must be >= 1")
     # Factored slots (the default preset) come in blocks of four argument positions.
     _one_line_error(capsys, ["run", "--demo", "--slots", "5"], "multiple of 4")
+    _one_line_error(capsys, ["run", "--demo", "--mode", "scaled"], "slot_model='cut'")
+    cut = cli._run_config(cli.build_parser().parse_args(
+        ["run", "--mode", "scaled", "--slot-model", "cut", "--slots", "5"]))
+    assert cut["model"]["slot_model"] == "cut" and cut["model"]["n_slots"] == 5
 
 
 def test_run_config_merges_file_and_options(tmp_path):
