@@ -83,8 +83,8 @@ class ModelConfig:
     slot_model : {"cut", "factored"}
         "cut": slots are the normalized cut of W_S (Eqs. 2 and 5, the paper); "factored": a slot
         is an argument position crossed with an induced semantic class of the head
-        (``aesi_lib.factored_slots``; needs ``mode="sc"`` and ``n_slots`` a multiple of 4).
-        Not in the paper: an option of the quality track.
+        (``aesi_lib.factored_slots``; needs ``mode="sc"`` and ``n_slots`` a multiple of 4;
+        ``slot_unit`` does not apply). Not in the paper: an option of the quality track.
     """
 
     n_templates: int = 6
