@@ -15,9 +15,9 @@ _TIED = {"template_unit": "predicate", "slot_unit": "pattern"}
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {
-        "features": {"type_scheme": "depth:4"},
-        "model": {"mode": "sc", "n_templates": 20, "n_slots": 16, "slot_model": "factored",
-                  **_TIED},
+        "features": {"type_scheme": "depth:3"},
+        "model": {"mode": "sc", "n_templates": 20, "n_slots": 24, "slot_model": "factored",
+                  "n_init": 8, **_TIED},
     },
     "tied-cut": {
         "features": {"type_scheme": "depth:4"},
