@@ -186,14 +186,15 @@ def label_units(features: EntityFeatures, config: ModelConfig
     """Unit codes that tie template and slot labels (None: one unit per mention).
 
     Template units are predicate lemmas (``features.predicate_ids``); slot units are the
-    distinct (dependency label, semantic-type set) pairs.
+    distinct (dependency label, semantic-type set) pairs. Factored slots are not a cut of W_S,
+    so they have no slot units.
     """
     units_t = units_s = None
     if config.template_unit == "predicate":
         if features.predicate_ids is None:
             raise ValueError("template_unit='predicate' needs features.predicate_ids")
         units_t = np.unique(features.predicate_ids, return_inverse=True)[1].astype(np.int64)
-    if config.slot_unit == "pattern":
+    if config.slot_unit == "pattern" and config.slot_model == "cut":
         type_groups, _ = type_set_groups(features.types)
         pairs = np.stack([np.asarray(features.dep_ids), np.asarray(type_groups)], axis=1)
         units_s = np.unique(pairs, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
