@@ -18,6 +18,7 @@ SCORE_COLUMNS = (
     "tst_test_lenient_f1", "tst_test_lenient_p", "tst_test_lenient_r",
     "tst_dev_lenient_f1", "tst_dev_lenient_p", "tst_dev_lenient_r",
     "tst_test_strict_f1", "tst_dev_strict_f1", "dev_dev_lenient_f1",
+    "tst_test_lenient_template_r", "tst_test_lenient_oracle_f1",
 )
 
 
@@ -39,9 +40,12 @@ def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
     """The sweep's scores of one run.
 
     ``tst_*``: the evaluated split (TST1+TST2), test-mapped and dev-mapped, lenient and strict;
-    ``dev_dev_lenient_f1``: DEV scored with a mapping learned on DEV (the cross-check).
+    ``dev_dev_lenient_f1``: DEV scored with a mapping learned on DEV (the cross-check);
+    ``tst_test_lenient_template_r`` and ``tst_test_lenient_oracle_f1``: the template recall
+    ceiling and the relevance-oracle F1 of the test-mapped lenient result
+    (``aesi_lib.evaluate.bounds``).
     """
-    from aesi_lib.evaluate import evaluate
+    from aesi_lib.evaluate import evaluate, result_bounds
 
     row: dict[str, float] = {}
     for matcher in ("lenient", "strict"):
@@ -52,6 +56,10 @@ def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
             prefix = f"tst_{short}_{matcher}"
             row.update({f"{prefix}_f1": r.f1, f"{prefix}_p": r.precision,
                         f"{prefix}_r": r.recall})
+            if prefix == "tst_test_lenient":
+                bounds = result_bounds(assignments, eval_keys, r)
+                row[f"{prefix}_template_r"] = bounds["template_recall_ceiling"]
+                row[f"{prefix}_oracle_f1"] = bounds["relevance_oracle"]["f1"]
     if dev_keys:
         row["dev_dev_lenient_f1"] = evaluate(assignments, dev_keys, matcher="lenient").f1
     return row
@@ -71,15 +79,22 @@ def summarize(rows: pd.DataFrame, columns: Sequence[str] = SCORE_COLUMNS) -> pd.
 
 
 def markdown_table(summary: pd.DataFrame) -> str:
-    """The README's results table: TST1+TST2 F1 as mean ± std over seeds."""
+    """The README's results table: TST1+TST2 F1 as mean ± std over seeds, and the mean bounds
+    of the test-mapped lenient result (template recall ceiling, relevance-oracle F1)."""
     header = ("| configuration | seeds | test-mapped lenient F1 (P / R) | dev-mapped lenient F1 "
-              "| test-mapped strict F1 | DEV dev-mapped F1 |")
-    lines = [header, "|---|---|---|---|---|---|"]
+              "| test-mapped strict F1 | DEV dev-mapped F1 | bounds: R templates / F1 oracle |")
+    lines = [header, "|---|---|---|---|---|---|---|"]
 
     def cell(row: pd.Series, name: str) -> str:
         if f"{name}_mean" not in row or pd.isna(row[f"{name}_mean"]):
             return "–"
         return f"{row[f'{name}_mean']:.3f} ± {row[f'{name}_std']:.3f}"
+
+    def bounds(row: pd.Series) -> str:
+        names = ("tst_test_lenient_template_r_mean", "tst_test_lenient_oracle_f1_mean")
+        if any(n not in row or pd.isna(row[n]) for n in names):
+            return "–"
+        return f"{row[names[0]]:.2f} / {row[names[1]]:.2f}"
 
     for _, row in summary.iterrows():
         pr = ""
@@ -89,7 +104,7 @@ def markdown_table(summary: pd.DataFrame) -> str:
         lines.append(f"| {row['configuration']} | {row['seeds']} | "
                      f"{cell(row, 'tst_test_lenient_f1')}{pr} | "
                      f"{cell(row, 'tst_dev_lenient_f1')} | {cell(row, 'tst_test_strict_f1')} | "
-                     f"{cell(row, 'dev_dev_lenient_f1')} |")
+                     f"{cell(row, 'dev_dev_lenient_f1')} | {bounds(row)} |")
     return "\n".join(lines) + "\n"
 
 

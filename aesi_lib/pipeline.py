@@ -188,8 +188,12 @@ def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "as
 def evaluate_assignments(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
                          map_keys: Sequence[KeyTemplate] | None = None
                          ) -> dict[str, Any]:
-    """Scores for {test-mapped, dev-mapped} × {lenient, strict} plus diagnostics."""
-    from aesi_lib.evaluate import evaluate, false_positive_share_irrelevant, recall_ceiling
+    """Scores for {test-mapped, dev-mapped} × {lenient, strict} plus diagnostics.
+
+    Each score entry also carries the bounds of ``aesi_lib.evaluate.bounds``:
+    ``fp_share_irrelevant``, ``template_recall_ceiling`` and ``relevance_oracle`` (counts).
+    """
+    from aesi_lib.evaluate import evaluate, recall_ceiling, result_bounds
 
     scores: dict[str, Any] = {}
     for matcher in ("lenient", "strict"):
@@ -198,7 +202,7 @@ def evaluate_assignments(assignments: pd.DataFrame, eval_keys: Sequence[KeyTempl
             result = evaluate(assignments, eval_keys, map_keys=map_keys, matcher=matcher,
                               mapping=mode)
             entry = result.to_dict()
-            entry["fp_share_irrelevant"] = false_positive_share_irrelevant(result)
+            entry.update(result_bounds(assignments, eval_keys, result))
             scores[f"{mode}/{matcher}"] = entry
         scores[f"recall_ceiling/{matcher}"] = recall_ceiling(assignments, eval_keys, matcher)
     return scores

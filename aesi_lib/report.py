@@ -48,9 +48,9 @@ from aesi_lib.evaluate import (
     EvaluationResult,
     SplitIndex,
     evaluate,
-    false_positive_share_irrelevant,
     read_assignments,
     recall_ceiling,
+    result_bounds,
 )
 from aesi_lib.evaluate.mapping import type_mappings
 
@@ -79,7 +79,10 @@ _ROLE_SUMMARY_COLUMNS = [
 MAPPING_MATCHER = "lenient"
 
 #: Columns of the score tables built by :func:`scores_from_results` / :func:`compute_scores`.
-SCORE_COLUMNS = ("mode", "matcher", "precision", "recall", "f1", "tp", "fp", "fn", "fp_share")
+SCORE_COLUMNS = (
+    "mode", "matcher", "precision", "recall", "f1", "tp", "fp", "fn",
+    "fp_share", "template_recall_ceiling", "relevance_oracle_f1",
+)
 PER_SLOT_COLUMNS = ("mode", "matcher", "gold_slot", "precision", "recall", "f1", "tp", "fp", "fn")
 MAPPING_COLUMNS = ("mode", "type", "template", "slot", "gold_slot", "kept")
 
@@ -437,10 +440,14 @@ def _empty(columns: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(columns=list(columns))
 
 
-def _score_row(mode: str, matcher: str, d: Mapping[str, Any], fp_share: Any) -> dict[str, Any]:
+def _score_row(mode: str, matcher: str, d: Mapping[str, Any]) -> dict[str, Any]:
+    """One row of SCORE_COLUMNS from a stored score entry (scores plus ``result_bounds``)."""
     row = {"mode": mode, "matcher": matcher}
     row.update({k: d.get(k) for k in ("precision", "recall", "f1", "tp", "fp", "fn")})
-    row["fp_share"] = fp_share
+    row["fp_share"] = d.get("fp_share_irrelevant")
+    row["template_recall_ceiling"] = d.get("template_recall_ceiling")
+    oracle = d.get("relevance_oracle")
+    row["relevance_oracle_f1"] = oracle.get("f1") if isinstance(oracle, Mapping) else None
     return row
 
 
@@ -494,7 +501,7 @@ def scores_from_results(results: Mapping[str, Any] | None) -> ScoreTables | None
             ceilings[matcher or MAPPING_MATCHER] = float(entry)
         elif isinstance(entry, Mapping) and "f1" in entry:
             matcher = matcher or str(entry.get("matcher", ""))
-            scores.append(_score_row(head, matcher, entry, entry.get("fp_share_irrelevant")))
+            scores.append(_score_row(head, matcher, entry))
             per_slot += _slot_rows(head, matcher, entry.get("per_slot"))
             if matcher == MAPPING_MATCHER:
                 mapping += [
@@ -578,8 +585,8 @@ def compute_scores(
                 res = evaluate(
                     assignments, eval_keys, map_keys=map_keys, matcher=matcher, mapping=mode
                 )
-            share = false_positive_share_irrelevant(res)
-            scores.append(_score_row(mode, matcher, res.to_dict(), share))
+            entry = {**res.to_dict(), **result_bounds(assignments, eval_keys, res)}
+            scores.append(_score_row(mode, matcher, entry))
             per_slot += _slot_rows(mode, matcher, res.per_slot)
     ceilings = {m: recall_ceiling(assignments, eval_keys, matcher=m) for m in MATCHERS}
     return ScoreTables(
@@ -893,7 +900,10 @@ def _score_blocks(report: SchemaReport) -> list[Block]:
         ]
     blocks: list[Block] = [Heading(2, "Scores"), Para(f"Scores {st.source}.")]
     if len(st.scores):
-        header = ("mapping", "matcher", "P", "R", "F1", "TP", "FP", "FN", "FP from irrelevant")
+        header = (
+            "mapping", "matcher", "P", "R", "F1", "TP", "FP", "FN",
+            "FP from irrelevant", "R bound, templates", "F1, relevance oracle",
+        )
         rows = tuple(
             (
                 str(r.mode),
@@ -905,6 +915,8 @@ def _score_blocks(report: SchemaReport) -> list[Block]:
                 _fmt_int(r.fp),
                 _fmt_int(r.fn),
                 _fmt_pct(r.fp_share),
+                _fmt_float(r.template_recall_ceiling),
+                _fmt_float(r.relevance_oracle_f1),
             )
             for r in st.scores.itertuples(index=False)
         )
@@ -914,6 +926,21 @@ def _score_blocks(report: SchemaReport) -> list[Block]:
                 "share of the false positives that come from messages without a relevant "
                 "incident (every guess there is a false positive).",
                 label="FP from irrelevant:",
+            )
+        )
+        blocks.append(
+            Para(
+                "the recall if every mention of the templates the mapping uses fed every gold "
+                "slot: what better slots could reach with these templates.",
+                label="R bound, templates:",
+            )
+        )
+        blocks.append(
+            Para(
+                "the F1 had the messages without a relevant incident produced nothing: what a "
+                "perfect document filter could reach with this mapping. Both use the keys; "
+                "they are bounds, not scores.",
+                label="F1, relevance oracle:",
             )
         )
     if st.ceilings:

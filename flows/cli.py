@@ -180,6 +180,21 @@ def _print_scores(results: dict[str, Any]) -> None:
     for name, s in scores.items():
         if not isinstance(s, dict):
             print(f"{name}: {s:.3f}")
+    _print_bounds({name: s for name, s in scores.items() if isinstance(s, dict)})
+
+
+def _print_bounds(entries: dict[str, dict[str, Any]]) -> None:
+    """What a perfect part would allow (``aesi_lib.evaluate.bounds``), per score entry."""
+    rows = [(name, e) for name, e in entries.items() if "template_recall_ceiling" in e]
+    if not rows:
+        return
+    print("bounds (oracles that use the keys; not scores):")
+    print("| mapping/matcher | FP from irrelevant messages | recall bound, mapped templates "
+          "| F1 if irrelevant messages gave nothing |")
+    print("|---|---|---|---|")
+    for name, e in rows:
+        print(f"| {name} | {e['fp_share_irrelevant']:.0%} | {e['template_recall_ceiling']:.3f} "
+              f"| {e['relevance_oracle']['f1']:.3f} |")
 
 
 def _print_documents(summary: dict[str, Any], limit: int = 10) -> None:
@@ -262,7 +277,13 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from aesi_lib.corpus.muc4 import read_muc4_keys
-    from aesi_lib.evaluate import evaluate, format_table, read_assignments, recall_ceiling
+    from aesi_lib.evaluate import (
+        evaluate,
+        format_table,
+        read_assignments,
+        recall_ceiling,
+        result_bounds,
+    )
 
     assignments = read_assignments(args.assignments)
     eval_keys = [k for path in args.keys for k in read_muc4_keys(path)]
@@ -280,13 +301,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         for mapping in mappings:
             r = evaluate(assignments, eval_keys, map_keys=map_keys, matcher=matcher,
                          mapping=mapping)
-            out[f"{mapping}/{matcher}"] = r.to_dict()
+            out[f"{mapping}/{matcher}"] = {**r.to_dict(),
+                                           **result_bounds(assignments, eval_keys, r)}
             rows[f"this run ({mapping}, {matcher})"] = r
         out[f"recall_ceiling/{matcher}"] = recall_ceiling(assignments, eval_keys, matcher)
     print(format_table(rows, published=True))
     for matcher in matchers:
         print(f"recall ceiling of the extraction ({matcher}): "
               f"{out[f'recall_ceiling/{matcher}']:.3f}")
+    _print_bounds({name: e for name, e in out.items() if isinstance(e, dict)})
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     return 0

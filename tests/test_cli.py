@@ -110,3 +110,19 @@ def test_dask_options_choose_the_dask_runner():
     default = cli._with_runner(induce_flow, args).task_runner
     assert type(default).__name__ == "ThreadPoolTaskRunner"
     assert default._max_workers == 1
+
+
+def test_scores_print_the_bounds_beside_the_scores(capsys):
+    entry = {"precision": 0.5, "recall": 0.25, "f1": 1 / 3, "tp": 1, "fp": 1, "fn": 3,
+             "fp_share_irrelevant": 1.0, "template_recall_ceiling": 0.5,
+             "relevance_oracle": {"f1": 0.4}}
+    old = {k: v for k, v in entry.items() if k not in ("template_recall_ceiling",
+                                                       "relevance_oracle")}
+    cli._print_scores({"evaluated_on": "TST1+TST2", "scores": {
+        "test-mapped/lenient": entry, "dev-mapped/lenient": old, "recall_ceiling/lenient": 0.8}})
+    lines = capsys.readouterr().out.splitlines()
+    assert "| test-mapped/lenient | 0.500 | 0.250 | 0.333 | 1 | 1 | 3 |" in lines
+    assert "recall_ceiling/lenient: 0.800" in lines
+    assert "| test-mapped/lenient | 100% | 0.500 | 0.400 |" in lines
+    # Results stored before the bounds existed print their scores and no bounds row.
+    assert not any(line.startswith("| dev-mapped/lenient | 100%") for line in lines)

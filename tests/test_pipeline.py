@@ -31,3 +31,7 @@ def test_notebook_path_on_the_demo_corpus(tmp_path):
     scores = pipeline.evaluate_assignments(assignments, corpus.keys)
     assert 0 < scores["test-mapped/lenient"]["f1"] <= 1
     assert scores["recall_ceiling/lenient"] >= scores["test-mapped/lenient"]["recall"]
+    lenient = scores["test-mapped/lenient"]
+    assert lenient["recall"] <= lenient["template_recall_ceiling"]
+    assert lenient["template_recall_ceiling"] <= scores["recall_ceiling/lenient"]
+    assert lenient["relevance_oracle"]["f1"] >= lenient["f1"]

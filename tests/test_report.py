@@ -203,6 +203,9 @@ def test_mapping_section_names_learned_template(tmp_path: Path, assignments: pd.
         1,
         1.0,
     )
+    # Without D3's guess the F1 is perfect; the mapped template holds every gold entity.
+    assert (row["relevance_oracle_f1"], row["template_recall_ceiling"]) == (1.0, 1.0)
+    assert "| 100.0% | 1.000 | 1.000 |" in md and "R bound, templates:" in md
     # The mapped template and its mapped roles are highlighted in the tables.
     assert "| **1** ★ | 6 |" in md and "| **0** ★ | 3 |" in md
 
@@ -219,6 +222,9 @@ def test_scores_from_stored_results(assignments: pd.DataFrame) -> None:
     assert st is not None
     assert list(st.scores["matcher"]) == ["lenient", "strict"]
     assert st.ceilings == {"lenient": 0.9}
+    lenient = st.scores.iloc[0]
+    assert (lenient["fp_share"], lenient["template_recall_ceiling"]) == (0.25, 0.7)
+    assert lenient["relevance_oracle_f1"] == pytest.approx(0.6 + 0.1)
     assert set(st.per_slot["gold_slot"]) == {"Perpetrator"}
     assert list(st.mapping[["template", "slot", "gold_slot"]].itertuples(index=False)) == [
         (1, 0, "Perpetrator")
@@ -236,6 +242,8 @@ def _stored(f1: float) -> dict:
         "per_slot": {"Perpetrator": per},
         "mapping": [{"template": 1, "slot": 0, "gold_slot": "Perpetrator"}],
         "fp_share_irrelevant": 0.25,
+        "template_recall_ceiling": 0.7,
+        "relevance_oracle": {**per, "f1": f1 + 0.1},
     }
 
 

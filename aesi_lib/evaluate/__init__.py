@@ -9,6 +9,13 @@ Implements shared/docs/evaluation.md. Typical use::
     result = evaluate(assignments, keys, matcher="lenient", mapping="test-mapped")
 """
 
+from aesi_lib.evaluate.bounds import (
+    false_positive_share_irrelevant,
+    recall_ceiling,
+    relevance_oracle,
+    result_bounds,
+    template_recall_ceiling,
+)
 from aesi_lib.evaluate.gold import (
     EVENT_TYPES,
     GOLD_SLOTS,
@@ -33,11 +40,9 @@ from aesi_lib.evaluate.scoring import (
     SplitIndex,
     count_message_slot,
     evaluate,
-    false_positive_share_irrelevant,
     format_table,
     learn_mapping,
     read_assignments,
-    recall_ceiling,
 )
 
 __all__ = [
@@ -67,9 +72,12 @@ __all__ = [
     "prune_mapping",
     "read_assignments",
     "recall_ceiling",
+    "relevance_oracle",
     "relevant_message_ids",
+    "result_bounds",
     "strict",
     "template_counts",
+    "template_recall_ceiling",
     "tokens_match",
     "type_mappings",
     "union_mapping",

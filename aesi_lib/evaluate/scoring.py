@@ -770,50 +770,6 @@ def evaluate(
     return _result(split, m, mode)
 
 
-def recall_ceiling(
-    assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate], matcher: MatcherName = "lenient"
-) -> float:
-    """Recall when every mention's head is sent to every gold slot of its message.
-
-    No mapping can recall more, so this bounds what the entity extraction allows.
-
-    Parameters
-    ----------
-    assignments : pandas.DataFrame
-    eval_keys : sequence of KeyTemplate
-    matcher : {"lenient", "strict"}
-
-    Returns
-    -------
-    float
-    """
-    split = SplitIndex(assignments, eval_keys, matcher)
-    n_t, n_s = split.shape
-    every = [(t, s, g) for t in range(n_t) for s in range(n_s) for g in GOLD_SLOTS]
-    return sum(split.counts(every).values(), Counts()).recall
-
-
-def false_positive_share_irrelevant(result: EvaluationResult) -> float:
-    """Share of a result's false positives that come from messages without a relevant incident
-    (no template of the four types; evaluation.md, "Data": all of their guesses are FPs).
-
-    Parameters
-    ----------
-    result : EvaluationResult
-        As returned by :func:`evaluate`.
-
-    Returns
-    -------
-    float
-        0.0 when there is no false positive.
-    """
-    pm = result.per_message
-    if pm is None:
-        raise ValueError("the result carries no per-message counts")
-    total = int(pm["fp"].sum())
-    return int(pm.loc[~pm["relevant"], "fp"].sum()) / total if total else 0.0
-
-
 def _cell(values: Sequence[float], digits: int) -> str:
     if len(values) == 1:
         return f"{values[0]:.{digits}f}"

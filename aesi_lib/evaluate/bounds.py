@@ -1,0 +1,158 @@
+"""Bounds on what a change to one part of the system could gain (diagnostics, not scores).
+
+Each function answers "if this part were perfect, how far could the score go?" for one part:
+
+* :func:`recall_ceiling`: the entity extraction (every mention feeds every gold slot);
+* :func:`template_recall_ceiling`: the slots, given the templates the mapping chose (every
+  mention of those templates feeds every gold slot);
+* :func:`relevance_oracle`: document relevance (messages without a relevant incident produce
+  nothing), with :func:`false_positive_share_irrelevant` as the share of false positives at stake.
+
+They use the answer keys and are never a score of the system: an oracle figure says how much a
+better part could be worth before one builds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+import pandas as pd
+
+from aesi_lib.corpus.types import KeyTemplate
+from aesi_lib.evaluate.gold import GOLD_SLOTS
+from aesi_lib.evaluate.mapping import MappingTriple
+from aesi_lib.evaluate.matching import MatcherName
+from aesi_lib.evaluate.scoring import Counts, EvaluationResult, SplitIndex
+
+
+def recall_ceiling(
+    assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate], matcher: MatcherName = "lenient"
+) -> float:
+    """Recall when every mention's head is sent to every gold slot of its message.
+
+    No mapping can recall more, so this bounds what the entity extraction allows.
+
+    Parameters
+    ----------
+    assignments : pandas.DataFrame
+    eval_keys : sequence of KeyTemplate
+    matcher : {"lenient", "strict"}
+
+    Returns
+    -------
+    float
+    """
+    split = SplitIndex(assignments, eval_keys, matcher)
+    return _every_slot_recall(split, range(split.shape[0]))
+
+
+def template_recall_ceiling(
+    assignments: pd.DataFrame,
+    eval_keys: Sequence[KeyTemplate],
+    mapping: Iterable[MappingTriple],
+    matcher: MatcherName = "lenient",
+) -> float:
+    """Recall when every mention of a template used by ``mapping`` feeds every gold slot.
+
+    The mapping takes one template per event type (evaluation.md, step 2), so a gold entity
+    whose mentions all lie in other templates is lost whatever the slots are. This bounds
+    what better slots could recall with the same templates; the gap to
+    :func:`recall_ceiling` is what the templates cost.
+
+    Parameters
+    ----------
+    assignments : pandas.DataFrame
+    eval_keys : sequence of KeyTemplate
+    mapping : iterable of (template, slot, gold_slot)
+        Typically ``EvaluationResult.mapping``.
+    matcher : {"lenient", "strict"}
+
+    Returns
+    -------
+    float
+        0.0 for an empty mapping.
+    """
+    split = SplitIndex(assignments, eval_keys, matcher)
+    templates = sorted({int(t) for t, _, _ in mapping})
+    return _every_slot_recall(split, templates)
+
+
+def _every_slot_recall(split: SplitIndex, templates: Iterable[int]) -> float:
+    n_s = split.shape[1]
+    every = [(t, s, g) for t in templates for s in range(n_s) for g in GOLD_SLOTS]
+    return sum(split.counts(every).values(), Counts()).recall
+
+
+def relevance_oracle(result: EvaluationResult) -> Counts:
+    """The counts of ``result`` had the messages without a relevant incident produced nothing.
+
+    Those messages have no gold entity, so they add false positives only; dropping their
+    guesses keeps every TP and FN. The F1 of the returned counts bounds what any document
+    filter could reach under the same mapping.
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        As returned by :func:`aesi_lib.evaluate.evaluate`.
+
+    Returns
+    -------
+    Counts
+    """
+    pm = _per_message(result)
+    relevant = pm[pm["relevant"]]
+    return Counts(int(relevant["tp"].sum()), int(relevant["fp"].sum()), int(pm["fn"].sum()))
+
+
+def false_positive_share_irrelevant(result: EvaluationResult) -> float:
+    """Share of a result's false positives that come from messages without a relevant incident
+    (no template of the four types; evaluation.md, "Data": all of their guesses are FPs).
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        As returned by :func:`aesi_lib.evaluate.evaluate`.
+
+    Returns
+    -------
+    float
+        0.0 when there is no false positive.
+    """
+    pm = _per_message(result)
+    total = int(pm["fp"].sum())
+    return int(pm.loc[~pm["relevant"], "fp"].sum()) / total if total else 0.0
+
+
+def result_bounds(
+    assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate], result: EvaluationResult
+) -> dict[str, Any]:
+    """The bounds of one evaluation, JSON-ready, as stored beside its scores.
+
+    Parameters
+    ----------
+    assignments : pandas.DataFrame
+    eval_keys : sequence of KeyTemplate
+        The keys ``result`` was scored on.
+    result : EvaluationResult
+
+    Returns
+    -------
+    dict
+        ``fp_share_irrelevant`` (float), ``template_recall_ceiling`` (float, with the
+        result's mapping and matcher) and ``relevance_oracle`` (``Counts.as_dict()``).
+    """
+    matcher = cast(MatcherName, result.matcher)
+    return {
+        "fp_share_irrelevant": false_positive_share_irrelevant(result),
+        "template_recall_ceiling": template_recall_ceiling(
+            assignments, eval_keys, result.mapping, matcher
+        ),
+        "relevance_oracle": relevance_oracle(result).as_dict(),
+    }
+
+
+def _per_message(result: EvaluationResult) -> pd.DataFrame:
+    if result.per_message is None:
+        raise ValueError("the result carries no per-message counts")
+    return result.per_message
