@@ -34,14 +34,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from aesi_lib.amp import solve_amp, solve_sc  # noqa: E402
-from aesi_lib.model import planted_features  # noqa: E402
-from aesi_lib.ncut import normalized_cut  # noqa: E402
-from aesi_lib.similarity import (  # noqa: E402
+from aesi_lib.model.amp import solve_amp, solve_sc  # noqa: E402
+from aesi_lib.model.ncut import normalized_cut  # noqa: E402
+from aesi_lib.model.similarity import (  # noqa: E402
     SimilarityOptions,
     slot_similarity,
     template_similarity,
 )
+from aesi_lib.model.synthetic import planted_features  # noqa: E402
 
 
 def _ari(a: np.ndarray, b: np.ndarray) -> float:

@@ -18,18 +18,16 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.pipeline import ParserConfig, RunConfig
-from tasks.steps import (
+from aesi_lib.parse.backends import ParserConfig
+from aesi_lib.run.config import RunConfig
+from tasks.features import entity_table_task, features_task, pmi_task
+from tasks.ingest import (
     corpus_fingerprint_task,
-    entity_table_task,
-    export_task,
-    features_task,
     parse_batch_task,
     plan_ingest_task,
-    pmi_task,
-    solve_task,
     store_batch_task,
 )
+from tasks.solve import export_task, solve_task
 
 PROJECT_STATE = "project.json"
 

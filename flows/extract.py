@@ -1,5 +1,5 @@
 """Slot filling with an existing schema: parse new documents and assign their entity mentions to
-the templates and slots of a finished run, without solving again (``aesi_lib.extract``)."""
+the templates and slots of a finished run, without solving again (``aesi_lib.model.extract``)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from prefect import flow, get_run_logger, unmapped
 from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import InputError
-from aesi_lib.pipeline import RunConfig
+from aesi_lib.run.config import RunConfig
 from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
 from flows.update import document_summary
-from tasks.steps import fill_slots_task, load_corpus_task, parse_batch_task
+from tasks.extract import fill_slots_task
+from tasks.ingest import load_corpus_task, parse_batch_task
 
 ENTITY_ORDER = ["doc_id", "sent_id", "head_index", "predicate", "dep"]
 

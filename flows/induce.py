@@ -10,8 +10,8 @@ from typing import Any
 from prefect import flow
 from prefect.utilities.annotations import quote
 
-from aesi_lib.pipeline import RunConfig
-from aesi_lib.presets import preset
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.presets import preset
 from flows.common import (
     Project,
     Steps,
@@ -21,7 +21,9 @@ from flows.common import (
     run_summary,
     write_results,
 )
-from tasks.steps import evaluate_task, load_corpus_task, record_run_task
+from tasks.evaluate import evaluate_task
+from tasks.ingest import load_corpus_task
+from tasks.solve import record_run_task
 
 
 @flow(name="aesi-induce", log_prints=True, task_runner=default_task_runner())
@@ -40,7 +42,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         documents, else MUC-4, else the embedded demo).
     demo : use the embedded demo corpus whatever else is found.
     config : a ``RunConfig`` as a dict; None means the ``default`` preset
-        (``aesi_lib.presets``), the best configuration found on DEV/TST1/TST2.
+        (``aesi_lib.run.presets``), the best configuration found on DEV/TST1/TST2.
     parse_batch_size : documents per mapped parse task.
 
     Returns

@@ -1,5 +1,5 @@
 """Sweep flow: several named configurations × several seeds on one corpus, each scored, rows
-appended to a results table (``aesi_lib.experiments``)."""
+appended to a results table (``aesi_lib.run.experiments``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import AesiError
-from aesi_lib.experiments import append_results, config_json, named_configurations
-from aesi_lib.pipeline import config_digest
+from aesi_lib.run.config import config_digest
+from aesi_lib.run.experiments import append_results, config_json, named_configurations
 from flows.common import (
     Project,
     Steps,
@@ -24,7 +24,9 @@ from flows.common import (
     flow_run_id,
     ingest,
 )
-from tasks.steps import export_task, load_corpus_task, score_row_task, solve_task
+from tasks.evaluate import score_row_task
+from tasks.ingest import load_corpus_task
+from tasks.solve import export_task, solve_task
 
 
 def _solve_seconds(info_path: str) -> float | None:
@@ -39,11 +41,11 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                parse_batch_size: int = 50) -> dict[str, Any]:
     """Run every configuration of ``spec`` with every seed and score it.
 
-    ``spec`` is a sweep file's content (``aesi_lib.experiments.named_configurations``). Each
+    ``spec`` is a sweep file's content (``aesi_lib.run.experiments.named_configurations``). Each
     configuration gets its features through the cached feature steps (configurations with the
     same parser and feature options share them), then for each seed a cached solve, an export
     under ``out_dir/runs/<configuration>/seed-<seed>/`` and a score row
-    (``aesi_lib.experiments.score_row``). The rows (configuration, seed, the configuration as
+    (``aesi_lib.run.experiments.score_row``). The rows (configuration, seed, the configuration as
     JSON, scores, timings, solver diagnostics) are appended to ``out_dir/results.parquet`` and
     summarised in ``out_dir/results.md``.
     """

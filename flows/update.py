@@ -11,8 +11,8 @@ import pandas as pd
 from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
-from aesi_lib.experiments import deep_merge
-from aesi_lib.pipeline import RunConfig
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.experiments import deep_merge
 from flows.common import (
     Project,
     Steps,
@@ -22,12 +22,9 @@ from flows.common import (
     run_summary,
     write_results,
 )
-from tasks.steps import (
-    evaluate_task,
-    export_documents_task,
-    load_corpus_task,
-    stored_documents_task,
-)
+from tasks.evaluate import evaluate_task
+from tasks.ingest import load_corpus_task, stored_documents_task
+from tasks.solve import export_documents_task
 
 
 def document_summary(assignments_path: str, doc_ids: list[str], limit: int = 3

@@ -1,5 +1,16 @@
 """Prefect tasks: thin wrappers around ``aesi_lib`` with cache keys, retries and result paths.
 
+One module per stage of a run: :mod:`tasks.ingest` (corpus, changed documents, parse batches,
+store writes; :mod:`tasks.parsers` keeps the loaded parsers), :mod:`tasks.features` (entity
+table, PMI, features), :mod:`tasks.solve` (the solve and the exports), :mod:`tasks.evaluate`
+(scores) and :mod:`tasks.extract` (slot filling). :mod:`tasks.keys` builds the cache keys,
+:mod:`tasks.retry` the retry policy and :mod:`tasks.files` writes result files.
+
+Caching: the steps whose inputs can be named by content (entity table, PMI, features, solve,
+evaluation) carry a ``cache_key_fn`` built in :mod:`tasks.keys` (input content + library
+fingerprint + the task's source) and persist their result, which is a small dict of file paths
+(Parquet / ``.npz`` / JSON under the project folder), never the arrays themselves.
+
 Importing this package switches Prefect's telemetry off unless the environment says otherwise.
 """
 

@@ -6,23 +6,20 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from aesi_lib.amp import (
+from aesi_lib.model.amp import rotation_residual, slot_step_graph, solve_amp, template_step_graph
+from aesi_lib.model.constraint import (
     SentenceConstraint,
-    joint_objective,
-    rotation_residual,
     same_sentence_product,
     same_slot_pairs,
     sentence_indicator,
     slot_constraint,
-    slot_step_graph,
-    solve_amp,
-    solve_sc,
     template_constraint,
-    template_step_graph,
 )
-from aesi_lib.model import planted_features
-from aesi_lib.ncut import indicator_matrix
-from aesi_lib.similarity import slot_similarity, template_similarity
+from aesi_lib.model.ncut import indicator_matrix
+from aesi_lib.model.objective import joint_objective
+from aesi_lib.model.sc import solve_sc
+from aesi_lib.model.similarity import slot_similarity, template_similarity
+from aesi_lib.model.synthetic import planted_features
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,10 @@ import json
 
 import pytest
 
-from aesi_lib.presets import preset
+from aesi_lib.run.presets import preset
 from flows import cli
+from flows.cli.options import run_config, with_runner
+from flows.cli.printing import print_scores
 
 SUBCOMMANDS = {
     "run": ["--demo", "--project-dir", "--dask-address", "--templates", "--seed"],
@@ -69,7 +71,7 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     # Factored slots (the default preset) come in blocks of four argument positions.
     _one_line_error(capsys, ["run", "--demo", "--slots", "5"], "multiple of 4")
     _one_line_error(capsys, ["run", "--demo", "--mode", "scaled"], "slot_model='cut'")
-    cut = cli._run_config(cli.build_parser().parse_args(
+    cut = run_config(cli.build_parser().parse_args(
         ["run", "--mode", "scaled", "--slot-model", "cut", "--slots", "5"]))
     assert cut["model"]["slot_model"] == "cut" and cut["model"]["n_slots"] == 5
 
@@ -81,14 +83,14 @@ def test_run_config_merges_file_and_options(tmp_path):
     args = cli.build_parser().parse_args(
         ["run", "--config", str(config), "--seed", "4", "--slots", "8", "--casing", "lower",
          "--vectors", "v.kv"])
-    merged = cli._run_config(args)
+    merged = run_config(args)
     # The default preset is the base; the file overrides it; options override the file.
     assert merged["model"] == {**preset("default")["model"], "n_templates": 8, "seed": 4,
                                "n_slots": 8}
     assert merged["features"] == {**preset("default")["features"], "pmi_variant": "npmi"}
     assert merged["parser"] == {"casing": "lower"}
     assert merged["vectors_path"] == "v.kv"
-    paper = cli._run_config(cli.build_parser().parse_args(["run", "--preset", "reproduction"]))
+    paper = run_config(cli.build_parser().parse_args(["run", "--preset", "reproduction"]))
     assert paper == preset("reproduction")
 
 
@@ -98,16 +100,16 @@ def test_dask_options_choose_the_dask_runner():
     from flows.induce import induce_flow
 
     args = cli.build_parser().parse_args(["run", "--dask-address", "tcp://10.0.0.5:8786"])
-    flow = cli._with_runner(induce_flow, args)
+    flow = with_runner(induce_flow, args)
     assert isinstance(flow.task_runner, DaskTaskRunner)
     assert flow.task_runner.address == "tcp://10.0.0.5:8786"
     args = cli.build_parser().parse_args(["run", "--dask", "--dask-workers", "3"])
-    runner = cli._with_runner(induce_flow, args).task_runner
+    runner = with_runner(induce_flow, args).task_runner
     assert isinstance(runner, DaskTaskRunner)
     assert runner.cluster_kwargs["n_workers"] == 3
     # The default: one worker thread, so parse batches do not each load a model in parallel.
     args = cli.build_parser().parse_args(["run"])
-    default = cli._with_runner(induce_flow, args).task_runner
+    default = with_runner(induce_flow, args).task_runner
     assert type(default).__name__ == "ThreadPoolTaskRunner"
     assert default._max_workers == 1
 
@@ -118,7 +120,7 @@ def test_scores_print_the_bounds_beside_the_scores(capsys):
              "relevance_oracle": {"f1": 0.4}}
     old = {k: v for k, v in entry.items() if k not in ("template_recall_ceiling",
                                                        "relevance_oracle")}
-    cli._print_scores({"evaluated_on": "TST1+TST2", "scores": {
+    print_scores({"evaluated_on": "TST1+TST2", "scores": {
         "test-mapped/lenient": entry, "dev-mapped/lenient": old, "recall_ceiling/lenient": 0.8}})
     lines = capsys.readouterr().out.splitlines()
     assert "| test-mapped/lenient | 0.500 | 0.250 | 0.333 | 1 | 1 | 3 |" in lines

@@ -116,7 +116,7 @@ def test_result_bounds_is_json_ready_and_consistent():
 
 
 def test_sweep_rows_carry_the_test_mapped_lenient_bounds():
-    from aesi_lib.experiments import score_row
+    from aesi_lib.run.experiments import score_row
 
     row = score_row(OUTPUT, KEYS, KEYS)
     learned = evaluate(OUTPUT, KEYS)

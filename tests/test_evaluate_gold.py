@@ -197,9 +197,9 @@ def read_tst_keys() -> list[KeyTemplate]:
     if not all(p.is_file() for p in paths):
         pytest.skip(f"MUC-4 keys not found under {MUC4}")
     try:
-        from aesi_lib.corpus.muc4 import read_muc4_keys
+        from aesi_lib.corpus.muc4_keys import read_muc4_keys
     except ImportError as exc:
-        pytest.skip(f"key reader aesi_lib.corpus.muc4.read_muc4_keys not available: {exc}")
+        pytest.skip(f"key reader aesi_lib.corpus.muc4_keys.read_muc4_keys not available: {exc}")
     return [k for p in paths for k in read_muc4_keys(p)]
 
 

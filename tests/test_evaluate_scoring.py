@@ -30,8 +30,9 @@ from aesi_lib.evaluate import (
     read_assignments,
     recall_ceiling,
 )
+from aesi_lib.evaluate.counting import prf
 from aesi_lib.evaluate.matching import head_token
-from aesi_lib.evaluate.scoring import cached_gold, prf
+from aesi_lib.evaluate.split import KeyGold
 
 # --- helpers -------------------------------------------------------------------------------
 
@@ -298,12 +299,16 @@ def test_recall_ceiling_sends_every_head_to_every_slot():
     assert recall_ceiling(sys_out, OBVIOUS_KEYS) == pytest.approx(3 / 4)
 
 
-def test_gold_is_cached_per_key_objects():
-    keys = [key("M1", Perpetrator=["FMLN"])]
-    first = cached_gold(keys, ["M1"], ("ATTACK",))
-    assert cached_gold(list(keys), ["M1"], ("ATTACK",)) is first
-    copy = [key("M1", Perpetrator=["ERP"])]  # new objects: no stale hit
-    assert cached_gold(copy, ["M1"], ("ATTACK",))["M1"]["Perpetrator"][0].alternatives == ("ERP",)
+def test_key_gold_extracts_each_view_once_and_is_shared_by_evaluations():
+    gold = KeyGold([key("M1", Perpetrator=["FMLN"])])
+    first = gold.gold(("ATTACK",))
+    assert gold.gold(["ATTACK"]) is first
+    assert first["M1"]["Perpetrator"][0].alternatives == ("FMLN",)
+    other = KeyGold([key("M1", Perpetrator=["ERP"])])  # its own keys, its own gold
+    assert other.gold(("ATTACK",))["M1"]["Perpetrator"][0].alternatives == ("ERP",)
+    assert KeyGold.of(gold) is gold
+    # Scoring through a KeyGold gives the same result as through the keys themselves.
+    assert evaluate(OBVIOUS_OUT, KeyGold(OBVIOUS_KEYS)) == evaluate(OBVIOUS_OUT, OBVIOUS_KEYS)
 
 
 def test_shape_smaller_than_the_output_is_an_error():
@@ -454,9 +459,9 @@ def test_oracle_output_on_tst1_tst2_scores_one():
     if not all(p.is_file() for p in paths):
         pytest.skip(f"MUC-4 keys not found under {MUC4}")
     try:
-        from aesi_lib.corpus.muc4 import read_muc4_keys
+        from aesi_lib.corpus.muc4_keys import read_muc4_keys
     except ImportError as exc:
-        pytest.skip(f"key reader aesi_lib.corpus.muc4.read_muc4_keys not available: {exc}")
+        pytest.skip(f"key reader aesi_lib.corpus.muc4_keys.read_muc4_keys not available: {exc}")
     keys = [k for p in paths for k in read_muc4_keys(p)]
     gold = extract_gold(keys)
     # One mention per gold entity, its head in a role of its own per gold slot.

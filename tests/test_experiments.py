@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from aesi_lib.experiments import (
+from aesi_lib.run.experiments import (
     append_results,
     markdown_table,
     named_configurations,
     summarize,
 )
-from aesi_lib.presets import deep_merge, preset
+from aesi_lib.run.presets import deep_merge, preset
 
 
 def test_deep_merge_overrides_nested_keys_only():
@@ -69,8 +69,8 @@ def test_append_results_replaces_a_rerun_seed(tmp_path):
 
 
 def test_presets_are_valid_run_configurations():
-    from aesi_lib.pipeline import RunConfig
-    from aesi_lib.presets import PRESETS
+    from aesi_lib.run.config import RunConfig
+    from aesi_lib.run.presets import PRESETS
 
     for name in PRESETS:
         RunConfig.from_dict(preset(name))

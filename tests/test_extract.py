@@ -1,25 +1,32 @@
-"""Slot filling with an existing schema (``aesi_lib.extract``): scores are the mean W_T / W_S
-similarity to each cluster's members, words are matched by name, and held-out mentions of a
-planted corpus land in their planted clusters."""
+"""Slot filling with an existing schema (``aesi_lib.model.extract``): known units take their
+unit's label, scores are the mean W_T / W_S similarity to each cluster's members (the rows of
+the run's own graphs, checked against the dense definitions), words are matched by name, and
+held-out mentions of a planted corpus land in their planted clusters."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from dense_reference import dense_slot_similarity, dense_template_similarity
 
-from aesi_lib.extract import fill_slots, slot_scores, template_scores
-from aesi_lib.features import EntityFeatures, FeatureVocabulary
-from aesi_lib.model import planted_features
-from aesi_lib.similarity import SimilarityOptions, slot_similarity, template_similarity
+from aesi_lib.model.extract import align_features, fill_slots, slot_scores, template_scores
+from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
+from aesi_lib.model.induce import ModelConfig, induce
+from aesi_lib.model.similarity import SimilarityOptions, slot_similarity, template_similarity
+from aesi_lib.model.synthetic import planted_features
 
 
 def _vocab(features: EntityFeatures) -> FeatureVocabulary:
+    n_predicates = 0 if features.predicate_ids is None else int(features.predicate_ids.max()) + 1
     return FeatureVocabulary(
         heads=tuple(f"head{i}" for i in range(features.pmi.shape[0])),
         deps=tuple(f"dep{i}" for i in range(int(features.dep_ids.max()) + 1)),
         types=tuple(f"type{i}" for i in range(features.types.shape[1])),
-        documents=(), oov_rate=0.0)
+        documents=(), oov_rate=0.0,
+        predicates=tuple(f"pred{i:03d}" for i in range(n_predicates)))
 
 
 def _subset(features: EntityFeatures, rows: np.ndarray) -> EntityFeatures:
@@ -27,7 +34,10 @@ def _subset(features: EntityFeatures, rows: np.ndarray) -> EntityFeatures:
         head_ids=features.head_ids[rows], head_vectors=features.head_vectors[rows],
         predicate_vectors=features.predicate_vectors[rows], dep_ids=features.dep_ids[rows],
         types=features.types[rows], sentence_ids=features.sentence_ids[rows],
-        doc_ids=features.doc_ids[rows], pmi=features.pmi)
+        doc_ids=features.doc_ids[rows], pmi=features.pmi,
+        predicate_ids=None if features.predicate_ids is None else features.predicate_ids[rows],
+        argument_positions=(None if features.argument_positions is None
+                            else features.argument_positions[rows]))
 
 
 @pytest.fixture(scope="module")
@@ -119,8 +129,79 @@ def test_empty_cluster_is_never_chosen_and_bad_labels_raise(planted):
     features, templates, slots = planted
     vocab = _vocab(features)
     shifted = np.where(templates == 0, 1, templates)           # template 0 has no member
-    fill = fill_slots(features, vocab, shifted, slots, features, vocab, n_templates=6)
+    six = ModelConfig(n_templates=6, n_slots=4, mode="sc")
+    fill = fill_slots(features, vocab, shifted, slots, features, vocab, six)
     assert np.all(np.isneginf(fill.template_scores[:, 0]))
     assert not np.any(fill.template == 0)
     with pytest.raises(ValueError, match="labels must lie"):
-        fill_slots(features, vocab, templates, slots, features, vocab, n_templates=2)
+        fill_slots(features, vocab, templates, slots, features, vocab,
+                   ModelConfig(n_templates=2, n_slots=4, mode="sc"))
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["default", "raw-meandeg", "clip-weights"])
+def test_scores_of_new_mentions_match_the_dense_rows(planted, options):
+    """Held-out mentions, some words unknown: scores = dense W[new, train] @ X / |c|."""
+    features, templates, slots = planted
+    vocab = _vocab(features)
+    train_rows = np.flatnonzero(features.doc_ids % 4 != 0)
+    new_rows = np.flatnonzero(features.doc_ids % 4 == 0)
+    train = _subset(features, train_rows)
+    new = _subset(features, new_rows)
+    # Half the heads and one label are unknown to the schema under the new vocabulary.
+    new_vocab = FeatureVocabulary(
+        tuple(h if i % 2 else f"unseen-{h}" for i, h in enumerate(vocab.heads)),
+        vocab.deps[:-1] + ("unseen-dep",), vocab.types, (), 0.0)
+    rows = align_features(new, new_vocab, train, vocab)
+    assert np.any(rows.head_ids == -1) and np.any(rows.head_ids >= 0)
+    X = np.eye(templates.max() + 1)[templates[train_rows]]
+    expected = dense_template_similarity(train, options, rows) @ X / X.sum(axis=0)
+    got = template_scores(train, vocab, templates[train_rows], new, new_vocab, options)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    X = np.eye(slots.max() + 1)[slots[train_rows]]
+    expected = dense_slot_similarity(train, options, rows) @ X / X.sum(axis=0)
+    got = slot_scores(train, vocab, slots[train_rows], new, new_vocab, options)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def _tied_corpus(seed: int = 2) -> EntityFeatures:
+    """A planted corpus with predicate ids and argument positions (the default's units)."""
+    features, _, _ = planted_features(1500, seed=seed)
+    predicate_ids = np.unique(np.round(features.predicate_vectors[:, 0], 1),
+                              return_inverse=True)[1].astype(np.int64)
+    return dataclasses.replace(features, predicate_ids=predicate_ids,
+                               argument_positions=features.dep_ids % 4)
+
+
+TIED = ModelConfig(n_templates=4, n_slots=8, mode="sc", template_unit="predicate",
+                   slot_unit="pattern", slot_model="factored")
+
+
+@pytest.mark.parametrize("config", [
+    TIED,
+    ModelConfig(n_templates=4, n_slots=4, mode="sc", template_unit="predicate",
+                slot_unit="pattern"),
+], ids=["factored", "tied-cut"])
+def test_training_mentions_get_back_their_induced_labels(config):
+    """The run's own rule: re-extracting the training mentions reproduces the solve."""
+    features = _tied_corpus()
+    vocab = _vocab(features)
+    result = induce(features, config)
+    fill = fill_slots(features, vocab, result.template_labels, result.slot_labels, features,
+                      vocab, config)
+    assert fill.template_known.all() and fill.slot_known.all()
+    np.testing.assert_array_equal(fill.template, result.template_labels)
+    np.testing.assert_array_equal(fill.slot, result.slot_labels)
+
+
+def test_unseen_units_are_placed_by_similarity():
+    features = _tied_corpus()
+    vocab = _vocab(features)
+    result = induce(features, TIED)
+    renamed = FeatureVocabulary(vocab.heads, vocab.deps, vocab.types, (), 0.0,
+                                tuple(f"new-{p}" for p in vocab.predicates))
+    fill = fill_slots(features, vocab, result.template_labels, result.slot_labels, features,
+                      renamed, TIED)
+    assert not fill.template_known.any() and fill.slot_known.all()
+    np.testing.assert_array_equal(fill.template, np.argmax(fill.template_scores, axis=1))
+    # Factored slots keep the mention's own argument position.
+    np.testing.assert_array_equal(fill.slot // 2, features.argument_positions)

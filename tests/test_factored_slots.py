@@ -1,4 +1,4 @@
-"""Factored slots (``aesi_lib.factored_slots``): argument positions, semantic classes tied by
+"""Factored slots (``aesi_lib.model.factored_slots``): argument positions, semantic classes tied by
 head word, the slot code, their use in ``induce`` and in slot filling."""
 
 from __future__ import annotations
@@ -9,17 +9,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from aesi_lib.extract import factored_slot_scores, fill_slots
-from aesi_lib.factored_slots import (
-    ARGUMENT_POSITIONS,
-    argument_position,
-    argument_positions,
-    factored_slot_labels,
-    semantic_classes,
-)
-from aesi_lib.features import EntityFeatures, FeatureVocabulary
-from aesi_lib.model import ModelConfig, induce, planted_features
-from aesi_lib.similarity import SimilarityOptions
+from aesi_lib.entities.positions import ARGUMENT_POSITIONS, argument_position, argument_positions
+from aesi_lib.model.extract import factored_slot_scores, fill_slots
+from aesi_lib.model.factored_slots import factored_slot_labels, semantic_classes
+from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
+from aesi_lib.model.induce import ModelConfig, induce
+from aesi_lib.model.similarity import SimilarityOptions
+from aesi_lib.model.synthetic import planted_features
 
 
 @pytest.mark.parametrize(("dep", "position"), [
@@ -124,10 +120,16 @@ def test_fill_slots_keeps_position_and_finds_class() -> None:
         outside = np.ones(12, dtype=bool)
         outside[position * 3:(position + 1) * 3] = False
         assert np.all(np.isinf(scores[i, outside]))
+    config = ModelConfig(n_templates=1, n_slots=12, mode="sc", slot_model="factored")
     fill = fill_slots(features, vocab, np.zeros(features.n_entities, dtype=np.int64), slots,
-                      features, vocab, n_templates=1, n_slots=12, slot_model="factored")
-    # Training mentions re-filled land in their own slots: classes are well separated.
+                      features, vocab, config)
+    # Training mentions re-filled take their head's class: their own slots.
     np.testing.assert_array_equal(fill.slot, slots)
-    with pytest.raises(ValueError, match="slot_model"):
-        fill_slots(features, vocab, np.zeros(features.n_entities, dtype=np.int64), slots,
-                   features, vocab, n_slots=12, slot_model="product")
+    assert fill.slot_known.all()
+    # By similarity alone (every head unknown) they land in their own slots too: the classes
+    # are well separated.
+    strangers = dataclasses.replace(vocab, heads=tuple(f"x{h}" for h in vocab.heads))
+    by_similarity = fill_slots(features, vocab, np.zeros(features.n_entities, dtype=np.int64),
+                               slots, features, strangers, config)
+    assert not by_similarity.slot_known.any()
+    np.testing.assert_array_equal(by_similarity.slot, np.argmax(scores, axis=1))

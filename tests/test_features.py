@@ -7,14 +7,13 @@ import pandas as pd
 import pytest
 from gensim.models import KeyedVectors
 
+from aesi_lib.entities.positions import argument_position
 from aesi_lib.errors import InputError
-from aesi_lib.factored_slots import argument_position
-from aesi_lib.features import (
+from aesi_lib.model.feature_files import load_features, save_features
+from aesi_lib.model.features import (
     FeatureOptions,
     build_features,
-    load_features,
     pmi_matrix,
-    save_features,
     type_indicator,
 )
 

@@ -30,8 +30,8 @@ import httpx
 import pandas as pd
 import pytest
 
-from aesi_lib.pipeline import RunConfig
-from aesi_lib.presets import deep_merge, preset
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.presets import deep_merge, preset
 
 REPO = Path(__file__).resolve().parents[1]
 SERVER_START_TIMEOUT = 180
@@ -148,10 +148,11 @@ def test_main_flow_reports_steps_and_scores(reference):
 def test_resume_after_kill_during_solve(server, reference, tmp_path):
     project, out1, out2 = tmp_path / "project", tmp_path / "out1", tmp_path / "out2"
     marker = tmp_path / "solve-started"
-    env = {**server["env"], "AESI_SOLVE_PAUSE_FILE": str(marker),
-           "AESI_SOLVE_PAUSE_SECONDS": "300"}
-    first = _aesi(["run", "--demo", "--project-dir", str(project), "--out", str(out1)], env,
-                  tmp_path, start_new_session=True)
+    first = subprocess.Popen(
+        [sys.executable, str(REPO / "tests" / "paused_solve.py"), str(marker), "300", "run",
+         "--demo", "--project-dir", str(project), "--out", str(out1)],
+        env=server["env"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True)
     deadline = time.monotonic() + 240
     while not marker.exists() and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.3)
@@ -163,7 +164,7 @@ def test_resume_after_kill_during_solve(server, reference, tmp_path):
     os.killpg(first.pid, signal.SIGKILL)
     first.wait(timeout=30)
     assert first.returncode == -signal.SIGKILL
-    assert "AMP iteration 0" in marker.read_text()
+    assert "after iteration 0" in marker.read_text()
     assert not list((project / "solutions").glob("*.npz")), "the solve must not have finished"
     assert list((project / "features").glob("*.npz")), "features were done before the solve"
     assert not (out1 / "results.json").exists()

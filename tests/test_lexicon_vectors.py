@@ -14,16 +14,13 @@ from gensim.models import KeyedVectors, Word2Vec
 
 from aesi_lib.errors import InputError, ResourceMissingError
 from aesi_lib.lexicon import vectors as vec_mod
-from aesi_lib.lexicon.vectors import (
-    concatenate,
-    detect_vector_format,
-    load_vectors,
+from aesi_lib.lexicon.vector_lookup import (
     lookup_vectors,
     lookup_vectors_detailed,
     oov_rate,
     oov_vector,
-    train_corpus_vectors,
 )
+from aesi_lib.lexicon.vectors import detect_vector_format, load_vectors
 
 WORDS = ["alpha", "beta", "gamma", "New_York"]
 MATRIX = (np.arange(16, dtype=np.float32).reshape(4, 4) - 5.0) / 7.0
@@ -186,28 +183,3 @@ def test_corrupt_cache_is_rebuilt_with_a_warning(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_vectors(source, cache_dir=tmp_path / "cache")  # healthy again: no warning
-
-
-def test_train_corpus_vectors_is_deterministic() -> None:
-    sentences = [["The", "bomb", "exploded", "near", "the", "embassy"],
-                 ["Guerrillas", "attacked", "the", "embassy"],
-                 ["The", "priest", "was", "killed"]] * 30
-    a = train_corpus_vectors(sentences, dim=16, seed=3, min_count=1, epochs=3)
-    b = train_corpus_vectors(iter(sentences), dim=16, seed=3, min_count=1, epochs=3)
-    assert a.vector_size == 16 and "bomb" in a.key_to_index and "The" not in a.key_to_index
-    assert a.index_to_key == b.index_to_key
-    np.testing.assert_array_equal(a.vectors, b.vectors)
-    c = train_corpus_vectors(sentences, dim=16, seed=4, min_count=1, epochs=3)
-    assert not np.array_equal(a.vectors, c.vectors)
-    with pytest.raises(ValueError, match="min_count"):
-        train_corpus_vectors([["a"]], dim=4, min_count=2)
-
-
-def test_concatenate(small_kv: KeyedVectors) -> None:
-    other = KeyedVectors(3)
-    other.add_vectors(["alpha", "gamma"], np.eye(3, dtype=np.float32)[:2] * 5)
-    both = concatenate(small_kv, other)
-    assert both.vector_size == 7 and both.index_to_key == WORDS
-    np.testing.assert_allclose(np.linalg.norm(both.vectors, axis=1), np.sqrt(2), rtol=1e-5)
-    np.testing.assert_allclose(both["alpha"][4:], [1, 0, 0])
-    np.testing.assert_allclose(both["beta"][4:], oov_vector("beta", 3))

@@ -10,13 +10,10 @@ import pytest
 
 from aesi_lib.errors import ResourceMissingError
 from aesi_lib.lexicon import wordnet as wn_mod
-from aesi_lib.lexicon.wordnet import (
-    LEXNAMES,
-    coarse_type,
-    lexnames_text,
-    load_wordnet,
-    prepare_wordnet_dir,
-)
+from aesi_lib.lexicon import wordnet_files
+from aesi_lib.lexicon.cache import resolve_cache_dir
+from aesi_lib.lexicon.wordnet import coarse_type, load_wordnet
+from aesi_lib.lexicon.wordnet_files import LEXNAMES, lexnames_text, prepare_wordnet_dir
 
 DEBIAN = Path("/usr/share/wordnet")
 
@@ -58,12 +55,7 @@ def test_bomb_direct_hypernyms(lexicon: wn_mod.WordNetLexicon) -> None:
     assert lexicon.version == "3.0"
     assert lexicon.direct_hypernyms("bomb") == ("explosive_device.n.01", "weaponry.n.01")
     assert lexicon.direct_hypernyms("BOMBS") == ("explosive_device.n.01", "weaponry.n.01")
-    all_senses = lexicon.direct_hypernyms("bomb", senses="all")
-    assert all_senses[:2] == ("explosive_device.n.01", "weaponry.n.01")
-    assert len(all_senses) > 2
     assert lexicon.direct_hypernyms("xqzzyv") == ()
-    with pytest.raises(ValueError):
-        lexicon.direct_hypernyms("bomb", senses="some")  # type: ignore[arg-type]
 
 
 @needs_wordnet
@@ -133,7 +125,6 @@ def test_semantic_types_with_ne_fallback(lexicon: wn_mod.WordNetLexicon) -> None
     assert st("bomb", None, "depth:4") == ("artifact.n.01",)
     assert st("xqzzyv") == st("xqzzyv", "MISC") == ()
     assert st("bush", "PERSON", "lexname") == ("noun.plant",)
-    assert st("bush", "PERSON", "lexname", ner_first=True) == ("noun.person",)
     with pytest.raises(ValueError, match="unknown typing scheme"):
         st("bomb", None, "supersense")
 
@@ -141,9 +132,9 @@ def test_semantic_types_with_ne_fallback(lexicon: wn_mod.WordNetLexicon) -> None
 @needs_wordnet
 def test_memo_threads_and_pickle(lexicon: wn_mod.WordNetLexicon) -> None:
     words = ["bomb", "priest", "soldier", "bus", "embassy", "house", "judge", "mayor"] * 20
-    serial = [lexicon.direct_hypernyms(w, senses="all") for w in words]
+    serial = [lexicon.direct_hypernyms(w) for w in words]
     with ThreadPoolExecutor(4) as pool:
-        threaded = list(pool.map(lambda w: lexicon.direct_hypernyms(w, senses="all"), words))
+        threaded = list(pool.map(lambda w: lexicon.direct_hypernyms(w), words))
     assert threaded == serial
     assert pickle.loads(pickle.dumps(lexicon)) is lexicon
 
@@ -178,7 +169,7 @@ def test_debian_database_is_prepared_in_the_cache(
 def test_prepare_copies_once_and_again_when_source_changes(tmp_path: Path) -> None:
     source = tmp_path / "dict"
     source.mkdir()
-    for name in wn_mod._REQUIRED_FILES + ("noun.exc",):
+    for name in wordnet_files._REQUIRED_FILES + ("noun.exc",):
         (source / name).write_text(f"fake {name}\n")
     dest = tmp_path / "cache" / "nltk_data" / "corpora" / "wordnet"
     assert prepare_wordnet_dir(source, dest) == dest
@@ -214,11 +205,11 @@ def test_missing_wordnet_error_names_paths_and_install(
 
 def test_cache_dir_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("AESI_CACHE_DIR", str(tmp_path / "env"))
-    assert wn_mod.resolve_cache_dir() == tmp_path / "env"
-    assert wn_mod.resolve_cache_dir(tmp_path / "arg") == tmp_path / "arg"
+    assert resolve_cache_dir() == tmp_path / "env"
+    assert resolve_cache_dir(tmp_path / "arg") == tmp_path / "arg"
     monkeypatch.delenv("AESI_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert wn_mod.resolve_cache_dir() == tmp_path / "xdg" / "aesi"
+    assert resolve_cache_dir() == tmp_path / "xdg" / "aesi"
 
 
 @needs_wordnet

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from aesi_lib.model import InductionResult, ModelConfig, induce, planted_features
-from aesi_lib.similarity import SimilarityOptions
+from aesi_lib.model.induce import InductionResult, ModelConfig, induce
+from aesi_lib.model.similarity import SimilarityOptions
+from aesi_lib.model.synthetic import planted_features
 
 
 @pytest.fixture(scope="module")

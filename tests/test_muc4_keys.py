@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aesi_lib.corpus.muc4 import SLOT_LABELS, load_muc4_split, read_muc4_keys, split_alternatives
+from aesi_lib.corpus.muc4 import load_muc4_split
+from aesi_lib.corpus.muc4_keys import SLOT_LABELS, read_muc4_keys, split_alternatives
 from aesi_lib.corpus.types import KeyFiller, KeyTemplate
 from aesi_lib.errors import InputError
 

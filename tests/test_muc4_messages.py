@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aesi_lib.corpus import muc4
+from aesi_lib.corpus import muc4, muc4_keys
 from aesi_lib.corpus.muc4 import (
     MUC4_SPLITS,
     load_muc4_corpus,
@@ -163,7 +163,7 @@ def test_missing_message_file(tmp_path: Path) -> None:
 
 KEY_BLOCK = "\n".join(
     [f"{n}.".ljust(4) + label.ljust(32) + ("TST1-MUC3-0001" if n == 0 else "*")
-     for n, label in enumerate(muc4.SLOT_LABELS)]
+     for n, label in enumerate(muc4_keys.SLOT_LABELS)]
 )
 
 

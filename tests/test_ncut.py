@@ -8,15 +8,15 @@ from scipy.sparse.linalg import aslinearoperator
 from sklearn.cluster import SpectralClustering
 from sklearn.metrics import adjusted_rand_score
 
-from aesi_lib.model import planted_features
-from aesi_lib.ncut import (
+from aesi_lib.model.ncut import (
     discretize,
     indicator_matrix,
     ncut_objective,
     normalized_cut,
     spectral_embedding,
 )
-from aesi_lib.similarity import SimilarityOptions, slot_similarity, template_similarity
+from aesi_lib.model.similarity import SimilarityOptions, slot_similarity, template_similarity
+from aesi_lib.model.synthetic import planted_features
 
 
 def planted_graph(sizes: list[int], p_in: float, p_out: float, seed: int) -> tuple:

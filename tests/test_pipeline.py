@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import pandas as pd
 
-from aesi_lib import pipeline
 from aesi_lib.corpus.demo import load_demo_corpus
-from aesi_lib.presets import preset
+from aesi_lib.parse.backends import make_parser
+from aesi_lib.run import pipeline
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
 
 
 def test_notebook_path_on_the_demo_corpus(tmp_path):
-    config = pipeline.RunConfig.from_dict(preset("default"))
+    config = RunConfig.from_dict(preset("default"))
     corpus = load_demo_corpus()
-    parser = pipeline.make_parser(config.parser)
+    parser = make_parser(config.parser)
     with Store(tmp_path / "aesi.duckdb") as store:
         stats = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache")
         assert stats.parsed == len(corpus.documents) and stats.unchanged == 0

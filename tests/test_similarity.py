@@ -8,18 +8,20 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from aesi_lib.features import EntityFeatures
-from aesi_lib.similarity import (
-    SimilarityOptions,
+from dense_reference import (
     dense_head_class_similarity,
     dense_slot_similarity,
     dense_template_similarity,
+)
+
+from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.similarity import (
+    SimilarityOptions,
     head_class_similarity,
     slot_similarity,
     template_similarity,
-    type_set_groups,
 )
+from aesi_lib.model.terms import type_set_groups
 
 
 def random_features(n: int, seed: int, dim: int = 6, vocab: int = 15) -> EntityFeatures:

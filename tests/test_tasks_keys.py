@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import tasks.features as ftasks
+import tasks.ingest as itasks
 import tasks.keys as keys
-import tasks.steps as steps
-from aesi_lib.pipeline import ParserConfig
+import tasks.parsers as parsers
+import tasks.solve as stasks
+from aesi_lib.parse.backends import ParserConfig
 from flows.common import batches
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +40,7 @@ def test_source_hash_tells_functions_apart():
         return 2
 
     assert keys.source_hash(one) != keys.source_hash(two)
-    assert keys.source_hash(steps.solve_task.fn) == keys.source_hash(steps.solve_task.fn)
+    assert keys.source_hash(stasks.solve_task.fn) == keys.source_hash(stasks.solve_task.fn)
 
 
 def test_resource_key_sees_file_changes(tmp_path):
@@ -87,23 +90,23 @@ def test_step_keys_hold_input_content_and_project(tmp_path):
     entities, pmi = tmp_path / "e.parquet", tmp_path / "p.parquet"
     entities.write_bytes(b"entities v1")
     pmi.write_bytes(b"pmi")
-    from aesi_lib.pipeline import RunConfig
+    from aesi_lib.run.config import RunConfig
 
     config = RunConfig()
-    first = steps._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
-    assert first == steps._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    first = ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    assert first == ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
     entities.write_bytes(b"entities v2")
-    assert steps._features_file(str(entities), str(pmi), config, str(tmp_path / "a")) != first
+    assert ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a")) != first
     entities.write_bytes(b"entities v1")
     # Another project folder, other files: another key.
-    other = steps._features_file(str(entities), str(pmi), config, str(tmp_path / "b"))
+    other = ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "b"))
     assert other.name != first.name
     # Model options do not enter the features key (configurations share features) ...
     seeded = RunConfig.from_dict({"model": {"seed": 7}})
-    assert steps._features_file(str(entities), str(pmi), seeded, str(tmp_path / "a")) == first
+    assert ftasks._features_file(str(entities), str(pmi), seeded, str(tmp_path / "a")) == first
     # ... but they do enter the solve key.
-    a = steps._solve_files(str(entities), config.model, str(tmp_path))
-    b = steps._solve_files(str(entities), seeded.model, str(tmp_path))
+    a = stasks._solve_files(str(entities), config.model, str(tmp_path))
+    b = stasks._solve_files(str(entities), seeded.model, str(tmp_path))
     assert a["labels"] != b["labels"]
 
 
@@ -116,24 +119,24 @@ class _FakeParser:
 
 
 def test_parser_config_id_is_remembered(tmp_path, monkeypatch):
-    monkeypatch.setattr(steps.pipeline, "make_parser", _FakeParser)
-    monkeypatch.setattr(steps, "_PARSERS", steps._ParserPool())
+    monkeypatch.setattr(parsers, "make_parser", _FakeParser)
+    monkeypatch.setattr(parsers, "PARSERS", parsers._ParserPool())
     _FakeParser.loads = 0
     config = ParserConfig(casing="lower")
-    assert steps.parser_config_id(config, str(tmp_path)) == "fake:lower"
+    assert parsers.parser_config_id(config, str(tmp_path)) == "fake:lower"
     assert _FakeParser.loads == 1
     # A fresh pool (a new process) finds the id on disk without loading a parser.
-    monkeypatch.setattr(steps, "_PARSERS", steps._ParserPool())
-    assert steps.parser_config_id(config, str(tmp_path)) == "fake:lower"
+    monkeypatch.setattr(parsers, "PARSERS", parsers._ParserPool())
+    assert parsers.parser_config_id(config, str(tmp_path)) == "fake:lower"
     assert _FakeParser.loads == 1
-    assert steps.parser_config_id(ParserConfig(casing="asis"), str(tmp_path)) == "fake:asis"
+    assert parsers.parser_config_id(ParserConfig(casing="asis"), str(tmp_path)) == "fake:asis"
     assert _FakeParser.loads == 2
     assert (Path(tmp_path) / "config-ids.json").exists()
 
 
 def test_parser_pool_shares_idle_parsers(monkeypatch):
-    monkeypatch.setattr(steps.pipeline, "make_parser", _FakeParser)
-    pool = steps._ParserPool()
+    monkeypatch.setattr(parsers, "make_parser", _FakeParser)
+    pool = parsers._ParserPool()
     _FakeParser.loads = 0
     config = ParserConfig()
     with pool.checkout(config) as first:
@@ -149,11 +152,11 @@ def test_transient_steps_retry_with_backoff_but_not_on_user_errors():
 
     from aesi_lib.errors import InputError, StoreLockedError
 
-    for t in (steps.load_corpus_task, steps.parse_batch_task, steps.store_batch_task):
+    for t in (itasks.load_corpus_task, itasks.parse_batch_task, itasks.store_batch_task):
         assert t.retries == 2
         delays = t.retry_delay_seconds
         assert isinstance(delays, list) and delays == sorted(delays) and delays[0] < delays[-1]
-    retry = steps.store_batch_task.retry_condition_fn
+    retry = itasks.store_batch_task.retry_condition_fn
     assert retry(None, None, Failed(data=OSError("disk hiccup"))) is True
     assert retry(None, None, Failed(data=StoreLockedError("held by another run"))) is True
     assert retry(None, None, Failed(data=InputError("x.jsonl", "line 2: malformed"))) is False

@@ -9,10 +9,14 @@ import pytest
 from scipy.sparse.linalg import aslinearoperator
 from sklearn.metrics import adjusted_rand_score
 
-from aesi_lib.amp import solve_sc, tied_operator, unit_indicator
-from aesi_lib.model import ModelConfig, induce, label_units, planted_features
-from aesi_lib.ncut import ncut_objective
-from aesi_lib.similarity import slot_similarity, template_similarity
+from aesi_lib.model.features import FeatureVocabulary
+from aesi_lib.model.induce import ModelConfig, induce
+from aesi_lib.model.ncut import ncut_objective
+from aesi_lib.model.sc import solve_sc
+from aesi_lib.model.similarity import slot_similarity, template_similarity
+from aesi_lib.model.synthetic import planted_features
+from aesi_lib.model.tying import tied_operator, unit_indicator
+from aesi_lib.model.units import label_units, unit_names
 
 
 def test_tied_operator_is_the_aggregated_graph():
@@ -72,3 +76,22 @@ def test_predicate_units_need_predicate_ids():
         induce(replace(features, predicate_ids=None), ModelConfig(template_unit="predicate"))
     with pytest.raises(ValueError, match="template_unit"):
         ModelConfig(template_unit="sentence")
+
+
+def test_unit_names_partition_the_mentions_as_the_unit_codes_do():
+    """One rule: the named units (used to label new mentions) are the tied units."""
+    features, templates, _ = planted_features(800, seed=4)
+    features = replace(features, predicate_ids=templates * 3 + features.dep_ids % 3)
+    vocab = FeatureVocabulary(
+        heads=tuple(f"h{i}" for i in range(features.pmi.shape[0])),
+        deps=tuple(f"d{i}" for i in range(int(features.dep_ids.max()) + 1)),
+        types=tuple(f"t{i}" for i in range(features.types.shape[1])),
+        documents=(), oov_rate=0.0,
+        predicates=tuple(f"p{i}" for i in range(int(features.predicate_ids.max()) + 1)))
+    config = ModelConfig(mode="sc", template_unit="predicate", slot_unit="pattern")
+    codes_t, codes_s = label_units(features, config)
+    names = unit_names(features, vocab, config)
+    for codes, named in ((codes_t, names.template), (codes_s, names.slot)):
+        by_name = np.unique(named.astype(str), return_inverse=True)[1]
+        assert adjusted_rand_score(codes, by_name) == 1.0
+        assert len(np.unique(codes)) == len(np.unique(by_name))

@@ -6,10 +6,10 @@ from aesi_lib.corpus.muc4 import (
     Muc4Split,
     load_muc4_corpus,
     load_muc4_split,
-    read_muc4_keys,
     read_muc4_messages,
     resolve_muc4_dir,
 )
+from aesi_lib.corpus.muc4_keys import read_muc4_keys
 from aesi_lib.corpus.plain import read_plain_documents
 from aesi_lib.corpus.types import Document, KeyFiller, KeyTemplate
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from aesi_lib.corpus.muc4 import Muc4Split, read_muc4_keys, read_muc4_messages
+from aesi_lib.corpus.muc4 import Muc4Split, read_muc4_messages
+from aesi_lib.corpus.muc4_keys import read_muc4_keys
 
 DEMO_SPLIT = "demo"
 DEMO_TEXT_FILE = "demo-muc4"

@@ -2,13 +2,26 @@
 
 Implements shared/docs/evaluation.md. Typical use::
 
-    from aesi_lib.corpus.muc4 import read_muc4_keys
-    from aesi_lib.evaluate import evaluate
+    from aesi_lib.corpus.muc4_keys import read_muc4_keys
+    from aesi_lib.evaluate import score_grid
 
     keys = read_muc4_keys("key-tst1.v7") + read_muc4_keys("key-tst2.v4")
-    result = evaluate(assignments, keys, matcher="lenient", mapping="test-mapped")
+    grid = score_grid(assignments, keys)             # test-mapped × {lenient, strict}
+    grid.cell("test-mapped", "lenient").result.f1
+
+Modules, bottom up: :mod:`~aesi_lib.evaluate.gold` (gold entities of the keys),
+:mod:`~aesi_lib.evaluate.matching` (lenient and strict head matching),
+:mod:`~aesi_lib.evaluate.assignments` (the export format),
+:mod:`~aesi_lib.evaluate.counting` (TP / FP / FN of one message and slot),
+:mod:`~aesi_lib.evaluate.index` (integer indexes of guesses and gold),
+:mod:`~aesi_lib.evaluate.mapping` (the role-to-slot mapping, steps 1-4),
+:mod:`~aesi_lib.evaluate.split` (one scored split), :mod:`~aesi_lib.evaluate.scoring`
+(``evaluate``), :mod:`~aesi_lib.evaluate.bounds` (oracle bounds),
+:mod:`~aesi_lib.evaluate.grid` (the score grid every caller reports) and
+:mod:`~aesi_lib.evaluate.tables` (Markdown beside the published systems).
 """
 
+from aesi_lib.evaluate.assignments import ASSIGNMENT_COLUMNS, read_assignments
 from aesi_lib.evaluate.bounds import (
     false_positive_share_irrelevant,
     recall_ceiling,
@@ -16,6 +29,7 @@ from aesi_lib.evaluate.bounds import (
     result_bounds,
     template_recall_ceiling,
 )
+from aesi_lib.evaluate.counting import Counts, count_message_slot
 from aesi_lib.evaluate.gold import (
     EVENT_TYPES,
     GOLD_SLOTS,
@@ -29,21 +43,12 @@ from aesi_lib.evaluate.gold import (
     relevant_message_ids,
     template_counts,
 )
+from aesi_lib.evaluate.grid import GridCell, ScoreGrid, score_grid
 from aesi_lib.evaluate.mapping import prune_mapping, type_mappings, union_mapping
 from aesi_lib.evaluate.matching import MATCHERS, lenient, normalise, strict, tokens_match
-from aesi_lib.evaluate.scoring import (
-    ASSIGNMENT_COLUMNS,
-    MAPPING_MODES,
-    PUBLISHED_RESULTS,
-    Counts,
-    EvaluationResult,
-    SplitIndex,
-    count_message_slot,
-    evaluate,
-    format_table,
-    learn_mapping,
-    read_assignments,
-)
+from aesi_lib.evaluate.scoring import MAPPING_MODES, EvaluationResult, evaluate, learn_mapping
+from aesi_lib.evaluate.split import KeyGold, SplitIndex
+from aesi_lib.evaluate.tables import PUBLISHED_RESULTS, format_table
 
 __all__ = [
     "ASSIGNMENT_COLUMNS",
@@ -57,7 +62,10 @@ __all__ = [
     "Counts",
     "EvaluationResult",
     "GoldEntity",
+    "GridCell",
+    "KeyGold",
     "MissingKeyError",
+    "ScoreGrid",
     "SplitIndex",
     "count_message_slot",
     "evaluate",
@@ -75,6 +83,7 @@ __all__ = [
     "relevance_oracle",
     "relevant_message_ids",
     "result_bounds",
+    "score_grid",
     "strict",
     "template_counts",
     "template_recall_ceiling",

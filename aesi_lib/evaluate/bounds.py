@@ -14,20 +14,21 @@ better part could be worth before one builds it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, cast
 
 import pandas as pd
 
-from aesi_lib.corpus.types import KeyTemplate
+from aesi_lib.evaluate.counting import Counts
 from aesi_lib.evaluate.gold import GOLD_SLOTS
 from aesi_lib.evaluate.mapping import MappingTriple
 from aesi_lib.evaluate.matching import MatcherName
-from aesi_lib.evaluate.scoring import Counts, EvaluationResult, SplitIndex
+from aesi_lib.evaluate.scoring import EvaluationResult, Keys
+from aesi_lib.evaluate.split import SplitIndex
 
 
 def recall_ceiling(
-    assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate], matcher: MatcherName = "lenient"
+    assignments: pd.DataFrame, eval_keys: Keys, matcher: MatcherName = "lenient"
 ) -> float:
     """Recall when every mention's head is sent to every gold slot of its message.
 
@@ -36,7 +37,7 @@ def recall_ceiling(
     Parameters
     ----------
     assignments : pandas.DataFrame
-    eval_keys : sequence of KeyTemplate
+    eval_keys : sequence of KeyTemplate, or KeyGold
     matcher : {"lenient", "strict"}
 
     Returns
@@ -49,7 +50,7 @@ def recall_ceiling(
 
 def template_recall_ceiling(
     assignments: pd.DataFrame,
-    eval_keys: Sequence[KeyTemplate],
+    eval_keys: Keys,
     mapping: Iterable[MappingTriple],
     matcher: MatcherName = "lenient",
 ) -> float:
@@ -63,7 +64,7 @@ def template_recall_ceiling(
     Parameters
     ----------
     assignments : pandas.DataFrame
-    eval_keys : sequence of KeyTemplate
+    eval_keys : sequence of KeyTemplate, or KeyGold
     mapping : iterable of (template, slot, gold_slot)
         Typically ``EvaluationResult.mapping``.
     matcher : {"lenient", "strict"}
@@ -125,14 +126,14 @@ def false_positive_share_irrelevant(result: EvaluationResult) -> float:
 
 
 def result_bounds(
-    assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate], result: EvaluationResult
+    assignments: pd.DataFrame, eval_keys: Keys, result: EvaluationResult
 ) -> dict[str, Any]:
     """The bounds of one evaluation, JSON-ready, as stored beside its scores.
 
     Parameters
     ----------
     assignments : pandas.DataFrame
-    eval_keys : sequence of KeyTemplate
+    eval_keys : sequence of KeyTemplate, or KeyGold
         The keys ``result`` was scored on.
     result : EvaluationResult
 

@@ -1,6 +1,6 @@
 """Gold entities from MUC-4 answer keys (evaluation.md, "Gold entities").
 
-The key reader (``aesi_lib.corpus.muc4.read_muc4_keys``) yields :class:`KeyTemplate` records;
+The key reader (``aesi_lib.corpus.muc4_keys.read_muc4_keys``) yields :class:`KeyTemplate` records;
 this module turns them into, per message and gold slot, a tuple of merged :class:`GoldEntity`.
 """
 

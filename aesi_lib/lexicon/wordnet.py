@@ -1,72 +1,31 @@
 """WordNet noun types for entity heads: direct hypernyms (paper, Eq. 2), supersenses, depth cuts.
 
-Where WordNet comes from (first that works):
-
-1. an explicit ``path`` given by the user (a WordNet ``dict`` directory, or an ``nltk_data``
-   directory holding ``corpora/wordnet``);
-2. NLTK's own ``wordnet`` corpus (``nltk.download('wordnet')``), found with ``nltk.data.find``;
-3. Debian's ``wordnet-base`` database under ``/usr/share/wordnet``, prepared once into the cache
-   (``<cache>/nltk_data/corpora/wordnet``): the files are copied and the ``lexnames`` file that
-   Debian lacks is written from the standard list below;
-4. a cache prepared by an earlier run, even if its source has since gone.
-
-The cache root is ``cache_dir``, else ``$AESI_CACHE_DIR``, else ``$XDG_CACHE_HOME/aesi``, else
-``~/.cache/aesi``.
-
-NLTK's reader calls ``map_wn()`` when it is built, which opens NLTK's *own* ``wordnet`` corpus
-and its ``index.sense`` to map synset ids for the multilingual (OMW) functions. Debian ships no
-``index.sense``, and aesi never uses OMW, so the reader here skips that mapping
-(:class:`_AesiWordNetReader`); only ``lemma_from_key`` is unavailable without ``index.sense``.
+:class:`WordNetLexicon` answers the questions the features ask of a head lemma; a head that
+WordNet lacks falls back to the coarse class of its named-entity label (:func:`coarse_type`).
+:func:`load_wordnet` finds the database (``aesi_lib.lexicon.wordnet_files``) and opens it once
+per process.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
-import shutil
-import tempfile
 import threading
-import warnings
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from aesi_lib.errors import ResourceMissingError
-
-# The 45 WordNet lexicographer files (WordNet 3.0 and 3.1 ``lexnames``): number, name and
-# syntactic category (1 noun, 2 verb, 3 adjective, 4 adverb). Each synset in the data files
-# stores its lexicographer file number, so the order matters.
-LEXNAMES: tuple[tuple[str, int], ...] = (
-    ("adj.all", 3), ("adj.pert", 3), ("adv.all", 4), ("noun.Tops", 1), ("noun.act", 1),
-    ("noun.animal", 1), ("noun.artifact", 1), ("noun.attribute", 1), ("noun.body", 1),
-    ("noun.cognition", 1), ("noun.communication", 1), ("noun.event", 1), ("noun.feeling", 1),
-    ("noun.food", 1), ("noun.group", 1), ("noun.location", 1), ("noun.motive", 1),
-    ("noun.object", 1), ("noun.person", 1), ("noun.phenomenon", 1), ("noun.plant", 1),
-    ("noun.possession", 1), ("noun.process", 1), ("noun.quantity", 1), ("noun.relation", 1),
-    ("noun.shape", 1), ("noun.state", 1), ("noun.substance", 1), ("noun.time", 1),
-    ("verb.body", 2), ("verb.change", 2), ("verb.cognition", 2), ("verb.communication", 2),
-    ("verb.competition", 2), ("verb.consumption", 2), ("verb.contact", 2), ("verb.creation", 2),
-    ("verb.emotion", 2), ("verb.motion", 2), ("verb.perception", 2), ("verb.possession", 2),
-    ("verb.social", 2), ("verb.stative", 2), ("verb.weather", 2), ("adj.ppl", 3),
-)
-
-#: Directories searched for a system WordNet database (Debian/Ubuntu ``wordnet-base``).
-SYSTEM_WORDNET_DIRS: tuple[str, ...] = ("/usr/share/wordnet", "/usr/local/share/wordnet")
-
-# Files the NLTK reader opens; the first group must exist for WordNet to be usable.
-_REQUIRED_FILES = (
-    "data.noun", "data.verb", "data.adj", "data.adv",
-    "index.noun", "index.verb", "index.adj", "index.adv",
-)
-_OPTIONAL_FILES = ("noun.exc", "verb.exc", "adj.exc", "adv.exc", "cntlist.rev", "index.sense")
-_STAMP = ".aesi-prepared.json"
-_STAMP_FORMAT = 1
-
-_INSTALL_HINT = (
-    "Install WordNet 3.0 with `apt-get install wordnet-base` (Debian/Ubuntu; it installs "
-    "/usr/share/wordnet), or with `python -c \"import nltk; nltk.download('wordnet')\"` where "
-    "there is internet, or pass the path of a WordNet dict directory."
+from aesi_lib.lexicon.cache import resolve_cache_dir
+from aesi_lib.lexicon.wordnet_files import (
+    _INSTALL_HINT,
+    SYSTEM_WORDNET_DIRS,
+    _find_dict_dir,
+    _has_required_files,
+    _nltk_wordnet_root,
+    _open_reader,
+    _prepared_dir,
+    _usable_dir,
 )
 
 # Coarse classes for named entities that have no WordNet noun. Labels: spaCy/OntoNotes
@@ -94,35 +53,6 @@ _COARSE_LEXNAME: dict[str, str] = {
 }
 _BIO_PREFIX = re.compile(r"^[BIESLU]-")
 _COMPOUND_SPLIT = re.compile(r"[\s_\-]+")
-
-Senses = Literal["first", "all"]
-
-
-def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Return aesi's cache root: the argument, ``$AESI_CACHE_DIR``, or the user cache dir.
-
-    Parameters
-    ----------
-    cache_dir
-        Explicit cache root; wins over the environment.
-
-    Returns
-    -------
-    Path
-        The cache root (not created here).
-    """
-    if cache_dir is not None:
-        return Path(cache_dir).expanduser()
-    if os.environ.get("AESI_CACHE_DIR"):
-        return Path(os.environ["AESI_CACHE_DIR"]).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "aesi"
-
-
-def lexnames_text() -> str:
-    """Return the standard WordNet ``lexnames`` file: ``NN<TAB>name<TAB>category`` lines."""
-    return "".join(f"{i:02d}\t{name}\t{cat}\n" for i, (name, cat) in enumerate(LEXNAMES))
 
 
 def coarse_type(ner_label: str | None) -> str | None:
@@ -152,137 +82,6 @@ def coarse_type(ner_label: str | None) -> str | None:
     return f"ne.{coarse}" if coarse else None
 
 
-def _has_required_files(directory: Path) -> bool:
-    return all((directory / name).is_file() for name in _REQUIRED_FILES)
-
-
-def _find_dict_dir(path: Path) -> Path | None:
-    """Locate the WordNet files under a user path (the dict dir itself or a known layout)."""
-    for candidate in (path, path / "corpora" / "wordnet", path / "wordnet", path / "dict"):
-        if candidate.is_dir() and _has_required_files(candidate):
-            return candidate
-    return None
-
-
-def _source_signature(source: Path) -> dict[str, Any]:
-    files = {}
-    for name in _REQUIRED_FILES + _OPTIONAL_FILES + ("lexnames",):
-        p = source / name
-        if p.is_file():
-            st = p.stat()
-            files[name] = [st.st_size, st.st_mtime_ns]
-    return {"format": _STAMP_FORMAT, "source": str(source.resolve()), "files": files}
-
-
-def _read_stamp(directory: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads((directory / _STAMP).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def prepare_wordnet_dir(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Path:
-    """Copy a WordNet dict directory into ``dest`` in the layout NLTK reads; once.
-
-    The files are copied (not linked), and ``lexnames`` is written when the source has none.
-    A stamp records the source's file sizes and times, so a later call with an unchanged
-    source does nothing, and a changed source is copied again. The copy is built in a
-    temporary sibling directory and renamed into place, so concurrent processes never read a
-    half-written directory.
-
-    Parameters
-    ----------
-    source
-        A directory with ``data.noun``, ``index.noun`` and the other WordNet database files.
-    dest
-        Target directory, e.g. ``<cache>/nltk_data/corpora/wordnet``.
-
-    Returns
-    -------
-    Path
-        ``dest``.
-    """
-    source, dest = Path(source), Path(dest)
-    signature = _source_signature(source)
-    if _read_stamp(dest) == signature and _has_required_files(dest):
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=dest.parent))
-    tmp.chmod(0o755)  # mkdtemp makes it private; the database is not secret
-    try:
-        for name in signature["files"]:
-            shutil.copyfile(source / name, tmp / name)
-        if "lexnames" not in signature["files"]:
-            (tmp / "lexnames").write_text(lexnames_text(), encoding="utf-8")
-        (tmp / _STAMP).write_text(json.dumps(signature), encoding="utf-8")
-        if _read_stamp(dest) == signature and _has_required_files(dest):
-            return dest  # another process prepared it while we copied
-        if dest.exists():
-            # A stale or broken copy: move it aside first, as rename cannot replace a
-            # non-empty directory.
-            old = Path(tempfile.mkdtemp(prefix=".wordnet-old-", dir=dest.parent))
-            os.replace(dest, old / "wordnet")
-            shutil.rmtree(old, ignore_errors=True)
-        try:
-            os.replace(tmp, dest)
-        except OSError:
-            # Another process put its copy in place between our check and the rename.
-            if not (_read_stamp(dest) == signature and _has_required_files(dest)):
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return dest
-
-
-def _reader_class() -> type:
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    class _AesiWordNetReader(WordNetCorpusReader):
-        """NLTK's reader without the OMW synset-id mapping that needs ``index.sense``."""
-
-        def map_wn(self, version: str = "wordnet") -> None:
-            return None
-
-    return _AesiWordNetReader
-
-
-def _authorize(root: str) -> None:
-    """Register a directory with NLTK's path sandbox, which refuses reads outside its roots."""
-    import nltk
-
-    resolved = str(Path(root).resolve())
-    if resolved not in [str(p) for p in nltk.data.path]:
-        nltk.data.path.append(resolved)
-
-
-def _open_reader(root: Any) -> Any:
-    if isinstance(root, os.PathLike):
-        root = str(root)
-    if isinstance(root, str):
-        _authorize(root)
-    with warnings.catch_warnings():
-        # "The multilingual functions are not available": expected, aesi does not use OMW.
-        warnings.simplefilter("ignore", UserWarning)
-        reader = _reader_class()(root, None)
-    # Open the four data files now: NLTK checks the sandbox at each open, and a caller that
-    # later resets nltk.data.path would otherwise break a lexicon that was already loaded.
-    for pos in ("n", "v", "a", "r"):
-        reader._data_file(pos)
-    return reader
-
-
-def _nltk_wordnet_root() -> Any | None:
-    import nltk
-
-    # The order of nltk's own LazyCorpusLoader: the downloaded zip, then an unpacked folder.
-    for resource in ("corpora/wordnet.zip/wordnet/", "corpora/wordnet"):
-        try:
-            return nltk.data.find(resource)
-        except LookupError:
-            continue
-    return None
-
-
 class WordNetLexicon:
     """Memoised noun lookups over an NLTK ``WordNetCorpusReader``.
 
@@ -307,10 +106,10 @@ class WordNetLexicon:
         # (Prefect's default task runner is a thread pool).
         self._lock = threading.Lock()
         self._synsets: dict[str, tuple[Any, ...]] = {}
-        self._hypernyms: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._hypernyms: dict[str, tuple[str, ...]] = {}
         self._lexname: dict[str, str | None] = {}
         self._depth: dict[tuple[str, int], str | None] = {}
-        self._types: dict[tuple[str, str | None, str, str, bool], tuple[str, ...]] = {}
+        self._types: dict[tuple[str, str | None, str], tuple[str, ...]] = {}
 
     def __repr__(self) -> str:
         return f"WordNetLexicon(source={self.source!r}, version={self.version!r})"
@@ -360,38 +159,30 @@ class WordNetLexicon:
         """Whether WordNet has a noun sense for ``lemma`` (or its compound's last word)."""
         return bool(self.noun_synsets(lemma))
 
-    def direct_hypernyms(self, lemma: str, senses: Senses = "first") -> tuple[str, ...]:
-        """Return the direct hypernyms of ``lemma``'s noun senses (the paper's Eq. 2 feature).
+    def direct_hypernyms(self, lemma: str) -> tuple[str, ...]:
+        """Return the direct hypernyms of ``lemma``'s first noun sense (the paper's Eq. 2
+        feature).
 
         The paper takes "the direct hypernyms of the head word" without naming senses; the
-        default uses the first (most frequent) noun sense, as the heads are not
-        disambiguated. Instance hypernyms count as hypernyms, so that instances such as
-        ``lima`` (an instance of ``national_capital.n.01``) get a type.
+        first (most frequent) noun sense is used, as the heads are not disambiguated. Instance
+        hypernyms count as hypernyms, so that instances such as ``lima`` (an instance of
+        ``national_capital.n.01``) get a type.
 
         Parameters
         ----------
         lemma
             Head lemma.
-        senses
-            ``"first"``: the first noun sense only; ``"all"``: the union over all noun senses
-            in sense order.
 
         Returns
         -------
         tuple of str
-            Synset names such as ``"weaponry.n.01"``, without duplicates, in sense order and
-            by name within a sense (so the same in every process); empty for a lemma without
-            a noun sense.
+            Synset names such as ``"weaponry.n.01"``, without duplicates, sorted by name (so
+            the same in every process); empty for a lemma without a noun sense.
         """
-        if senses not in ("first", "all"):
-            raise ValueError(f"senses must be 'first' or 'all', not {senses!r}")
-        key = (lemma, senses)
-        hit = self._hypernyms.get(key)
+        hit = self._hypernyms.get(lemma)
         if hit is not None:
             return hit
-        synsets = self.noun_synsets(lemma)
-        if senses == "first":
-            synsets = synsets[:1]
+        synsets = self.noun_synsets(lemma)[:1]
         names: dict[str, None] = {}
         with self._lock:
             for synset in synsets:
@@ -400,7 +191,7 @@ class WordNetLexicon:
                                     key=lambda parent: parent.name()):
                     names[hyper.name()] = None
         result = tuple(names)
-        self._hypernyms[key] = result
+        self._hypernyms[lemma] = result
         return result
 
     def lexname(self, lemma: str) -> str | None:
@@ -478,9 +269,6 @@ class WordNetLexicon:
         lemma: str,
         ner: str | None = None,
         scheme: str = "hypernyms",
-        *,
-        senses: Senses = "first",
-        ner_first: bool = False,
     ) -> tuple[str, ...]:
         """Return the type set of an entity head under a typing scheme, with the NE fallback.
 
@@ -502,30 +290,25 @@ class WordNetLexicon:
             Named-entity label of the head, or ``None``/``""``.
         scheme
             ``"hypernyms"``, ``"lexname"`` or ``"depth:N"``.
-        senses
-            Senses for the ``hypernyms`` scheme (see :meth:`direct_hypernyms`).
-        ner_first
-            Use the NE class even when WordNet has the word: proper names often hit a wrong
-            common-noun sense (``Bush`` -> shrub).
 
         Returns
         -------
         tuple of str
             Possibly empty (no noun sense and no usable NE label).
         """
-        key = (lemma, ner or None, scheme, senses, ner_first)
+        key = (lemma, ner or None, scheme)
         hit = self._types.get(key)
         if hit is not None:
             return hit
         depth = _parse_scheme(scheme)
         coarse = coarse_type(ner)
-        if coarse is not None and (ner_first or not self.has_noun(lemma)):
+        if coarse is not None and not self.has_noun(lemma):
             if scheme == "lexname":
                 result: tuple[str, ...] = (_COARSE_LEXNAME[coarse.removeprefix("ne.")],)
             else:
                 result = (coarse,)
         elif scheme == "hypernyms":
-            result = self.direct_hypernyms(lemma, senses)
+            result = self.direct_hypernyms(lemma)
         elif scheme == "lexname":
             name = self.lexname(lemma)
             result = (name,) if name else ()
@@ -575,20 +358,6 @@ def clear_loaded() -> None:
     """Forget the lexicons loaded in this process (their memo tables go with them)."""
     with _LOAD_LOCK:
         _LOADED.clear()
-
-
-def _prepared_dir(cache_root: Path) -> Path:
-    return cache_root / "nltk_data" / "corpora" / "wordnet"
-
-
-def _usable_dir(directory: Path, dest: Path) -> tuple[Path | None, str]:
-    """Return a directory NLTK can read for a WordNet dict dir, preparing a copy if needed."""
-    if (directory / "lexnames").is_file():
-        return directory, ""
-    try:
-        return prepare_wordnet_dir(directory, dest), ""
-    except OSError as exc:
-        return None, f"could not prepare a copy in {dest}: {exc}"
 
 
 def load_wordnet(
@@ -682,4 +451,3 @@ def load_wordnet(
     raise ResourceMissingError(
         "WordNet not found. Tried:\n  - " + "\n  - ".join(tried) + "\n" + _INSTALL_HINT
     )
-

@@ -11,7 +11,8 @@ The k-way normalized cut maximises
 2. a discrete partition is found by alternating between the closest discrete indicator and the
    closest rotation of the row-normalised eigenvectors (:func:`discretize`).
 
-Eigensolver notes. With the shifted cosine (``aesi_lib.similarity``) the graph is nearly complete:
+Eigensolver notes. With the shifted cosine (``aesi_lib.model.similarity``) the graph is nearly
+complete:
 ``N`` has the trivial eigenvalue 1 (eigenvector ``D^1/2 1``), a handful of informative
 eigenvalues that are small and close together, and a bulk near 0. Lanczos (``eigsh``) resolves
 them reliably when given a tight tolerance and a Krylov space of ``ncv ≥ 2k+1`` vectors; every

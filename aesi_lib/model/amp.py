@@ -1,4 +1,4 @@
-"""Sentence constraint and the alternating maximisation procedure (Eqs. 6-9 and the appendix).
+"""The alternating maximisation procedure (AMP) of the appendix: the graphs W*_S and W*_T.
 
 The joint model (Eq. 9) maximises ε1(X_T) + ε2(X_S) + ε3(X_T, X_S) where ε1, ε2 are the
 normalized associations of the template and slot graphs (Eqs. 4-5) and ε3 rewards templates
@@ -71,147 +71,23 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from aesi_lib.ncut import SpectralEmbedding, indicator_matrix, ncut_objective, normalized_cut
+from aesi_lib.model.constraint import (
+    SentenceConstraint,
+    same_cluster_fraction,
+    same_sentence_pair_total,
+    sentence_indicator,
+    slot_constraint,
+    template_constraint,
+)
+from aesi_lib.model.cut_step import cut_step
+from aesi_lib.model.ncut import indicator_matrix
+from aesi_lib.model.objective import joint_objective
+from aesi_lib.model.sc import solve_sc
+from aesi_lib.model.terms import degrees as graph_degrees
 
 Mode = Literal["literal", "scaled"]
 Init = Literal["random", "sc"]
-ConstraintKind = Literal["same", "complement", "normalized"]
 Progress = Callable[[int, dict[str, Any]], None]
-
-
-# --------------------------------------------------------------------------------------------
-# The sentence constraint (Eqs. 6-8)
-# --------------------------------------------------------------------------------------------
-
-
-def sentence_indicator(sentence_ids: np.ndarray) -> sp.csr_matrix:
-    """J (Eq. 6): ``J[i, s] = 1`` iff entity i is in sentence s, shape (E, N_sentence).
-
-    Sentence ids are compacted to ``0..N-1`` in sorted order. (The paper calls J
-    N_sentence×|E| but uses ``J Jᵀ`` as the |E|×|E| same-sentence indicator and ``Jᵀ X`` as the
-    sentence-by-cluster counts, which needs the |E|×N orientation used here.)
-    """
-    _, codes = np.unique(np.asarray(sentence_ids), return_inverse=True)
-    codes = np.asarray(codes).reshape(-1)
-    n = codes.shape[0]
-    n_sent = int(codes.max()) + 1 if n else 0
-    return sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, n_sent))
-
-
-def unit_indicator(units: np.ndarray) -> sp.csr_matrix:
-    """|E|×U indicator G of a partition of the entities into units (U = ``units.max() + 1``).
-
-    Tying the labels of a unit's entities (``X = G Y``) turns the cut of W into the cut of the
-    U×U graph ``Gᵀ W G`` with degrees ``Gᵀ d``: the normalized association of Eqs. 4-5 is
-    unchanged for every tied partition, because ``Xᵀ W X = Yᵀ (Gᵀ W G) Y`` and
-    ``Xᵀ D X = Yᵀ diag(Gᵀ d) Y``.
-    """
-    units = np.asarray(units, dtype=np.int64)
-    n_units = int(units.max()) + 1 if units.size else 0
-    return sp.csr_matrix(
-        (np.ones(units.size), (np.arange(units.size), units)), shape=(units.size, n_units)
-    )
-
-
-def tied_operator(W: LinearOperator, G: sp.csr_matrix) -> LinearOperator:
-    """``Gᵀ W G`` as a matrix-free operator (see :func:`unit_indicator`)."""
-    Gt = G.T.tocsr()
-
-    def matmat(Y: np.ndarray) -> np.ndarray:
-        return np.asarray(Gt @ np.asarray(W @ (G @ Y)))
-
-    return LinearOperator(
-        (G.shape[1], G.shape[1]),
-        matvec=lambda y: matmat(np.asarray(y).reshape(-1, 1)).reshape(-1),
-        matmat=matmat,
-        dtype=np.float64,
-    )
-
-
-def _sentence_codes(J: sp.csr_matrix) -> np.ndarray:
-    return J.indices
-
-
-def same_sentence_product(J: sp.csr_matrix, X: np.ndarray) -> np.ndarray:
-    """``J Jᵀ X``: for each entity, the sum of X over the entities of its sentence (itself too)."""
-    X = np.asarray(X, dtype=np.float64)
-    return np.asarray(J.T @ X)[_sentence_codes(J)]
-
-
-def sentence_cluster_counts(J: sp.csr_matrix, labels: np.ndarray, k: int) -> np.ndarray:
-    """``G = Jᵀ X``: entities of sentence s in cluster l, shape (N_sentence, k) (Sec. 3.3)."""
-    return np.asarray(J.T @ indicator_matrix(labels, k))
-
-
-def template_constraint(J: sp.csr_matrix, labels_t: np.ndarray, k: int) -> float:
-    """f(X_T) = tr(X_Tᵀ J Jᵀ X_T) = ‖Jᵀ X_T‖²_F (Eq. 8 numerator; appendix)."""
-    G = sentence_cluster_counts(J, labels_t, k)
-    return float(np.sum(G * G))
-
-
-def same_slot_pairs(J: sp.csr_matrix, labels_s: np.ndarray, k: int) -> float:
-    """tr(X_Sᵀ J Jᵀ X_S): ordered same-sentence pairs (self included) sharing a slot (Eq. 8)."""
-    return template_constraint(J, labels_s, k)
-
-
-def slot_constraint(J: sp.csr_matrix, labels_s: np.ndarray, k: int) -> float:
-    """f(X_S) = tr(X_Sᵀ (E - J Jᵀ) X_S) = Σ_l |S_l|² - ‖Jᵀ X_S‖²_F (appendix), never dense."""
-    sizes = np.bincount(np.asarray(labels_s, dtype=np.int64), minlength=k).astype(np.float64)
-    return float(sizes @ sizes) - same_slot_pairs(J, labels_s, k)
-
-
-def same_sentence_pair_total(J: sp.csr_matrix) -> float:
-    """Σ_s n_s²: ``f(X_T)`` when every sentence lies in one template (its maximum)."""
-    n_s = np.asarray(J.sum(axis=0)).reshape(-1)
-    return float(n_s @ n_s)
-
-
-class SentenceConstraint(LinearOperator):
-    """``½ (D C + C D)`` for a same-sentence matrix C, matrix-free and symmetric.
-
-    Parameters
-    ----------
-    J : csr_matrix of shape (E, N_sentence)
-    degrees : ndarray of shape (E,)
-        The diagonal D (D_S or D_T).
-    kind : {"same", "complement", "normalized"}
-        ``C = J Jᵀ`` (literal W*_T), ``C = E - J Jᵀ`` (literal W*_S) or the per-entity
-        normalised ``P = (J Jᵀ - I) / (n_s - 1)`` (scaled mode; 0 for one-entity sentences).
-    """
-
-    def __init__(self, J: sp.csr_matrix, degrees: np.ndarray, kind: ConstraintKind):
-        n = J.shape[0]
-        super().__init__(dtype=np.float64, shape=(n, n))
-        if kind not in ("same", "complement", "normalized"):
-            raise ValueError(f"unknown constraint kind {kind!r}")
-        self.J = J
-        self.d = np.asarray(degrees, dtype=np.float64).reshape(-1)
-        self.kind = kind
-        n_s = np.asarray(J.sum(axis=0)).reshape(-1)[_sentence_codes(J)]
-        self.inv_mates = np.divide(1.0, n_s - 1.0, out=np.zeros(n), where=n_s > 1)
-
-    def _apply_c(self, X: np.ndarray) -> np.ndarray:
-        Y = same_sentence_product(self.J, X)
-        if self.kind == "same":
-            return Y
-        if self.kind == "complement":
-            return X.sum(axis=0, keepdims=True) - Y
-        return self.inv_mates[:, None] * (Y - X)
-
-    def _matmat(self, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        d = self.d[:, None]
-        return 0.5 * (d * self._apply_c(X) + self._apply_c(d * X))
-
-    def _matvec(self, x: np.ndarray) -> np.ndarray:
-        return self._matmat(np.asarray(x).reshape(-1, 1))[:, 0]
-
-    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
-        return self._matvec(x)
-
-    def _adjoint(self) -> SentenceConstraint:
-        return self
-
 
 # --------------------------------------------------------------------------------------------
 # The AMP operators (appendix Eqs. for W*_S and W*_T)
@@ -275,15 +151,6 @@ def _normalized_weight(C: SentenceConstraint, degrees: np.ndarray) -> float:
     return float(np.sum(degrees)) / total if total > 0 else 0.0
 
 
-def _pair_fraction(J: sp.csr_matrix, labels: np.ndarray, k: int) -> float:
-    # Fraction of ordered same-sentence pairs (i ≠ j) that share a cluster.
-    n = J.shape[0]
-    pairs = same_sentence_pair_total(J) - n
-    if pairs <= 0:
-        return 0.0
-    return (template_constraint(J, labels, k) - n) / pairs
-
-
 def slot_step_graph(
     W_S: LinearOperator,
     degrees_s: np.ndarray,
@@ -319,7 +186,7 @@ def slot_step_graph(
         return _augment(W_S, degrees_s, C, 1.0 / n_slots, coef)
     if mode == "scaled":
         C = SentenceConstraint(J, degrees_s, "normalized")
-        coef = weight * _pair_fraction(J, labels_t, n_templates)
+        coef = weight * same_cluster_fraction(J, labels_t, n_templates)
         coef *= _normalized_weight(C, degrees_s) if coef else 0.0
         return _augment(W_S, degrees_s, C, 1.0, -coef)
     raise ValueError(f"mode must be 'literal' or 'scaled', got {mode!r}")
@@ -351,7 +218,7 @@ def template_step_graph(
         return _augment(W_T, degrees_t, C, 1.0 / n_templates, coef)
     if mode == "scaled":
         C = SentenceConstraint(J, degrees_t, "normalized")
-        coef = weight * (1.0 - _pair_fraction(J, labels_s, n_slots))
+        coef = weight * (1.0 - same_cluster_fraction(J, labels_s, n_slots))
         if same_sentence_pair_total(J) - n <= 0:
             coef = 0.0
         coef *= _normalized_weight(C, degrees_t) if coef else 0.0
@@ -380,44 +247,6 @@ def rotation_residual(labels_new: np.ndarray, labels_old: np.ndarray, k: int) ->
     return float(np.linalg.norm(R.T @ R - np.eye(R.shape[1])))
 
 
-def joint_objective(
-    W_T: LinearOperator,
-    degrees_t: np.ndarray,
-    W_S: LinearOperator,
-    degrees_s: np.ndarray,
-    J: sp.csr_matrix,
-    labels_t: np.ndarray,
-    labels_s: np.ndarray,
-    n_templates: int,
-    n_slots: int,
-) -> dict[str, float]:
-    """Terms of the joint objective (Eq. 9): ε1, ε2, ε3 and their sum.
-
-    ``eps3`` is the appendix's product ``f(X_T) f(X_S)``; ``eps3_ratio`` is the main text's
-    Eq. 8 ``f(X_T) / tr(X_Sᵀ JJᵀ X_S)``. ``objective = eps1 + eps2 + eps3``. Also returns
-    ``f_t``, ``f_s``, ``same_slot_pairs`` and the pair fractions ``template_agreement`` (same-
-    sentence pairs i≠j sharing a template) and ``slot_disagreement`` (... in different slots).
-    """
-    eps1 = ncut_objective(W_T, degrees_t, labels_t, n_templates)
-    eps2 = ncut_objective(W_S, degrees_s, labels_s, n_slots)
-    f_t = template_constraint(J, labels_t, n_templates)
-    f_s = slot_constraint(J, labels_s, n_slots)
-    same = same_slot_pairs(J, labels_s, n_slots)
-    eps3 = f_t * f_s
-    return {
-        "eps1": eps1,
-        "eps2": eps2,
-        "eps3": eps3,
-        "eps3_ratio": f_t / same if same > 0 else float("inf"),
-        "objective": eps1 + eps2 + eps3,
-        "f_t": f_t,
-        "f_s": f_s,
-        "same_slot_pairs": same,
-        "template_agreement": _pair_fraction(J, labels_t, n_templates),
-        "slot_disagreement": 1.0 - _pair_fraction(J, labels_s, n_slots),
-    }
-
-
 # --------------------------------------------------------------------------------------------
 # The solvers
 # --------------------------------------------------------------------------------------------
@@ -425,7 +254,7 @@ def joint_objective(
 
 @dataclass
 class AMPResult:
-    """Output of :func:`solve_amp` / :func:`solve_sc`.
+    """Output of :func:`solve_amp`.
 
     Attributes
     ----------
@@ -449,100 +278,6 @@ class AMPResult:
     mode: str = "sc"
 
 
-def _cut(
-    graph: AugmentedGraph | None,
-    W: LinearOperator,
-    degrees: np.ndarray,
-    k: int,
-    seed: int,
-    ncut_options: dict[str, Any],
-    units: np.ndarray | None = None,
-) -> tuple[np.ndarray, dict[str, Any]]:
-    start = time.perf_counter()
-    options = dict(ncut_options)
-    op = W
-    if graph is not None:
-        op = graph.operator
-        # The trivial eigenpair (1, D^1/2 1) belongs to W with D = W·1 only.
-        if graph.coefficient != 0.0 or graph.cut_weight != 1.0:
-            options["deflate"] = False
-    if units is not None:
-        G = unit_indicator(units)
-        unit_labels, emb = normalized_cut(
-            tied_operator(op, G), k, seed, degrees=np.asarray(G.T @ degrees),
-            return_embedding=True, **options
-        )
-        labels = unit_labels[np.asarray(units, dtype=np.int64)]
-    else:
-        labels, emb = normalized_cut(
-            op, k, seed, degrees=degrees, return_embedding=True, **options
-        )
-    info = _step_info(emb, time.perf_counter() - start)
-    if graph is not None:
-        info.update(
-            cut_weight=graph.cut_weight,
-            coefficient=graph.coefficient,
-            cut_scale=graph.cut_scale,
-            constraint_scale=graph.constraint_scale,
-            scale_ratio=(
-                graph.constraint_scale / graph.cut_scale if graph.cut_scale else float("inf")
-            ),
-        )
-    return labels, info
-
-
-def _step_info(emb: SpectralEmbedding, seconds: float) -> dict[str, Any]:
-    scale = float(np.abs(emb.eigenvalues).max(initial=0.0))
-    max_res = float(emb.residuals.max(initial=0.0))
-    return {
-        "eigenvalues": emb.eigenvalues.tolist(),
-        "max_residual": max_res,
-        # Relative to the operator's scale (its largest |λ|): what double precision can resolve.
-        "max_relative_residual": max_res / scale if scale > 0 else max_res,
-        "residuals": emb.residuals.tolist(),
-        "n_matvec": emb.n_matvec,
-        "solver": emb.solver,
-        "seconds": seconds,
-    }
-
-
-def solve_sc(
-    W_T: LinearOperator,
-    W_S: LinearOperator,
-    n_templates: int,
-    n_slots: int,
-    seed: int = 0,
-    *,
-    degrees_t: np.ndarray | None = None,
-    degrees_s: np.ndarray | None = None,
-    ncut_options: dict[str, Any] | None = None,
-    units_t: np.ndarray | None = None,
-    units_s: np.ndarray | None = None,
-    slot_labels: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """The "-SC" model: independent template and slot cuts (Eqs. 4 and 5, no ε3).
-
-    ``units_t`` / ``units_s`` (ints of shape (E,)) tie the labels of entities that share a
-    unit (:func:`unit_indicator`); None cuts single entities as the paper does.
-    ``slot_labels`` (shape (E,)), when given, are used as they are and W_S is not cut
-    (factored slots, ``aesi_lib.factored_slots``).
-
-    Returns
-    -------
-    template_labels, slot_labels : ndarray of shape (E,)
-    info : dict
-        ``template_step`` / ``slot_step`` eigen diagnostics.
-    """
-    ncut_options = ncut_options or {}
-    dt = _degrees(W_T) if degrees_t is None else degrees_t
-    ds = _degrees(W_S) if degrees_s is None else degrees_s
-    lt, it = _cut(None, W_T, dt, n_templates, seed, ncut_options, units_t)
-    if slot_labels is not None:
-        return lt, np.asarray(slot_labels, dtype=np.int64), {"template_step": it}
-    ls, is_ = _cut(None, W_S, ds, n_slots, seed, ncut_options, units_s)
-    return lt, ls, {"template_step": it, "slot_step": is_}
-
-
 def _random_labels(rng: np.random.Generator, k: int, n: int, units: np.ndarray | None
                    ) -> np.ndarray:
     """Random initial partition; entities of one unit share their label."""
@@ -550,10 +285,6 @@ def _random_labels(rng: np.random.Generator, k: int, n: int, units: np.ndarray |
         return rng.integers(k, size=n)
     units = np.asarray(units, dtype=np.int64)
     return rng.integers(k, size=int(units.max()) + 1)[units]
-
-
-def _degrees(W: LinearOperator) -> np.ndarray:
-    return np.asarray(W @ np.ones(W.shape[0])).reshape(-1)
 
 
 def solve_amp(
@@ -606,14 +337,15 @@ def solve_amp(
     degrees_t, degrees_s : ndarray of shape (E,), optional
         D_T, D_S; ``W·1`` when omitted.
     ncut_options : dict, optional
-        Extra arguments of :func:`aesi_lib.ncut.normalized_cut` (solver, tol, ncv, deflate,
+        Extra arguments of :func:`aesi_lib.model.ncut.normalized_cut` (solver, tol, ncv, deflate,
         n_init).
     progress : callable, optional
         ``progress(iteration, terms)`` after every iteration (0 = the initial partition), with
         ``terms`` the history entry.
     units_t, units_s : ndarray of shape (E,), optional
         Tie the template (slot) labels of entities sharing a unit: every cut, constrained or
-        not, is solved on ``Gᵀ W* G`` (:func:`unit_indicator`). None: single entities.
+        not, is solved on ``Gᵀ W* G`` (:func:`aesi_lib.model.tying.unit_indicator`). None:
+        single entities.
 
     Returns
     -------
@@ -626,8 +358,8 @@ def solve_amp(
     ncut_options = ncut_options or {}
     n = W_T.shape[0]
     J = sentence_indicator(sentence_ids)
-    dt = _degrees(W_T) if degrees_t is None else np.asarray(degrees_t, dtype=np.float64)
-    ds = _degrees(W_S) if degrees_s is None else np.asarray(degrees_s, dtype=np.float64)
+    dt = graph_degrees(W_T) if degrees_t is None else np.asarray(degrees_t, dtype=np.float64)
+    ds = graph_degrees(W_S) if degrees_s is None else np.asarray(degrees_s, dtype=np.float64)
 
     start = time.perf_counter()
     init_info: dict[str, Any] = {}
@@ -657,9 +389,9 @@ def solve_amp(
     for it in range(1, max_iter + 1):
         t0 = time.perf_counter()
         gs = slot_step_graph(W_S, ds, J, lt, n_templates, n_slots, mode, weight)
-        ls_new, slot_info = _cut(gs, W_S, ds, n_slots, seed, ncut_options, units_s)
+        ls_new, slot_info = cut_step(gs, W_S, ds, n_slots, seed, ncut_options, units_s)
         gt = template_step_graph(W_T, dt, J, ls_new, n_templates, n_slots, mode, weight)
-        lt_new, tmpl_info = _cut(gt, W_T, dt, n_templates, seed, ncut_options, units_t)
+        lt_new, tmpl_info = cut_step(gt, W_T, dt, n_templates, seed, ncut_options, units_t)
         delta_t = rotation_residual(lt_new, lt, n_templates)
         delta_s = rotation_residual(ls_new, ls, n_slots)
         lt, ls = lt_new, ls_new

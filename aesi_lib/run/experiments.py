@@ -11,8 +11,9 @@ from typing import Any
 import pandas as pd
 
 from aesi_lib.corpus.types import KeyTemplate
-from aesi_lib.pipeline import RunConfig
-from aesi_lib.presets import deep_merge
+from aesi_lib.evaluate import KeyGold, score_grid
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.presets import deep_merge
 
 SCORE_COLUMNS = (
     "tst_test_lenient_f1", "tst_test_lenient_p", "tst_test_lenient_r",
@@ -35,33 +36,29 @@ def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:
             for name, override in configurations.items()}
 
 
-def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
-              dev_keys: Sequence[KeyTemplate] | None) -> dict[str, float]:
-    """The sweep's scores of one run.
+def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate] | KeyGold,
+              dev_keys: Sequence[KeyTemplate] | KeyGold | None) -> dict[str, float]:
+    """The sweep's scores of one run, read off its score grid (``aesi_lib.evaluate.grid``).
 
-    ``tst_*``: the evaluated split (TST1+TST2), test-mapped and dev-mapped, lenient and strict;
-    ``dev_dev_lenient_f1``: DEV scored with a mapping learned on DEV (the cross-check);
+    ``tst_*``: the evaluated split (TST1+TST2, the selection split), test-mapped and
+    dev-mapped, lenient and strict; ``dev_dev_lenient_f1``: DEV scored with a mapping learned
+    on DEV itself (a cross-check on the split the mapping saw, not a held-out score);
     ``tst_test_lenient_template_r`` and ``tst_test_lenient_oracle_f1``: the template recall
     ceiling and the relevance-oracle F1 of the test-mapped lenient result
     (``aesi_lib.evaluate.bounds``).
     """
-    from aesi_lib.evaluate import evaluate, result_bounds
-
+    grid = score_grid(assignments, eval_keys, dev_keys)
     row: dict[str, float] = {}
-    for matcher in ("lenient", "strict"):
-        modes = [("test", "test-mapped")] + ([("dev", "dev-mapped")] if dev_keys else [])
-        for short, mode in modes:
-            r = evaluate(assignments, eval_keys, map_keys=dev_keys, matcher=matcher,
-                         mapping=mode)
-            prefix = f"tst_{short}_{matcher}"
-            row.update({f"{prefix}_f1": r.f1, f"{prefix}_p": r.precision,
-                        f"{prefix}_r": r.recall})
-            if prefix == "tst_test_lenient":
-                bounds = result_bounds(assignments, eval_keys, r)
-                row[f"{prefix}_template_r"] = bounds["template_recall_ceiling"]
-                row[f"{prefix}_oracle_f1"] = bounds["relevance_oracle"]["f1"]
+    for (mode, matcher), cell in grid.cells.items():
+        prefix = f"tst_{mode.split('-')[0]}_{matcher}"
+        r = cell.result
+        row.update({f"{prefix}_f1": r.f1, f"{prefix}_p": r.precision, f"{prefix}_r": r.recall})
+        if prefix == "tst_test_lenient":
+            row[f"{prefix}_template_r"] = cell.bounds["template_recall_ceiling"]
+            row[f"{prefix}_oracle_f1"] = cell.bounds["relevance_oracle"]["f1"]
     if dev_keys:
-        row["dev_dev_lenient_f1"] = evaluate(assignments, dev_keys, matcher="lenient").f1
+        dev = score_grid(assignments, dev_keys, matchers=("lenient",), bounds=False)
+        row["dev_dev_lenient_f1"] = dev.cell("test-mapped", "lenient").result.f1
     return row
 
 

@@ -7,11 +7,9 @@ Every function here is usable from a notebook.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +18,11 @@ import pandas as pd
 
 from aesi_lib.corpus.types import Document, KeyTemplate
 from aesi_lib.entities import entities_frame, extract_entities
-from aesi_lib.features import EntityFeatures, FeatureOptions, FeatureVocabulary, build_features
-from aesi_lib.model import InductionResult, ModelConfig, induce
+from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
+from aesi_lib.model.induce import InductionResult, induce
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.cache import parse_with_cache
-from aesi_lib.parse.casing import DEFAULT_CASING
-from aesi_lib.similarity import SimilarityOptions
+from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store
 
 log = logging.getLogger("aesi")
@@ -33,65 +30,6 @@ log = logging.getLogger("aesi")
 EXPORT_COLUMNS = ["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
                   "template", "slot"]
 Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class ParserConfig:
-    """Which parser turns text into the neutral parse format."""
-
-    backend: str = "spacy"
-    casing: str = DEFAULT_CASING
-    ner: bool = False
-    model: str | None = None
-    stanza_dir: str | None = None
-    batch_size: int = 32
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Every setting of a run; its hash names cached results and the run directory."""
-
-    parser: ParserConfig = field(default_factory=ParserConfig)
-    features: FeatureOptions = field(default_factory=FeatureOptions)
-    model: ModelConfig = field(default_factory=ModelConfig)
-    vectors_path: str | None = None
-    wordnet_path: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(asdict(self), default=str))
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        model = dict(data.get("model", {}))
-        model["similarity"] = SimilarityOptions(**model.get("similarity", {}))
-        return cls(parser=ParserConfig(**data.get("parser", {})),
-                   features=FeatureOptions(**data.get("features", {})),
-                   model=ModelConfig(**model),
-                   vectors_path=data.get("vectors_path"),
-                   wordnet_path=data.get("wordnet_path"))
-
-    def digest(self) -> str:
-        return config_digest(self.to_dict())
-
-
-def config_digest(data: Any) -> str:
-    """Short stable hash of a JSON-able value."""
-    text = json.dumps(data, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def make_parser(config: ParserConfig) -> Parser:
-    """The parser backend named by ``config``."""
-    if config.backend == "spacy":
-        from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL, SpacyParser
-
-        return SpacyParser(model=config.model or DEFAULT_SPACY_MODEL, casing=config.casing,
-                           ner=config.ner, batch_size=config.batch_size)
-    if config.backend == "stanza":
-        from aesi_lib.parse.stanza_backend import StanzaParser
-
-        return StanzaParser(model_dir=config.stanza_dir, casing=config.casing, ner=config.ner)
-    raise ValueError(f"unknown parser backend {config.backend!r}: use spacy or stanza")
 
 
 @dataclass
@@ -188,21 +126,9 @@ def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "as
 def evaluate_assignments(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
                          map_keys: Sequence[KeyTemplate] | None = None
                          ) -> dict[str, Any]:
-    """Scores for {test-mapped, dev-mapped} × {lenient, strict} plus diagnostics.
+    """The score grid of ``aesi_lib.evaluate.grid`` as ``results.json`` stores it:
+    ``"<mode>/<matcher>"`` entries for {test-mapped, dev-mapped} × {lenient, strict}, each with
+    its bounds, and ``"recall_ceiling/<matcher>"``."""
+    from aesi_lib.evaluate import score_grid
 
-    Each score entry also carries the bounds of ``aesi_lib.evaluate.bounds``:
-    ``fp_share_irrelevant``, ``template_recall_ceiling`` and ``relevance_oracle`` (counts).
-    """
-    from aesi_lib.evaluate import evaluate, recall_ceiling, result_bounds
-
-    scores: dict[str, Any] = {}
-    for matcher in ("lenient", "strict"):
-        modes = ["test-mapped"] + (["dev-mapped"] if map_keys else [])
-        for mode in modes:
-            result = evaluate(assignments, eval_keys, map_keys=map_keys, matcher=matcher,
-                              mapping=mode)
-            entry = result.to_dict()
-            entry.update(result_bounds(assignments, eval_keys, result))
-            scores[f"{mode}/{matcher}"] = entry
-        scores[f"recall_ceiling/{matcher}"] = recall_ceiling(assignments, eval_keys, matcher)
-    return scores
+    return score_grid(assignments, eval_keys, map_keys).to_dict()

@@ -1,4 +1,4 @@
-"""Entity extraction: the paper's entities e = (h, p, d, f) from a dependency parse.
+"""Entity rules: the paper's entities e = (h, p, d, f) from a dependency parse.
 
 An entity is a noun-phrase head that is an argument of a verb (Sha et al. 2016, Section 2).
 The paper does not say which arguments count; the rules below are the usual choice of this

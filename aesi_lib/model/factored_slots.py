@@ -7,52 +7,27 @@ and another every ``dobj``, so a bomb that was placed and a building that was de
 a slot and Instrument F1 was 0. A factored slot keeps the two signals apart:
 
 * the **argument position** of the dependency label, a fixed linguistic grouping
-  (:data:`ARGUMENT_POSITIONS`): subject, object, locative oblique, other;
+  (:data:`aesi_lib.entities.positions.ARGUMENT_POSITIONS`): subject, object, locative
+  oblique, other;
 * the **semantic class** of the head word, induced by a normalized cut (Eqs. 3-5) of
-  W_H = δ(shared type) + cos(head vectors) (:func:`aesi_lib.similarity.head_class_similarity`),
-  with the labels of all mentions of one head word tied (``aesi_lib.amp.unit_indicator``).
+  W_H = δ(shared type) + cos(head vectors)
+  (:func:`aesi_lib.model.similarity.head_class_similarity`), with the labels of all mentions of
+  one head word tied (:func:`aesi_lib.model.tying.unit_indicator`).
 
 The slot of a mention is ``position · n_classes + class``, so |S| = 4 · n_classes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from aesi_lib.amp import tied_operator, unit_indicator
-from aesi_lib.features import EntityFeatures
-from aesi_lib.ncut import normalized_cut
-from aesi_lib.similarity import SimilarityOptions, head_class_similarity
-
-ARGUMENT_POSITIONS: tuple[str, ...] = ("subject", "object", "locative", "other")
-
-# Targets of bombings are often named only as the place of the explosion ("exploded AT the
-# embassy"), so locative obliques get a position of their own.
-LOCATIVE_PREPOSITIONS = frozenset({"in", "at", "on", "near", "inside"})
-
-
-def argument_position(dep: str) -> int:
-    """Index in :data:`ARGUMENT_POSITIONS` of a dependency label of ``aesi_lib.entities``.
-
-    ``nsubj`` (which includes passive agents, rule R5) is the subject; ``dobj`` and ``iobj``
-    (with passive subjects) the object; ``prep_<p>`` with a locative ``p`` the locative
-    oblique; anything else ``other``.
-    """
-    if dep == "nsubj":
-        return 0
-    if dep in ("dobj", "iobj"):
-        return 1
-    if dep.startswith("prep_") and dep[len("prep_"):] in LOCATIVE_PREPOSITIONS:
-        return 2
-    return 3
-
-
-def argument_positions(deps: Sequence[str]) -> np.ndarray:
-    """:func:`argument_position` of every label, as an int64 array of shape (len(deps),)."""
-    return np.asarray([argument_position(str(d)) for d in deps], dtype=np.int64)
+from aesi_lib.entities.positions import ARGUMENT_POSITIONS
+from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.ncut import normalized_cut
+from aesi_lib.model.similarity import SimilarityOptions, head_class_similarity
+from aesi_lib.model.tying import tied_operator, unit_indicator
 
 
 def semantic_classes(
@@ -75,7 +50,7 @@ def semantic_classes(
     options : SimilarityOptions, optional
         Weights of W_H (``type_weight``, ``cos_h_weight``) and its conventions.
     ncut_options : dict, optional
-        Passed to :func:`aesi_lib.ncut.normalized_cut` (solver, tol, deflate, n_init).
+        Passed to :func:`aesi_lib.model.ncut.normalized_cut` (solver, tol, deflate, n_init).
 
     Returns
     -------
@@ -111,7 +86,8 @@ def factored_slot_labels(
     Parameters
     ----------
     features : EntityFeatures
-        Must carry ``argument_positions`` (``aesi_lib.features.build_features`` fills them).
+        Must carry ``argument_positions`` (:func:`aesi_lib.model.features.build_features`
+        fills them).
     n_slots : int
         |S|, a multiple of ``len(ARGUMENT_POSITIONS)`` (4).
     seed, options, ncut_options

@@ -1,0 +1,39 @@
+"""Entities: the paper's quadruples e = (h, p, d, f) read off a dependency parse.
+
+- :mod:`aesi_lib.entities.rules`: which noun heads are arguments of which verbs, with which
+  dependency label (rules R1-R11), and the mention text of each head;
+- :mod:`aesi_lib.entities.positions`: the argument position (subject, object, locative, other)
+  of each dependency label, used by the factored slots.
+"""
+
+from aesi_lib.entities.positions import (
+    ARGUMENT_POSITIONS,
+    LOCATIVE_PREPOSITIONS,
+    argument_position,
+    argument_positions,
+)
+from aesi_lib.entities.rules import (
+    DEFAULT_RULES,
+    ENTITY_COLUMNS,
+    EntityRecord,
+    EntityRules,
+    entities_frame,
+    extract_entities,
+    extract_sentence_entities,
+    mention_text,
+)
+
+__all__ = [
+    "ARGUMENT_POSITIONS",
+    "DEFAULT_RULES",
+    "ENTITY_COLUMNS",
+    "LOCATIVE_PREPOSITIONS",
+    "EntityRecord",
+    "EntityRules",
+    "argument_position",
+    "argument_positions",
+    "entities_frame",
+    "extract_entities",
+    "extract_sentence_entities",
+    "mention_text",
+]

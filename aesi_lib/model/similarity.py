@@ -1,0 +1,268 @@
+"""The similarity graphs: W_T (Eq. 1), W_S (Eq. 2) and W_H (factored slots), matrix-free.
+
+Each graph is one function that lists its weighted terms (:func:`template_terms`,
+:func:`slot_terms`, :func:`head_class_terms`); everything else reuses them: the operators the
+solvers cut (:func:`template_similarity`, ...), the rectangular blocks that place new mentions
+against a finished run (``aesi_lib.model.extract``), and the tests' dense references. The terms
+themselves are thin-factor products (``aesi_lib.model.terms``), so no |E|×|E| matrix is built.
+
+Conventions, all in :class:`SimilarityOptions`:
+
+* ``cosine="shift"`` (default) uses ``(1 + cos) / 2`` ∈ [0, 1]. Raw cosines of word vectors are
+  often negative; summed over tens of thousands of entities they give negative degrees and
+  the normalized cut is undefined. The shift adds the rank-one constant ``½·11ᵀ``, so the
+  operator stays low rank, but the graph becomes nearly complete and the informative
+  eigenvalues of ``D^-1/2 W D^-1/2`` sit close together (see ``aesi_lib.model.ncut``).
+  ``cosine="clip"`` uses ``max(cos, 0)``, which has no low-rank form: it is computed in row
+  chunks, exact and with O(|E|·chunk) memory, but O(|E|²·d) time per product, so it is only
+  meant for small inputs and for ablations. ``cosine="raw"`` is the paper's formula as written.
+  A zero vector (an unknown word) has cosine 0 with everything (so 1/2 once shifted).
+* ``diagonal="keep"`` (default) keeps ``W(i, i)`` as the formulas give it (cosine 1, or 1/2·(1+1)
+  = 1 shifted; both deltas 1 when the entity has a type; ``PMI(h_i, h_i)`` as stored);
+  ``diagonal="zero"`` removes it, the usual graph convention (scikit-learn's spectral
+  embedding ignores the diagonal). Degrees ``D = W·1`` follow the chosen convention.
+* ``term_normalization="mean_degree"`` divides each term by its mean degree before weighting, so
+  that no single term (e.g. the huge ``δ(dep)`` cliques) dominates by sheer edge mass;
+  ``"none"`` (default) adds the terms with their weights as in the paper.
+* ``pmi="positive"`` (default) clips negative PMI to 0 (PPMI); ``"raw"`` keeps the stored values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.terms import (
+    CosineMode,
+    CosineTerm,
+    GroupTerm,
+    SimilarityOperator,
+    Term,
+    cross_type_set_groups,
+    type_set_groups,
+)
+
+DiagonalMode = Literal["keep", "zero"]
+TermNormalization = Literal["none", "mean_degree"]
+PmiMode = Literal["positive", "raw"]
+WeightedTerms = list[tuple[float, Term]]
+
+
+@dataclass(frozen=True)
+class SimilarityOptions:
+    """Weights and conventions of the similarity graphs (Eqs. 1-2).
+
+    Parameters
+    ----------
+    pmi_weight, cos_hp_weight : float
+        Weights of ``PMI(head_i, head_j)`` and ``cos(vec_hp(i), vec_hp(j))`` in W_T (Eq. 1).
+    cos_p_weight, dep_weight, type_weight : float
+        Weights of ``cos(vec_p(i), vec_p(j))``, ``δ(dep_i = dep_j)`` and
+        ``δ(types_i ∩ types_j ≠ ∅)`` in W_S (Eq. 2). The paper uses 1 for all.
+    cos_h_weight : float
+        Weight of the head-vector cosine in W_H (:func:`head_class_similarity`, not in the
+        paper); ``type_weight`` weighs its type term.
+    cosine : {"shift", "clip", "raw"}
+        How cosines enter the graph; see the module docstring.
+    diagonal : {"keep", "zero"}
+        Keep the self-similarity ``W(i, i)`` or set it to zero.
+    term_normalization : {"none", "mean_degree"}
+        Divide each term by its mean degree (after the diagonal convention) before weighting.
+    pmi : {"positive", "raw"}
+        Clip negative PMI to zero, or use the stored values.
+    clip_chunk : int
+        Rows per block when ``cosine="clip"`` is evaluated.
+    """
+
+    pmi_weight: float = 1.0
+    cos_hp_weight: float = 1.0
+    cos_p_weight: float = 1.0
+    dep_weight: float = 1.0
+    type_weight: float = 1.0
+    cos_h_weight: float = 1.0
+    cosine: CosineMode = "shift"
+    diagonal: DiagonalMode = "keep"
+    term_normalization: TermNormalization = "none"
+    pmi: PmiMode = "positive"
+    clip_chunk: int = 2048
+
+    def __post_init__(self) -> None:
+        if self.cosine not in ("shift", "clip", "raw"):
+            raise ValueError(f"cosine must be 'shift', 'clip' or 'raw', got {self.cosine!r}")
+        if self.diagonal not in ("keep", "zero"):
+            raise ValueError(f"diagonal must be 'keep' or 'zero', got {self.diagonal!r}")
+        if self.term_normalization not in ("none", "mean_degree"):
+            raise ValueError(
+                f"term_normalization must be 'none' or 'mean_degree', "
+                f"got {self.term_normalization!r}"
+            )
+        if self.pmi not in ("positive", "raw"):
+            raise ValueError(f"pmi must be 'positive' or 'raw', got {self.pmi!r}")
+
+
+
+def _positive_pmi(pmi: sp.spmatrix, mode: PmiMode) -> sp.csr_matrix:
+    P = sp.csr_matrix(pmi, dtype=np.float64, copy=True)
+    if mode == "positive":
+        P.data = np.maximum(P.data, 0.0)
+        P.eliminate_zeros()
+    return P
+
+
+def _type_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupTerm:
+    """δ(types_i ∩ types_j ≠ ∅), square or with the rows of ``rows``."""
+    if rows is None:
+        set_ids, S = type_set_groups(features.types)
+        return GroupTerm("type", set_ids, S, S.shape[0])
+    row_ids, set_ids, S = cross_type_set_groups(rows.types, features.types)
+    return GroupTerm("type", set_ids, S, S.shape[1], row_group_ids=row_ids)
+
+
+def template_terms(
+    features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
+) -> WeightedTerms:
+    """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1).
+
+    ``vec_hp`` is the concatenation head vector ⊕ predicate vector; the cosine is taken on the
+    concatenation. PMI is ``H P Hᵀ`` with H the |E|×|V| head indicator.
+
+    Parameters
+    ----------
+    features : EntityFeatures
+        The E mentions of the columns (and rows).
+    options : SimilarityOptions
+    rows : EntityFeatures, optional
+        N other mentions as rows, in the id spaces of ``features`` (head ids index its PMI,
+        -1 for a head it lacks; see ``aesi_lib.model.extract.align_features``); None for the
+        square E×E graph.
+
+    Returns
+    -------
+    list of (weight, term)
+    """
+    row_heads = None if rows is None else rows.head_ids
+    row_vectors = None if rows is None else [rows.head_vectors, rows.predicate_vectors]
+    return [
+        (options.pmi_weight,
+         GroupTerm("pmi", features.head_ids, _positive_pmi(features.pmi, options.pmi),
+                   features.pmi.shape[0], row_group_ids=row_heads)),
+        (options.cos_hp_weight,
+         CosineTerm("cos_hp", [features.head_vectors, features.predicate_vectors],
+                    options.cosine, options.clip_chunk, row_blocks=row_vectors)),
+    ]
+
+
+def slot_terms(
+    features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
+) -> WeightedTerms:
+    """The weighted terms of W_S(i, j) = cos_p(i, j) + δ(dep_i = dep_j)
+    + δ(types_i ∩ types_j ≠ ∅) (Eq. 2).
+
+    Parameters are as in :func:`template_terms` (``rows``: dependency ids in the label space
+    of ``features``, -1 for a label it lacks; types over the same type columns).
+    """
+    dep = np.asarray(features.dep_ids, dtype=np.int64)
+    row_vectors = None if rows is None else [rows.predicate_vectors]
+    return [
+        (options.cos_p_weight,
+         CosineTerm("cos_p", [features.predicate_vectors], options.cosine, options.clip_chunk,
+                    row_blocks=row_vectors)),
+        (options.dep_weight,
+         GroupTerm("dep", dep, None, int(dep.max()) + 1 if dep.size else 0,
+                   row_group_ids=None if rows is None else rows.dep_ids)),
+        (options.type_weight, _type_term(features, rows)),
+    ]
+
+
+def head_class_terms(
+    features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
+) -> WeightedTerms:
+    """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j).
+
+    Not in the paper: the graph of the semantic classes of factored slots
+    (``aesi_lib.model.factored_slots``). It keeps the type term of W_S (Eq. 2) and replaces the
+    predicate vector by the head word's own vector, so that it groups heads by what they denote
+    (people, organisations, devices, buildings) whatever their predicate and dependency.
+    ``type_weight`` and ``cos_h_weight`` weigh the two terms. Parameters are as in
+    :func:`template_terms`.
+    """
+    row_vectors = None if rows is None else [rows.head_vectors]
+    return [
+        (options.type_weight, _type_term(features, rows)),
+        (options.cos_h_weight,
+         CosineTerm("cos_h", [features.head_vectors], options.cosine, options.clip_chunk,
+                    row_blocks=row_vectors)),
+    ]
+
+
+TermsOf = Callable[[EntityFeatures, SimilarityOptions, "EntityFeatures | None"], WeightedTerms]
+
+
+def normalized_weights(terms: WeightedTerms, options: SimilarityOptions) -> list[float]:
+    """The weight each term carries in the graph: its option's weight, divided by the term's
+    mean degree under ``term_normalization="mean_degree"`` (terms must be square)."""
+    if options.term_normalization != "mean_degree":
+        return [w for w, _ in terms]
+    weights = []
+    ones = np.ones((terms[0][1].shape[0], 1))
+    for w, t in terms:
+        d = t.matmat(ones)[:, 0]
+        if options.diagonal == "zero":
+            d = d - t.diagonal()
+        mean = float(np.mean(np.abs(d)))
+        # A term that is identically zero (no types at all) stays zero instead of NaN.
+        weights.append(w / mean if mean > 0 else 0.0)
+    return weights
+
+
+def similarity_operator(
+    terms_of: TermsOf,
+    features: EntityFeatures,
+    options: SimilarityOptions | None = None,
+    rows: EntityFeatures | None = None,
+) -> SimilarityOperator:
+    """The operator ``Σ_t w_t · term_t`` of a graph's terms (``terms_of``: one of
+    :func:`template_terms`, :func:`slot_terms`, :func:`head_class_terms`).
+
+    With ``rows``, the rectangular N×E block of the same graph between other mentions and
+    those of ``features``, weighted exactly as the square graph (term normalisation is read
+    from the square graph).
+    """
+    options = options or SimilarityOptions()
+    square = terms_of(features, options, None)
+    weights = normalized_weights(square, options)
+    terms = square if rows is None else terms_of(features, options, rows)
+    weighted = [(w, t) for w, (_, t) in zip(weights, terms, strict=True)]
+    return SimilarityOperator(weighted, zero_diagonal=options.diagonal == "zero")
+
+
+def template_similarity(
+    features: EntityFeatures, options: SimilarityOptions | None = None,
+    rows: EntityFeatures | None = None,
+) -> SimilarityOperator:
+    """W_T (Eq. 1, :func:`template_terms`) as a matrix-free operator of shape (E, E), or
+    (N, E) with ``rows``."""
+    return similarity_operator(template_terms, features, options, rows)
+
+
+def slot_similarity(
+    features: EntityFeatures, options: SimilarityOptions | None = None,
+    rows: EntityFeatures | None = None,
+) -> SimilarityOperator:
+    """W_S (Eq. 2, :func:`slot_terms`) as a matrix-free operator of shape (E, E), or (N, E)
+    with ``rows``."""
+    return similarity_operator(slot_terms, features, options, rows)
+
+
+def head_class_similarity(
+    features: EntityFeatures, options: SimilarityOptions | None = None,
+    rows: EntityFeatures | None = None,
+) -> SimilarityOperator:
+    """W_H (:func:`head_class_terms`) as a matrix-free operator of shape (E, E), or (N, E)
+    with ``rows``."""
+    return similarity_operator(head_class_terms, features, options, rows)

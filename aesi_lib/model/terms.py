@@ -1,0 +1,338 @@
+"""The terms of the similarity graphs, each a product of thin factors, and their weighted sum.
+
+Every term of W_T, W_S and W_H (``aesi_lib.model.similarity``) is a product of thin factors,
+so ``W @ x`` costs O(|E|·d + nnz) and no |E|×|E| matrix is ever built:
+
+* cosine terms are ``S V Vᵀ S`` with V the feature vectors (referenced, not copied; vec_hp is
+  applied as the sum over the head and predicate blocks, never concatenated) and S the diagonal
+  of inverse row norms (:class:`CosineTerm`);
+* ``PMI(head_i, head_j)`` is ``H P Hᵀ`` with H the sparse |E|×|V| head indicator;
+  ``δ(dep_i = dep_j)`` is ``A Aᵀ`` with A the |E|×|labels| dependency indicator;
+  ``δ(types_i ∩ types_j ≠ ∅)`` is ``G S Gᵀ``, G mapping each entity to its distinct type *set*
+  and S the 0/1 set-by-set "shares a type" matrix (:class:`GroupTerm`,
+  :func:`type_set_groups`). ``T Tᵀ`` would count shared types instead of indicating one, which
+  differs as soon as a head has several types.
+
+A term can also be *rectangular*: rows from other mentions than the columns (new documents
+against a training corpus, ``aesi_lib.model.extract``), with the same formula. Row-side group
+ids of -1 (a head word, a label the columns never had) give rows of zeros.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+CosineMode = Literal["shift", "clip", "raw"]
+
+
+class CosineTerm:
+    """``cos(v_i, v_j)`` (raw, shifted to ``(1+cos)/2`` or clipped at 0) as ``S V Vᵀ S``.
+
+    ``v_i`` is the concatenation of the i-th rows of ``blocks`` (one block for vec_p, head and
+    predicate blocks for vec_hp) and S the diagonal of inverse row norms, so
+    ``cos = S (Σ_b B_b B_bᵀ) S`` is applied without copying or concatenating the vectors:
+    the input is scaled, multiplied through each block, and scaled again. float64 blocks are
+    referenced, not copied (other dtypes are converted once), so the operator costs no memory
+    beyond the caller's feature arrays; do not modify them while the operator is in use.
+
+    Parameters
+    ----------
+    name : str
+    blocks : list of ndarray of shape (E, d_b)
+        The columns' vectors (and the rows', for a square term).
+    mode : {"shift", "clip", "raw"}
+    chunk : int
+        Row block size of the exact quadratic evaluation used by ``mode="clip"``.
+    row_blocks : list of ndarray of shape (N, d_b), optional
+        The rows' vectors of a rectangular N×E term; None for the square E×E term.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        blocks: list[np.ndarray],
+        mode: CosineMode,
+        chunk: int = 2048,
+        row_blocks: list[np.ndarray] | None = None,
+    ):
+        self.name = name
+        self.mode = mode
+        self.chunk = int(chunk)
+        self.blocks = [np.asarray(b, dtype=np.float64) for b in blocks]
+        self.scale = _inverse_norms(self.blocks)
+        self.square = row_blocks is None
+        if self.square:
+            self.row_blocks, self.row_scale = self.blocks, self.scale
+        else:
+            self.row_blocks = [np.asarray(b, dtype=np.float64) for b in row_blocks]
+            self.row_scale = _inverse_norms(self.row_blocks)
+        self.shape = (self.row_blocks[0].shape[0], self.blocks[0].shape[0])
+
+    def _gram_rows(self, rows: slice) -> np.ndarray:
+        block = sum(r[rows] @ b.T for r, b in zip(self.row_blocks, self.blocks, strict=True))
+        block *= self.row_scale[rows, None]
+        block *= self.scale[None, :]
+        return block
+
+    def matmat(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        n = self.shape[0]
+        if self.mode == "clip":
+            out = np.empty((n, X.shape[1]), dtype=np.float64)
+            for start in range(0, n, self.chunk):
+                rows = slice(start, min(start + self.chunk, n))
+                block = self._gram_rows(rows)
+                np.maximum(block, 0.0, out=block)
+                out[rows] = block @ X
+            return out
+        Xs = self.scale[:, None] * X
+        out = sum(r @ (b.T @ Xs) for r, b in zip(self.row_blocks, self.blocks, strict=True))
+        out *= self.row_scale[:, None]
+        if self.mode == "shift":
+            # (1 + cos)/2 = ½·11ᵀ + ½·cos: one constant column keeps it low rank.
+            out += X.sum(axis=0, keepdims=True)
+            out *= 0.5
+        return out
+
+    def diagonal(self) -> np.ndarray:
+        _require_square(self)
+        sq = (self.scale > 0).astype(np.float64)
+        return 0.5 * (1.0 + sq) if self.mode == "shift" else sq
+
+
+def _inverse_norms(blocks: list[np.ndarray]) -> np.ndarray:
+    norms = np.sqrt(sum(np.einsum("ij,ij->i", b, b) for b in blocks))
+    # A zero vector (unknown word) gets scale 0: cosine 0 with everything.
+    return np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+
+
+class GroupTerm:
+    """``M[g_i, g_j]`` for a group id per entity: the matrix ``G M Gᵀ``.
+
+    Covers PMI (groups = head words, M = PMI), ``δ(same dependency)`` (groups = labels,
+    M = I) and ``δ(shared type)`` (groups = distinct type sets, M = set-by-set sharing).
+
+    Parameters
+    ----------
+    name : str
+    group_ids : ndarray of shape (E,), int
+        The columns' groups (and the rows', for a square term).
+    M : sparse matrix of shape (K_rows, K), or None for the identity
+        Symmetric for a square term.
+    n_groups : int
+        K.
+    row_group_ids : ndarray of shape (N,), int, optional
+        The rows' groups of a rectangular N×E term (rows of M; -1: a row of zeros); None for
+        the square term.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        group_ids: np.ndarray,
+        M: sp.spmatrix | None,
+        n_groups: int,
+        row_group_ids: np.ndarray | None = None,
+    ):
+        self.name = name
+        group_ids = np.asarray(group_ids, dtype=np.int64)
+        n = group_ids.shape[0]
+        self.group_ids = group_ids
+        self.G = sp.csr_matrix(
+            (np.ones(n), (np.arange(n), group_ids)), shape=(n, n_groups), dtype=np.float64
+        )
+        self.GT = self.G.T.tocsr()
+        self.M = None if M is None else sp.csr_matrix(M, dtype=np.float64)
+        self.square = row_group_ids is None
+        self.row_group_ids = (
+            group_ids if self.square else np.asarray(row_group_ids, dtype=np.int64)
+        )
+        self.shape = (self.row_group_ids.shape[0], n)
+
+    def matmat(self, X: np.ndarray) -> np.ndarray:
+        Y = self.GT @ X
+        if self.M is not None:
+            Y = self.M @ Y
+        if self.square:
+            return np.asarray(Y)[self.group_ids]
+        Y = np.asarray(Y)
+        known = self.row_group_ids >= 0
+        out = np.zeros((self.shape[0], Y.shape[1]))
+        out[known] = Y[self.row_group_ids[known]]
+        return out
+
+    def diagonal(self) -> np.ndarray:
+        _require_square(self)
+        if self.M is None:
+            return np.ones(self.group_ids.shape[0])
+        return self.M.diagonal()[self.group_ids]
+
+
+Term = CosineTerm | GroupTerm
+
+
+def _require_square(term: Term) -> None:
+    if not term.square:
+        raise ValueError(f"term {term.name!r} is rectangular: it has no diagonal")
+
+
+class SimilarityOperator(LinearOperator):
+    """A weighted sum of similarity terms, ``W = Σ_t w_t · term_t``, never materialised.
+
+    Symmetric when its terms are square; ``zero_diagonal`` subtracts the diagonal of the sum.
+    A rectangular operator (terms with other rows than columns) supports products ``W @ X``
+    only.
+
+    Parameters
+    ----------
+    terms : list of (weight, term)
+    zero_diagonal : bool
+    """
+
+    def __init__(self, terms: list[tuple[float, Term]], zero_diagonal: bool = False):
+        if not terms:
+            raise ValueError("a similarity operator needs at least one term")
+        super().__init__(dtype=np.float64, shape=terms[0][1].shape)
+        self.terms = [(float(w), t) for w, t in terms]
+        self.square = all(t.square for _, t in self.terms)
+        self.zero_diagonal = bool(zero_diagonal) and self.square
+        self._diag = (
+            sum(w * t.diagonal() for w, t in self.terms) if self.square else None
+        )
+
+    def _matmat(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        out = np.zeros((self.shape[0], X.shape[1]))
+        for w, t in self.terms:
+            if w != 0.0:
+                out += w * t.matmat(X)
+        if self.zero_diagonal:
+            out -= self._diag[:, None] * X
+        return out
+
+    def _matvec(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x).reshape(-1)
+        return self._matmat(x[:, None])[:, 0]
+
+    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
+        self._check_square()
+        return self._matvec(x)
+
+    def _rmatmat(self, X: np.ndarray) -> np.ndarray:
+        self._check_square()
+        return self._matmat(X)
+
+    def _adjoint(self) -> SimilarityOperator:
+        self._check_square()
+        return self
+
+    def _check_square(self) -> None:
+        if not self.square:
+            raise ValueError("a rectangular similarity operator has no adjoint here")
+
+    def diagonal(self) -> np.ndarray:
+        """Diagonal of W (zeros under ``zero_diagonal``), shape (E,)."""
+        self._check_square()
+        return np.zeros(self.shape[0]) if self.zero_diagonal else self._diag.copy()
+
+    def degrees(self) -> np.ndarray:
+        """``D(i, i) = Σ_j W(i, j)``, shape (E,)."""
+        return degrees(self)
+
+    def term_degrees(self) -> dict[str, np.ndarray]:
+        """Weighted degree vector of each term (after the diagonal convention), by name."""
+        ones = np.ones((self.shape[1], 1))
+        out = {}
+        for w, t in self.terms:
+            d = w * t.matmat(ones)[:, 0]
+            if self.zero_diagonal:
+                d = d - w * t.diagonal()
+            out[t.name] = d
+        return out
+
+
+def degrees(W: LinearOperator) -> np.ndarray:
+    """Degrees ``D(i, i) = Σ_j W(i, j) = (W·1)_i`` of a symmetric operator, shape (E,)."""
+    return np.asarray(W @ np.ones(W.shape[0])).reshape(-1)
+
+
+def _distinct_sets(types: sp.spmatrix) -> tuple[np.ndarray, sp.csr_matrix]:
+    """Group the rows of a type indicator by their distinct type set.
+
+    Returns the group id of each row and the (K, H) indicator U of the K distinct sets.
+    """
+    T = sp.csr_matrix(types, dtype=np.float64)
+    T.sum_duplicates()
+    T.eliminate_zeros()
+    T.sort_indices()
+    n = T.shape[0]
+    counts = np.diff(T.indptr)
+    width = int(counts.max()) if n and counts.size else 0
+    # Each row as a -1-padded tuple of sorted type ids: np.unique(axis=0) groups identical sets.
+    padded = np.full((n, max(width, 1)), -1, dtype=np.int64)
+    if width:
+        rows = np.repeat(np.arange(n), counts)
+        cols = np.arange(T.indices.shape[0]) - np.repeat(T.indptr[:-1], counts)
+        padded[rows, cols] = T.indices
+    uniq, group_ids = np.unique(padded, axis=0, return_inverse=True)
+    group_ids = np.asarray(group_ids).reshape(-1)
+    k = uniq.shape[0]
+    r, c = np.nonzero(uniq >= 0)
+    U = sp.csr_matrix((np.ones(r.shape[0]), (r, uniq[r, c])), shape=(k, T.shape[1]))
+    return group_ids, U
+
+
+def _sharing(U_rows: sp.csr_matrix, U_cols: sp.csr_matrix) -> sp.csr_matrix:
+    S = (U_rows @ U_cols.T).tocsr()
+    S.data[:] = 1.0
+    S.eliminate_zeros()
+    return S
+
+
+def type_set_groups(types: sp.spmatrix) -> tuple[np.ndarray, sp.csr_matrix]:
+    """Group entities by their distinct type set; return ``(group_ids, S)``.
+
+    ``δ(types_i ∩ types_j ≠ ∅) = S[g_i, g_j]`` exactly, with S the (K, K) 0/1 matrix of "set a
+    and set b share a type" (the empty set shares nothing). K is the number of distinct type
+    sets, at most the number of distinct heads, so S is small; it is sparse when few sets share
+    a type (memory O(nnz(S))).
+
+    Parameters
+    ----------
+    types : sparse matrix of shape (E, H)
+        Entity-by-type indicator.
+
+    Returns
+    -------
+    group_ids : ndarray of shape (E,), int
+    S : csr_matrix of shape (K, K)
+    """
+    group_ids, U = _distinct_sets(types)
+    return group_ids, _sharing(U, U)
+
+
+def cross_type_set_groups(
+    row_types: sp.spmatrix, types: sp.spmatrix
+) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+    """:func:`type_set_groups` for a rectangular term: rows and columns from other mentions.
+
+    Parameters
+    ----------
+    row_types : sparse matrix of shape (N, H)
+    types : sparse matrix of shape (E, H)
+        Both over the same H types.
+
+    Returns
+    -------
+    row_group_ids : ndarray of shape (N,), int
+    group_ids : ndarray of shape (E,), int
+    S : csr_matrix of shape (K_rows, K)
+        ``δ(types_i ∩ types_j ≠ ∅) = S[row_group_ids[i], group_ids[j]]``.
+    """
+    row_ids, U_rows = _distinct_sets(row_types)
+    col_ids, U_cols = _distinct_sets(types)
+    return row_ids, col_ids, _sharing(U_rows, U_cols)

@@ -1,0 +1,361 @@
+"""Building the report document from a :class:`~aesi_lib.report.document.SchemaReport`.
+
+Owns :func:`report_blocks` (overview, scores, mapped schemas, templates, solver, in that order),
+the section builders behind it (``_overview_blocks``, ``_score_blocks``, ``_mapping_blocks``
+with the paper-figure cards of ``_mapping_cards``, ``_template_blocks``, ``_solver_blocks``),
+:func:`role_labels` and :func:`template_labels` (what each role or template is mapped to), and
+the display formatters of numbers and texts (``_fmt_*``, ``_short`` ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from aesi_lib.evaluate import EVENT_TYPES, TYPE_GOLD_SLOTS
+from aesi_lib.report._util import _is_number
+from aesi_lib.report.document import Block, Card, Heading, Para, Plot, SchemaReport, Table
+from aesi_lib.report.scores import MAPPING_COLUMNS, MAPPING_MATCHER, _empty
+
+# Length at which long mention texts are cut in tables.
+_MAX_MENTION = 60
+
+
+def _fmt_counts(pairs: Sequence[tuple[str, int]]) -> str:
+    return ", ".join(f"{v} ({n})" for v, n in pairs) or "—"
+
+
+def _fmt_float(v: Any, digits: int = 3) -> str:
+    return f"{float(v):.{digits}f}" if _is_number(v) and math.isfinite(float(v)) else "—"
+
+
+def _fmt_int(v: Any) -> str:
+    return str(int(v)) if _is_number(v) and math.isfinite(float(v)) else "—"
+
+
+def _fmt_pct(v: Any) -> str:
+    return f"{100 * float(v):.1f}%" if _is_number(v) and math.isfinite(float(v)) else "—"
+
+
+def _mentions(n: int) -> str:
+    return f"{n} mention" if n == 1 else f"{n} mentions"
+
+
+def _short(text: str, limit: int = _MAX_MENTION) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _type_name(typ: str | None) -> str:
+    return typ.title() if typ else "?"
+
+
+def _mode_short(mode: str) -> str:
+    return mode.removesuffix("-mapped")
+
+
+def role_labels(mapping: pd.DataFrame) -> dict[tuple[int, int], str]:
+    """Per role, the gold slots it feeds in the kept mapping, e.g. ``"Perpetrator (test)"``."""
+    out: dict[tuple[int, int], list[str]] = {}
+    kept = mapping[mapping["kept"].astype(bool)] if len(mapping) else mapping
+    seen = set()
+    for r in kept.itertuples(index=False):
+        label = f"{r.gold_slot} ({_mode_short(r.mode)})"
+        if (r.template, r.slot, label) not in seen:
+            seen.add((r.template, r.slot, label))
+            out.setdefault((int(r.template), int(r.slot)), []).append(label)
+    return {k: ", ".join(v) for k, v in out.items()}
+
+
+def template_labels(mapping: pd.DataFrame) -> dict[int, str]:
+    """Per template, the incident types it was chosen for (with a kept pair), per mode."""
+    out: dict[int, list[str]] = {}
+    if mapping.empty or mapping["type"].isna().all():
+        return {}
+    kept = mapping[mapping["kept"].astype(bool) & mapping["type"].notna()]
+    for (mode, t), grp in kept.groupby(["mode", "template"], sort=False):
+        types = [_type_name(x) for x in dict.fromkeys(grp["type"])]
+        out.setdefault(int(t), []).append(f"{', '.join(types)} ({_mode_short(str(mode))})")
+    return {k: "; ".join(v) for k, v in out.items()}
+
+
+def _overview_blocks(report: SchemaReport) -> list[Block]:
+    n_t = report.roles["template"].nunique() if len(report.roles) else 0
+    n_s = report.roles["slot"].nunique() if len(report.roles) else 0
+    items = [
+        ("Mentions", f"{report.n_mentions} in {report.n_docs} messages"),
+        ("Roles", f"{n_t} templates × {n_s} slots"),
+        ("Examples", f"drawn at random with seed {report.seed}"),
+    ] + list(report.meta.items())
+    return [Heading(1, "Schema report"), Card("Run", tuple(items))]
+
+
+def _score_blocks(report: SchemaReport) -> list[Block]:
+    st = report.scores
+    if st is None:
+        return [
+            Heading(2, "Scores"),
+            Para("No answer keys given and no scores in results.json: nothing to score."),
+        ]
+    blocks: list[Block] = [Heading(2, "Scores"), Para(f"Scores {st.source}.")]
+    if len(st.scores):
+        header = (
+            "mapping", "matcher", "P", "R", "F1", "TP", "FP", "FN",
+            "FP from irrelevant", "R bound, templates", "F1, relevance oracle",
+        )
+        rows = tuple(
+            (
+                str(r.mode),
+                str(r.matcher),
+                _fmt_float(r.precision),
+                _fmt_float(r.recall),
+                _fmt_float(r.f1),
+                _fmt_int(r.tp),
+                _fmt_int(r.fp),
+                _fmt_int(r.fn),
+                _fmt_pct(r.fp_share),
+                _fmt_float(r.template_recall_ceiling),
+                _fmt_float(r.relevance_oracle_f1),
+            )
+            for r in st.scores.itertuples(index=False)
+        )
+        blocks.append(Table(header, rows))
+        blocks.append(
+            Para(
+                "share of the false positives that come from messages without a relevant "
+                "incident (every guess there is a false positive).",
+                label="FP from irrelevant:",
+            )
+        )
+        blocks.append(
+            Para(
+                "the recall if every mention of the templates the mapping uses fed every gold "
+                "slot: what better slots could reach with these templates.",
+                label="R bound, templates:",
+            )
+        )
+        blocks.append(
+            Para(
+                "the F1 had the messages without a relevant incident produced nothing: what a "
+                "perfect document filter could reach with this mapping. Both use the keys; "
+                "they are bounds, not scores.",
+                label="F1, relevance oracle:",
+            )
+        )
+    if st.ceilings:
+        text = ", ".join(f"{_fmt_float(v)} ({m})" for m, v in st.ceilings.items())
+        blocks.append(
+            Para(
+                f"{text}: the recall if every mention fed every gold slot of its message; "
+                "no mapping can recall more, so this bounds what the entity extraction allows.",
+                label="Recall ceiling:",
+            )
+        )
+    if len(st.per_slot):
+        header = ("mapping", "matcher", "gold slot", "P", "R", "F1", "TP", "FP", "FN")
+        rows = tuple(
+            (
+                str(r.mode),
+                str(r.matcher),
+                str(r.gold_slot),
+                _fmt_float(r.precision),
+                _fmt_float(r.recall),
+                _fmt_float(r.f1),
+                _fmt_int(r.tp),
+                _fmt_int(r.fp),
+                _fmt_int(r.fn),
+            )
+            for r in st.per_slot.itertuples(index=False)
+        )
+        blocks += [Heading(3, "Per gold slot"), Table(header, rows)]
+        blocks.append(Plot("slot_f1", "F1 per gold slot"))
+    return blocks
+
+
+def _example_heads(examples: pd.DataFrame, t: int, s: int) -> str:
+    sel = examples[(examples["template"] == t) & (examples["slot"] == s)]
+    words = [(h or m).lower() for h, m in zip(sel["head"], sel["mention"], strict=True)]
+    return ", ".join(words) or "(no member)"
+
+
+def _mapping_cards(report: SchemaReport, mode: str, rows: pd.DataFrame) -> list[Block]:
+    """The paper-figure view of one mode: per type, its learned template and the examples of
+    the roles mapped to its gold slots."""
+    size = {(int(r.template), int(r.slot)): int(r.size) for r in report.roles.itertuples()}
+    blocks: list[Block] = []
+    if rows["type"].isna().all():
+        # Stored mapping only: types unknown, list the roles per gold slot.
+        items = tuple(
+            (
+                f"{g} ← role ({t}, {s})",
+                f"{_mentions(size.get((t, s), 0))}: {_example_heads(report.examples, t, s)}",
+            )
+            for t, s, g in rows[["template", "slot", "gold_slot"]].itertuples(index=False)
+        )
+        return [Card(f"{mode}: gold slot ← learned role", items)] if items else blocks
+    for typ in EVENT_TYPES:
+        sub = rows[rows["type"] == typ]
+        if sub.empty:
+            continue
+        t = int(sub["template"].iloc[0])
+        items = []
+        for g in TYPE_GOLD_SLOTS[typ]:
+            hit = sub[sub["gold_slot"] == g]
+            if hit.empty:
+                items.append((g, "not mapped"))
+                continue
+            s, kept = int(hit["slot"].iloc[0]), bool(hit["kept"].iloc[0])
+            note = "" if kept else " [pruned from M]"
+            words = _example_heads(report.examples, t, s)
+            items.append((f"{g} ← slot {s}", f"{_mentions(size.get((t, s), 0))}{note}: {words}"))
+        blocks.append(Card(f"{_type_name(typ)} template ← learned template {t}", tuple(items)))
+    return blocks
+
+
+def _mapping_blocks(report: SchemaReport) -> list[Block]:
+    st = report.scores
+    if st is None or st.mapping.empty:
+        return []
+    blocks: list[Block] = [
+        Heading(2, "Learned schemas mapped to MUC-4"),
+        Para(
+            f"Mapping with the {MAPPING_MATCHER} matcher (evaluation.md, 'Mapping learned roles "
+            "to gold slots'). The words of each slot are the heads of randomly picked members "
+            "of the mapped role, as in the paper's figure of learned schemas."
+        ),
+    ]
+    for mode, rows in st.mapping.groupby("mode", sort=False):
+        kept = rows[rows["kept"].astype(bool)]
+        m = ", ".join(
+            f"({t}, {s}) → {g}"
+            for t, s, g in kept[["template", "slot", "gold_slot"]]
+            .drop_duplicates()
+            .itertuples(index=False)
+        )
+        blocks += [Heading(3, str(mode)), Para(m or "empty", label="M:")]
+        blocks += _mapping_cards(report, str(mode), rows)
+    return blocks
+
+
+def _template_blocks(report: SchemaReport) -> list[Block]:
+    mapping = report.scores.mapping if report.scores is not None else _empty(MAPPING_COLUMNS)
+    roles_mapped = role_labels(mapping)
+    types_mapped = template_labels(mapping)
+    blocks: list[Block] = [Heading(2, "Learned templates")]
+    header = (
+        "template",
+        "mentions",
+        "share",
+        "messages",
+        "slots used",
+        "top predicates",
+        "mapped as",
+    )
+    rows = tuple(
+        (
+            str(r.template),
+            str(r.size),
+            _fmt_pct(r.share_of_all),
+            str(r.n_docs),
+            str(r.n_slots_used),
+            _fmt_counts(r.top_predicates),
+            types_mapped.get(int(r.template), ""),
+        )
+        for r in report.templates.itertuples(index=False)
+    )
+    marked = tuple(int(r.template) in types_mapped for r in report.templates.itertuples())
+    blocks += [Table(header, rows, marked), Plot("cluster_sizes", "Cluster sizes")]
+    for t in report.templates["template"]:
+        blocks += _one_template_blocks(report, int(t), roles_mapped, types_mapped)
+    return blocks
+
+
+def _one_template_blocks(
+    report: SchemaReport,
+    t: int,
+    roles_mapped: dict[tuple[int, int], str],
+    types_mapped: dict[int, str],
+) -> list[Block]:
+    roles = report.roles[report.roles["template"] == t]
+    total = int(roles["size"].sum())
+    title = f"Template {t} — {_mentions(total)}"
+    if t in types_mapped:
+        title += f" — mapped as {types_mapped[t]}"
+    header = (
+        "slot",
+        "mentions",
+        "share",
+        "messages",
+        "top predicates",
+        "top heads",
+        "top deps",
+        "mapped to",
+    )
+    rows = tuple(
+        (
+            str(r.slot),
+            str(r.size),
+            _fmt_pct(r.share_of_template),
+            str(r.n_docs),
+            _fmt_counts(r.top_predicates),
+            _fmt_counts(r.top_heads),
+            _fmt_counts(r.top_deps),
+            roles_mapped.get((t, int(r.slot)), ""),
+        )
+        for r in roles.itertuples(index=False)
+    )
+    marked = tuple((t, int(r.slot)) in roles_mapped for r in roles.itertuples())
+    ex = report.examples[report.examples["template"] == t]
+    ex_rows = tuple(
+        (
+            str(r.slot),
+            _short(str(r.mention) or str(r.head)),
+            str(r.head),
+            str(r.predicate),
+            str(r.dep),
+            f"{r.doc_id} s{r.sent_id}" if r.sent_id >= 0 else str(r.doc_id),
+        )
+        for r in ex.itertuples(index=False)
+    )
+    ex_header = ("slot", "mention", "head", "predicate", "dep", "message / sentence")
+    return [
+        Heading(3, title),
+        Table(header, rows, marked),
+        Para("random members per slot:", label="Examples"),
+        Table(ex_header, ex_rows) if ex_rows else Para("no members."),
+    ]
+
+
+def _solver_blocks(report: SchemaReport) -> list[Block]:
+    series = report.objective
+    blocks: list[Block] = [Heading(2, "Solver")]
+    if series.empty or series.shape[1] == 0:
+        return blocks + [Para("No per-iteration history in results.json.")]
+    header = ("iteration", *series.columns)
+    rows = tuple(
+        (str(i), *(f"{v:.4g}" if math.isfinite(v) else "—" for v in row))
+        for i, row in zip(series.index, series.to_numpy(dtype=float), strict=True)
+    )
+    return blocks + [Plot("objective", "Objective terms per AMP iteration"), Table(header, rows)]
+
+
+def report_blocks(report: SchemaReport) -> list[Block]:
+    """The document, in order: overview, scores, mapped schemas, templates, solver.
+
+    Parameters
+    ----------
+    report : SchemaReport
+
+    Returns
+    -------
+    list of Block
+    """
+    return (
+        _overview_blocks(report)
+        + _score_blocks(report)
+        + _mapping_blocks(report)
+        + _template_blocks(report)
+        + _solver_blocks(report)
+    )

@@ -1,0 +1,66 @@
+"""The report as a document: block types and the computed report.
+
+Owns the renderer-neutral block types (:class:`Heading`, :class:`Para`, :class:`Card`,
+:class:`Table`, :class:`Plot` and their union :data:`Block`) and :class:`SchemaReport`, the
+data everything else is drawn from. :mod:`aesi_lib.report.blocks` builds lists of blocks,
+:mod:`aesi_lib.report.render` turns them into Markdown or HTML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from aesi_lib.report.scores import ScoreTables
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Para:
+    text: str
+    label: str = ""  # shown in bold before the text
+
+
+@dataclass(frozen=True)
+class Card:
+    """A titled list, like one box of the paper's figure of learned schemas."""
+
+    title: str
+    items: tuple[tuple[str, str], ...]  # (bold label, text)
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    marked: tuple[bool, ...] = ()  # rows to highlight (mapped roles)
+
+
+@dataclass(frozen=True)
+class Plot:
+    name: str  # key into the images mapping
+    caption: str
+
+
+Block = Heading | Para | Card | Table | Plot
+
+
+@dataclass
+class SchemaReport:
+    """Everything the renderers show, computed once."""
+
+    roles: pd.DataFrame
+    templates: pd.DataFrame
+    examples: pd.DataFrame
+    scores: ScoreTables | None
+    objective: pd.DataFrame
+    meta: dict[str, str] = field(default_factory=dict)
+    n_mentions: int = 0
+    n_docs: int = 0
+    seed: int = 0

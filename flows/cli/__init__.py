@@ -1,0 +1,35 @@
+"""The ``aesi`` command line: the outer shell around the flows and the library.
+
+Subcommands: ``run`` (the main flow), ``update`` (incremental flow), ``extract`` (slot filling
+with an existing schema), ``evaluate`` (score an export), ``report`` (schema report of a run),
+``sweep`` (configurations × seeds). Errors aesi raises on purpose (``AesiError``) print one line
+and exit with status 2. :mod:`flows.cli.parser` builds the parser, :mod:`flows.cli.commands`
+runs the commands, :mod:`flows.cli.options` holds the shared options and
+:mod:`flows.cli.printing` what they print.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from aesi_lib.errors import AesiError
+from flows.cli.parser import build_parser
+
+QUIET_LOGGERS = ("httpx", "httpcore", "gensim", "urllib3", "distributed", "asyncio")
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not args.verbose:
+        for name in QUIET_LOGGERS:
+            logging.getLogger(name).setLevel(logging.WARNING)
+    try:
+        return args.func(args)
+    except AesiError as exc:
+        print(f"aesi: error: {exc}", file=sys.stderr)
+        return 2

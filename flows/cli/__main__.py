@@ -1,0 +1,7 @@
+"""``python -m flows.cli``: the ``aesi`` command."""
+
+import sys
+
+from flows.cli import main
+
+sys.exit(main())

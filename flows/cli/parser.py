@@ -1,0 +1,114 @@
+"""The ``aesi`` argument parser: one subparser per command, with its help."""
+
+from __future__ import annotations
+
+import argparse
+
+from flows.cli.commands import (
+    cmd_evaluate,
+    cmd_extract,
+    cmd_report,
+    cmd_run,
+    cmd_sweep,
+    cmd_update,
+)
+from flows.cli.options import (
+    add_config_options,
+    add_corpus_options,
+    add_project_options,
+    add_runner_options,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aesi", description="Automatic event schema induction (Sha et al., NAACL 2016), "
+        "as a Prefect pipeline of cached steps.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run", help="induce schemas for a corpus and score them",
+        description="Run the main flow: parse what changed, entity table and PMI in DuckDB, "
+        "features, solve, export the assignments and score them when keys exist. Without "
+        "--muc4-dir/--docs/--demo it uses $AESI_MUC4_DIR or ../shared/data/muc4 when present, "
+        "else the embedded demo corpus. Steps whose inputs did not change are taken from the "
+        "cache, so a killed run resumes where it stopped.")
+    add_corpus_options(run)
+    add_project_options(run, "out")
+    add_config_options(run)
+    run.set_defaults(preset="default")
+    add_runner_options(run)
+    run.set_defaults(func=cmd_run)
+
+    up = sub.add_parser(
+        "update", help="add new documents to a project and refresh the schema",
+        description="Incremental flow: parse only the new or changed documents of --docs, "
+        "add them to the project's store (a changed document replaces its old rows), refresh "
+        "PMI, features and the solve over every stored document, and fill the slots of the "
+        "new documents (new_documents.csv). Starts from the configuration of the project's "
+        "last `aesi run`; options given here override it.")
+    up.add_argument("--docs", required=True,
+                    help="the new documents: a folder of .txt files or a JSONL file (id, text)")
+    up.add_argument("--split", default="user", help="split name stored with them (default user)")
+    up.add_argument("--evaluate", action="store_true",
+                    help="also score the refreshed export with the keys of the project's "
+                    "corpus (MUC-4 or demo)")
+    add_project_options(up, "out")
+    add_config_options(up)
+    add_runner_options(up)
+    up.set_defaults(func=cmd_update)
+
+    ex = sub.add_parser(
+        "extract", help="fill the slots of new documents with an existing schema",
+        description="Parse the documents of --docs and assign each entity mention to the "
+        "template and slot of the run in --run whose members it is most similar to (mean W_T "
+        "and W_S similarity), without solving again and without touching the store.")
+    ex.add_argument("--docs", required=True,
+                    help="the documents: a folder of .txt files or a JSONL file (id, text)")
+    ex.add_argument("--run", required=True, help="the --out folder of a finished run")
+    ex.add_argument("--out", help="where assignments.csv/.parquet go (default RUN/extracted)")
+    ex.add_argument("--split", default="user", help="split name given to the documents")
+    add_runner_options(ex)
+    ex.set_defaults(func=cmd_extract)
+
+    ev = sub.add_parser("evaluate", help="score an assignments export against MUC-4 keys",
+                        description="Score assignments.csv/.parquet with the protocol of "
+                        "docs/evaluation.md.")
+    ev.add_argument("--assignments", required=True, help="assignments.csv or .parquet")
+    ev.add_argument("--keys", nargs="+", required=True, help="key files of the scored split")
+    ev.add_argument("--map-keys", nargs="*", default=[],
+                    help="key files the dev-mapped mapping is learned on (DEV)")
+    ev.add_argument("--matcher", choices=["lenient", "strict", "both"], default="both")
+    ev.add_argument("--mapping", choices=["test-mapped", "dev-mapped", "both"], default="both")
+    ev.add_argument("--json", help="also write the scores to this JSON file")
+    ev.set_defaults(func=cmd_evaluate)
+
+    rp = sub.add_parser(
+        "report", help="write the schema report of a finished run",
+        description="Schema tables, plots and an HTML page for the run in --run "
+        "(aesi_lib.report). Keys default to those of the run's corpus (MUC-4 or demo).")
+    rp.add_argument("--run", required=True, help="the --out folder of a finished run")
+    rp.add_argument("--keys", nargs="*", default=[], help="key files of the scored split")
+    rp.add_argument("--map-keys", nargs="*", default=[],
+                    help="key files the dev-mapped mapping is learned on (DEV)")
+    rp.add_argument("--out", help="report folder (default RUN/report)")
+    rp.add_argument("--seed", type=int, help="seed of the report's sampling (default: the "
+                    "run's seed)")
+    rp.set_defaults(func=cmd_report)
+
+    sw = sub.add_parser(
+        "sweep", help="run several configurations with several seeds and score them",
+        description="For each named configuration of --configs ({\"base\": {...}, "
+        "\"configurations\": {name: overrides}}) and each seed: features (cached, shared by "
+        "configurations with the same feature options), solve (cached), export and scores. "
+        "Rows are appended to OUT/results.parquet and summarised (mean ± std over seeds) in "
+        "OUT/results.md. Needs a corpus with answer keys.")
+    sw.add_argument("--configs", required=True, help="the sweep JSON file")
+    sw.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
+                    help="seeds (default 0 1 2 3 4)")
+    add_corpus_options(sw)
+    add_project_options(sw, "sweep")
+    add_runner_options(sw)
+    sw.set_defaults(func=cmd_sweep)
+    return parser

@@ -1,0 +1,49 @@
+"""Scoring steps: the score grid of a run's export, and a sweep's score row; cached on the
+export's bytes and the keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from prefect import get_run_logger, task
+
+from aesi_lib.corpus.sources import Corpus
+from aesi_lib.fingerprint import file_sha256
+from aesi_lib.run import pipeline
+from tasks.keys import content_key, source_hash
+
+
+def _keys_digest(corpus: Corpus) -> str:
+    return content_key("keys", corpus.name, repr(corpus.eval_keys), repr(corpus.map_keys))
+
+
+def _scoring_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
+    """Key of a task that scores an export: its source, the export's bytes, the keys."""
+    return content_key(step, source_hash(task_fn), file_sha256(parameters["assignments_path"]),
+                       _keys_digest(parameters["corpus"]))
+
+
+@task(name="evaluate", persist_result=True,
+      cache_key_fn=lambda _, p: _scoring_key("evaluate", evaluate_task.fn, p))
+def evaluate_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
+    """MUC-4 scores (test-/dev-mapped × lenient/strict) of an export; {} without keys."""
+    if not corpus.eval_keys:
+        get_run_logger().info("no answer keys for this corpus: evaluation skipped")
+        return {}
+    assignments = pd.read_parquet(assignments_path)
+    scores = pipeline.evaluate_assignments(assignments, corpus.eval_keys, corpus.map_keys)
+    main = scores["test-mapped/lenient"]
+    get_run_logger().info("%s test-mapped lenient: P %.3f R %.3f F1 %.3f", corpus.eval_label,
+                          main["precision"], main["recall"], main["f1"])
+    return scores
+
+
+@task(name="score-row", persist_result=True,
+      cache_key_fn=lambda _, p: _scoring_key("score-row", score_row_task.fn, p))
+def score_row_task(assignments_path: str, corpus: Corpus) -> dict[str, float]:
+    """The sweep's score columns of one run (``aesi_lib.run.experiments.score_row``)."""
+    from aesi_lib.run.experiments import score_row
+
+    return score_row(pd.read_parquet(assignments_path), corpus.eval_keys or [],
+                     corpus.map_keys)

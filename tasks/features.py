@@ -1,0 +1,110 @@
+"""Entity table and PMI (SQL), then features (vectors, WordNet): cached on their inputs' content.
+
+Each step returns the path of a file named after its cache key inside the project folder
+(Parquet or ``.npz``), never the arrays themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from prefect import get_run_logger, task
+
+from aesi_lib.fingerprint import file_sha256
+from aesi_lib.model.feature_files import save_features
+from aesi_lib.run import pipeline
+from aesi_lib.run.config import RunConfig
+from aesi_lib.store import Store
+from tasks.files import resolved, write_parquet
+from tasks.keys import content_key, file_backed_key, resource_key, source_hash
+
+
+def _entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:
+    key = content_key("entities", source_hash(entity_table_task.fn), resolved(work_dir),
+                      corpus_key, sorted(doc_ids))
+    return Path(work_dir) / "tables" / f"{key}.parquet"
+
+
+def _entities_cache_key(context: Any, p: dict[str, Any]) -> str:
+    path = _entities_file(p["work_dir"], p["corpus_key"], p["doc_ids"])
+    return file_backed_key(context, path.stem, [path])
+
+
+@task(name="entity-table", persist_result=True, cache_key_fn=_entities_cache_key)
+def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_dir: str) -> str:
+    """The entity table of ``doc_ids`` (SQL ``entity_table.sql``) as Parquet; returns the path.
+
+    ``entity_id`` is renumbered 0..|E|-1 in table order, the row order of every array below.
+    """
+    with Store(db_path, read_only=True) as store:
+        table = store.entity_table()
+    table = table[table["doc_id"].isin(set(doc_ids))].reset_index(drop=True)
+    if table.empty:
+        raise ValueError("the store holds no entities for these documents: nothing to induce")
+    table["entity_id"] = np.arange(len(table), dtype=np.int64)
+    path = _entities_file(work_dir, corpus_key, doc_ids)
+    write_parquet(table, path)
+    get_run_logger().info("entity table: %d mentions in %d documents", len(table),
+                          table["doc_id"].nunique())
+    return str(path)
+
+
+def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> Path:
+    key = content_key("pmi", source_hash(pmi_task.fn), resolved(work_dir), corpus_key,
+                      sorted(doc_ids), min_pair_docs)
+    return Path(work_dir) / "tables" / f"{key}.parquet"
+
+
+def _pmi_cache_key(context: Any, p: dict[str, Any]) -> str:
+    path = _pmi_file(p["work_dir"], p["corpus_key"], p["doc_ids"], p["min_pair_docs"])
+    return file_backed_key(context, path.stem, [path])
+
+
+@task(name="head-pmi", persist_result=True, cache_key_fn=_pmi_cache_key)
+def pmi_task(db_path: str, doc_ids: list[str], corpus_key: str, min_pair_docs: int,
+             work_dir: str) -> str:
+    """Document-level PMI of head lemmas (SQL ``head_pmi.sql``) as Parquet; returns the path."""
+    with Store(db_path, read_only=True) as store:
+        pmi = store.head_pmi(sorted(doc_ids), min_pair_docs=min_pair_docs)
+    path = _pmi_file(work_dir, corpus_key, doc_ids, min_pair_docs)
+    write_parquet(pmi, path)
+    get_run_logger().info("PMI: %d head-word pairs", len(pmi))
+    return str(path)
+
+
+def _features_file(entities_path: str, pmi_path: str, config: RunConfig,
+                   work_dir: str) -> Path:
+    key = content_key("features", source_hash(features_task.fn), resolved(work_dir),
+                      file_sha256(entities_path), file_sha256(pmi_path), config.features,
+                      resource_key(config.vectors_path), resource_key(config.wordnet_path))
+    return Path(work_dir) / "features" / f"{key}.npz"
+
+
+def _features_cache_key(context: Any, p: dict[str, Any]) -> str:
+    path = _features_file(p["entities_path"], p["pmi_path"], p["config"], p["work_dir"])
+    return file_backed_key(context, path.stem, [path])
+
+
+@task(name="build-features", persist_result=True, retries=1, cache_key_fn=_features_cache_key)
+def features_task(entities_path: str, pmi_path: str, config: RunConfig,
+                  work_dir: str) -> dict[str, str]:
+    """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one
+    ``.npz`` (``aesi_lib.model.feature_files.save_features``); returns its path and the table's.
+
+    The key holds the feature options and the lexicon resources but not the model options,
+    so runs that differ only in the model (or the seed) share the features."""
+    log = get_run_logger()
+    from aesi_lib.model.features import build_features
+
+    vectors, wordnet = pipeline.load_lexicon(config)
+    table = pd.read_parquet(entities_path)
+    pmi = pd.read_parquet(pmi_path)
+    features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
+    path = _features_file(entities_path, pmi_path, config, work_dir)
+    save_features(path, features, vocab)
+    log.info("features: |E| = %d mentions, %d head words, %d PMI entries, %.1f%% OOV words",
+             features.n_entities, len(vocab.heads), features.pmi.nnz, 100 * vocab.oov_rate)
+    return {"features": str(path), "entities": entities_path}

@@ -1,0 +1,122 @@
+"""Ingest steps: the corpus, which documents changed, parse batches and their store writes.
+
+Ingest is incremental by itself (the store keeps each document's text hash and parser
+configuration; the parse cache keeps each document's parse), so these tasks are not cached by
+Prefect.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from aesi_lib.corpus.sources import Corpus, load_corpus
+from aesi_lib.corpus.types import Document
+from aesi_lib.entities import entities_frame, extract_entities
+from aesi_lib.fingerprint import corpus_fingerprint
+from aesi_lib.parse.backends import ParserConfig
+from aesi_lib.parse.cache import parse_with_cache
+from aesi_lib.store import Store, document_sha256
+from tasks.parsers import PARSERS, parser_config_id
+from tasks.retry import RETRY
+
+
+@task(name="load-corpus", cache_policy=NO_CACHE, **RETRY)
+def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
+                     demo: bool = False, split: str = "user") -> Corpus:
+    """The run's corpus (``aesi_lib.corpus.sources.load_corpus``); ``demo`` forces the embedded
+    demo corpus, ``split`` names the split of a user's documents."""
+    if demo:
+        from aesi_lib.corpus.demo import load_demo_corpus
+
+        split_data = load_demo_corpus()
+        corpus = Corpus("demo", split_data.documents, split_data.keys, None, "demo")
+    elif docs_path is not None:
+        from aesi_lib.corpus.plain import read_plain_documents
+
+        corpus = Corpus("user", read_plain_documents(docs_path, split=split), None, None, "")
+    else:
+        corpus = load_corpus(muc4_dir, None)
+    get_run_logger().info("corpus %s: %d documents", corpus.name, len(corpus.documents))
+    return corpus
+
+
+@task(name="plan-ingest", cache_policy=NO_CACHE)
+def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
+                     db_path: str, cache_dir: str) -> dict[str, Any]:
+    """Which documents are new, changed (text or parser) or unchanged in the store.
+
+    Returns ``{"todo": [Document], "config_id", "new", "changed", "unchanged"}``.
+    """
+    config_id = parser_config_id(parser_config, cache_dir)
+    with Store(db_path) as store:
+        stored = store.stored_hashes()
+    todo: list[Document] = []
+    new = changed = 0
+    for doc in documents:
+        before = stored.get(doc.doc_id)
+        if before == (document_sha256(doc.text), config_id):
+            continue
+        todo.append(doc)
+        new += before is None
+        changed += before is not None
+    get_run_logger().info("%d documents: %d new, %d changed (text or parser), %d unchanged",
+                          len(documents), new, changed, len(documents) - len(todo))
+    return {"todo": todo, "config_id": config_id, "new": new, "changed": changed,
+            "unchanged": len(documents) - len(todo)}
+
+
+@task(name="parse-batch", cache_policy=NO_CACHE, **RETRY)
+def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
+                     cache_dir: str) -> dict[str, Any]:
+    """Parse a batch of documents through the per-document parse cache; extract entities."""
+    started = time.perf_counter()
+    with PARSERS.checkout(parser_config) as parser:
+        parses, stats = parse_with_cache(parser, batch, cache_dir)
+    entities = entities_frame(r for p in parses for r in extract_entities(p))
+    get_run_logger().info("parsed %d documents (%d from the parse cache), %d entities",
+                          stats.parsed, stats.reused, len(entities))
+    return {"documents": batch, "parses": parses, "entities": entities,
+            "parsed": stats.parsed, "reused": stats.reused,
+            "seconds": time.perf_counter() - started, "worker": _worker_name()}
+
+
+@task(name="store-batch", cache_policy=NO_CACHE, **RETRY)
+def store_batch_task(parsed: dict[str, Any], config_id: str, db_path: str) -> int:
+    """Replace the batch's rows in DuckDB in one transaction; returns the entity rows written."""
+    with Store(db_path) as store:
+        store.replace_documents(parsed["documents"], parsed["parses"], parsed["entities"],
+                                config_id)
+    return len(parsed["entities"])
+
+
+@task(name="stored-documents", cache_policy=NO_CACHE)
+def stored_documents_task(db_path: str) -> list[str]:
+    """Ids of every document in the store, sorted."""
+    with Store(db_path, read_only=True) as store:
+        return store.document_ids()
+
+
+@task(name="corpus-fingerprint", cache_policy=NO_CACHE)
+def corpus_fingerprint_task(db_path: str, doc_ids: list[str]) -> str:
+    """Hash of the stored ids, text hashes and parser configurations of ``doc_ids``."""
+    with Store(db_path, read_only=True) as store:
+        hashes = store.stored_hashes()
+    missing = [d for d in doc_ids if d not in hashes]
+    if missing:
+        raise ValueError(f"{len(missing)} documents are not in the store, e.g. {missing[:3]}")
+    return corpus_fingerprint({d: hashes[d] for d in doc_ids})
+
+
+def _worker_name() -> str:
+    """Where a task runs: the Dask worker's address, else the thread's name."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return threading.current_thread().name

@@ -1,0 +1,101 @@
+"""Loaded parsers, shared by the parse tasks of one process, and the parser configuration id.
+
+Loading a spaCy or Stanza model takes seconds: a process keeps the parsers it loaded and hands
+them to whichever parse task needs one next (:class:`_ParserPool`); :func:`parser_config_id`
+remembers each configuration's id so that planning an ingest loads no model at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from aesi_lib.parse.backends import ParserConfig, make_parser
+from tasks.keys import content_key, resource_key
+
+
+class _ParserPool:
+    """Loaded parsers by configuration. A parser is used by one thread at a time; a thread that
+    finds none free makes another (so N concurrent parse tasks hold N parsers, sequential
+    tasks share one, and a parser loaded to learn the configuration id is reused by the
+    first parse batch)."""
+
+    def __init__(self) -> None:
+        self._free: dict[ParserConfig, list[Any]] = {}
+        self._lock = threading.Lock()
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        # Task functions travel to Dask workers by value, with the globals they use: the pool
+        # arrives as the receiving process's own pool (parsers and locks do not travel).
+        return (_parser_pool, ())
+
+    @contextmanager
+    def checkout(self, config: ParserConfig) -> Iterator[Any]:
+        with self._lock:
+            free = self._free.setdefault(config, [])
+            parser = free.pop() if free else None
+        if parser is None:
+            parser = make_parser(config)
+        try:
+            yield parser
+        finally:
+            with self._lock:
+                self._free[config].append(parser)
+
+
+PARSERS = _ParserPool()
+
+
+def _parser_pool() -> _ParserPool:
+    """This process's parser pool."""
+    return PARSERS
+
+
+def _parser_environment(config: ParserConfig) -> list[Any]:
+    """What, besides ``config`` and aesi's code, decides a parser's ``config_id``: the versions
+    of the parser library and model packages (or the model folder)."""
+    from importlib import metadata
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "absent"
+
+    if config.backend == "spacy":
+        from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL
+
+        model = config.model or DEFAULT_SPACY_MODEL
+        folder = resource_key(model) if Path(model).exists() else None
+        return [version("spacy"), model, version(model.replace("_", "-")), folder]
+    return [version(config.backend), resource_key(config.stanza_dir)]
+
+
+def parser_config_id(config: ParserConfig, cache_dir: str) -> str:
+    """The parser's ``config_id`` without loading the model when it is known.
+
+    Loading a spaCy or Stanza model takes seconds; the id depends only on the configuration,
+    aesi's code and the installed parser/model versions, so it is remembered in
+    ``<cache_dir>/config-ids.json`` under a hash of those.
+    """
+    memo_path = Path(cache_dir) / "config-ids.json"
+    key = content_key("parser", config, _parser_environment(config))
+    try:
+        memo = json.loads(memo_path.read_text())
+    except (OSError, ValueError):
+        memo = {}
+    if key in memo:
+        return memo[key]
+    with PARSERS.checkout(config) as parser:
+        config_id = parser.config_id
+    memo[key] = config_id
+    memo_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = memo_path.with_name(memo_path.name + f".{os.getpid()}.part")
+    tmp.write_text(json.dumps(memo, indent=1))
+    os.replace(tmp, memo_path)
+    return config_id

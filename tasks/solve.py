@@ -1,0 +1,104 @@
+"""The solve (cuts or AMP), cached on the features file and the model options, and the
+steps that write its labels out: the export, the run record, a subset export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from aesi_lib.fingerprint import file_sha256
+from aesi_lib.model.config import ModelConfig
+from aesi_lib.model.feature_files import load_features
+from aesi_lib.run import pipeline
+from aesi_lib.run.config import RunConfig
+from aesi_lib.store import Store
+from tasks.files import resolved
+from tasks.keys import content_key, file_backed_key, source_hash
+from tasks.retry import RETRY
+
+
+def _solve_files(features_path: str, model: ModelConfig, work_dir: str) -> dict[str, str]:
+    key = content_key("solve", source_hash(solve_task.fn), resolved(work_dir),
+                      file_sha256(features_path), model)
+    base = Path(work_dir) / "solutions" / key
+    return {"labels": f"{base}.npz", "info": f"{base}.json"}
+
+
+def _solve_cache_key(context: Any, p: dict[str, Any]) -> str:
+    files = _solve_files(p["features_path"], p["model"], p["work_dir"])
+    return file_backed_key(context, Path(files["labels"]).stem, files.values())
+
+
+def _format_iteration(iteration: int, terms: dict[str, Any], max_iter: int) -> str:
+    parts = [f"AMP iteration {iteration}/{max_iter}"]
+    if "objective" in terms:
+        parts.append(f"objective {terms['objective']:.6g}")
+    inner = [f"{name} {terms[name]:.4g}" for name in ("eps1", "eps2", "eps3")
+             if isinstance(terms.get(name), int | float)]
+    if inner:
+        parts.append("(" + ", ".join(inner) + ")")
+    if isinstance(terms.get("delta"), int | float):
+        parts.append(f"change {terms['delta']:.3g}")
+    if isinstance(terms.get("seconds"), int | float):
+        parts.append(f"{terms['seconds']:.1f} s")
+    return ": ".join(parts[:2]) + (" " + " ".join(parts[2:]) if len(parts) > 2 else "")
+
+
+@task(name="solve", persist_result=True, cache_key_fn=_solve_cache_key)
+def solve_task(features_path: str, model: ModelConfig, work_dir: str) -> dict[str, str]:
+    """The cuts / AMP solve of ``model`` (a ``ModelConfig``); labels (``.npz``) and the history
+    (JSON) saved as files. Logs every AMP iteration with its objective."""
+    log = get_run_logger()
+    features, _ = load_features(features_path)
+    log.info("solve: |E| = %d, |T| = %d, |S| = %d, mode %s, seed %d", features.n_entities,
+             model.n_templates, model.n_slots, model.mode, model.seed)
+
+    def progress(iteration: int, terms: dict[str, Any]) -> None:
+        log.info("%s", _format_iteration(iteration, terms, model.max_iter))
+
+    config = RunConfig(model=model)
+    result = pipeline.run_induction(features, config, progress=progress)
+    paths = _solve_files(features_path, model, work_dir)
+    Path(paths["labels"]).parent.mkdir(parents=True, exist_ok=True)
+    np.savez(paths["labels"], template=result.template_labels, slot=result.slot_labels)
+    summary = result.to_dict()
+    summary.pop("template_labels")
+    summary.pop("slot_labels")
+    Path(paths["info"]).write_text(json.dumps(summary, indent=1, default=str))
+    log.info("solve finished in %.1f s (%d iterations, converged=%s)",
+             result.timings["total"], result.n_iter, result.converged)
+    return paths
+
+
+@task(name="export", cache_policy=NO_CACHE)
+def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> dict[str, str]:
+    """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot)."""
+    table = pd.read_parquet(entities_path)
+    with np.load(solution["labels"]) as z:
+        assignments = table.assign(template=z["template"], slot=z["slot"])
+    return pipeline.write_export(assignments[pipeline.EXPORT_COLUMNS], out_dir)
+
+
+@task(name="record-run", cache_policy=NO_CACHE, **RETRY)
+def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignments_path: str,
+                    results: dict[str, Any]) -> str:
+    """Keep the run's configuration, assignments and scores in the store's runs tables."""
+    assignments = pd.read_parquet(assignments_path)
+    with Store(db_path) as store:
+        store.record_run(run_id, config, assignments, results)
+    return run_id
+
+
+@task(name="export-documents", cache_policy=NO_CACHE)
+def export_documents_task(assignments_path: str, doc_ids: list[str], out_dir: str,
+                          name: str) -> dict[str, str]:
+    """The rows of ``doc_ids`` from an export, as ``<name>.csv`` / ``.parquet``."""
+    frame = pd.read_parquet(assignments_path)
+    frame = frame[frame["doc_id"].isin(set(doc_ids))].reset_index(drop=True)
+    return pipeline.write_export(frame, out_dir, name)

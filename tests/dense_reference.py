@@ -1,0 +1,107 @@
+"""Dense |E|×|E| references of the similarity graphs, for tests on small inputs only.
+
+Each term is computed entry by entry from its definition (no thin factors); which terms a graph
+has and their weights come from the graph's one definition in ``aesi_lib.model.similarity``
+(:func:`template_terms`, :func:`slot_terms`, :func:`head_class_terms`), so a test compares the
+factored operator against the formula, not against a second copy of it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.similarity import (
+    SimilarityOptions,
+    TermsOf,
+    head_class_terms,
+    slot_terms,
+    template_terms,
+)
+
+
+def dense_cosine(vectors: np.ndarray, mode: str, rows: np.ndarray | None = None) -> np.ndarray:
+    """cos(v_i, v_j) from the definition, shifted / clipped / raw; zero vectors give 0."""
+    Y = np.asarray(vectors, dtype=np.float64)
+    X = Y if rows is None else np.asarray(rows, dtype=np.float64)
+    denom = np.outer(np.linalg.norm(X, axis=1), np.linalg.norm(Y, axis=1))
+    dots = X @ Y.T
+    cos = np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0)
+    if mode == "shift":
+        return (1.0 + cos) / 2.0
+    if mode == "clip":
+        return np.maximum(cos, 0.0)
+    return cos
+
+
+def _shares_type(row_types, col_types) -> np.ndarray:
+    A = (row_types.toarray() != 0).astype(np.int64)
+    B = (col_types.toarray() != 0).astype(np.int64)
+    return ((A @ B.T) > 0).astype(np.float64)
+
+
+def dense_terms(features: EntityFeatures, options: SimilarityOptions,
+                rows: EntityFeatures | None = None) -> dict[str, np.ndarray]:
+    """Every term any graph uses, by name, as a dense (rows × columns) matrix."""
+    r = features if rows is None else rows
+    P = features.pmi.toarray().astype(np.float64)
+    if options.pmi == "positive":
+        P = np.maximum(P, 0.0)
+    heads, row_heads = np.asarray(features.head_ids), np.asarray(r.head_ids)
+    pmi = np.zeros((len(row_heads), len(heads)))
+    known = row_heads >= 0
+    pmi[known] = P[np.ix_(row_heads[known], heads)]
+    dep, row_dep = np.asarray(features.dep_ids), np.asarray(r.dep_ids)
+    same_dep = ((row_dep[:, None] == dep[None, :]) & (row_dep[:, None] >= 0)).astype(float)
+    hp = np.hstack([features.head_vectors, features.predicate_vectors])
+    row_hp = np.hstack([r.head_vectors, r.predicate_vectors])
+    return {
+        "pmi": pmi,
+        "cos_hp": dense_cosine(hp, options.cosine, row_hp),
+        "cos_p": dense_cosine(features.predicate_vectors, options.cosine, r.predicate_vectors),
+        "cos_h": dense_cosine(features.head_vectors, options.cosine, r.head_vectors),
+        "dep": same_dep,
+        "type": _shares_type(r.types, features.types),
+    }
+
+
+def dense_similarity(terms_of: TermsOf, features: EntityFeatures,
+                     options: SimilarityOptions | None = None,
+                     rows: EntityFeatures | None = None) -> np.ndarray:
+    """Σ_t w_t · term_t with dense terms, the weights and term names from ``terms_of``."""
+    options = options or SimilarityOptions()
+    values = dense_terms(features, options, rows)
+    weighted = [(w, t.name) for w, t in terms_of(features, options, None)]
+    n_rows = features.n_entities if rows is None else rows.n_entities
+    W = np.zeros((n_rows, features.n_entities))
+    for w, name in weighted:
+        M = values[name].copy()
+        if rows is None and options.diagonal == "zero":
+            np.fill_diagonal(M, 0.0)
+        if options.term_normalization == "mean_degree":
+            square = dense_terms(features, options)[name]
+            if options.diagonal == "zero":
+                np.fill_diagonal(square, 0.0)
+            mean = float(np.mean(np.abs(square.sum(axis=1))))
+            w = w / mean if mean > 0 else 0.0
+        W += w * M
+    return W
+
+
+def dense_template_similarity(features: EntityFeatures, options: SimilarityOptions | None = None,
+                              rows: EntityFeatures | None = None) -> np.ndarray:
+    """Dense W_T (Eq. 1)."""
+    return dense_similarity(template_terms, features, options, rows)
+
+
+def dense_slot_similarity(features: EntityFeatures, options: SimilarityOptions | None = None,
+                          rows: EntityFeatures | None = None) -> np.ndarray:
+    """Dense W_S (Eq. 2)."""
+    return dense_similarity(slot_terms, features, options, rows)
+
+
+def dense_head_class_similarity(features: EntityFeatures,
+                                options: SimilarityOptions | None = None,
+                                rows: EntityFeatures | None = None) -> np.ndarray:
+    """Dense W_H of the factored slots."""
+    return dense_similarity(head_class_terms, features, options, rows)

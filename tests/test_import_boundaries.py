@@ -1,0 +1,123 @@
+"""Import boundaries of the layout: the library is Prefect-free, the model never sees the
+evaluation or the answer keys, and no module imports itself back through others.
+
+Every ``import`` statement counts, also those inside functions: a lazy import hides a cycle
+from Python, not from a reader.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("aesi_lib", "tasks", "flows")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for pkg in PACKAGES for p in sorted((REPO / pkg).rglob("*.py"))}
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """Every module named by an import statement of ``path`` (relative imports resolved)."""
+    found: set[str] = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+MODULES = _modules()
+GRAPH = {name: {m for m in _imports(path, name) if m in MODULES and m != name}
+         for name, path in MODULES.items()}
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def _edges(source: str, target: str) -> list[tuple[str, str]]:
+    return [(m, i) for m, imported in GRAPH.items() if _within(m, source)
+            for i in imported if _within(i, target)]
+
+
+def test_the_graph_sees_the_library():
+    assert "aesi_lib.model.ncut" in GRAPH["aesi_lib.model.amp"] | GRAPH["aesi_lib.model.cut_step"]
+    assert len(MODULES) > 60
+
+
+def test_the_library_does_not_import_prefect():
+    offenders = sorted(
+        (name, imported) for name, path in MODULES.items() if _within(name, "aesi_lib")
+        for imported in _imports(path, name) if _within(imported, "prefect")
+        or _within(imported, "prefect_dask") or _within(imported, "tasks")
+        or _within(imported, "flows"))
+    assert offenders == []
+
+
+@pytest.mark.parametrize("forbidden", ["aesi_lib.evaluate", "aesi_lib.corpus.muc4_keys",
+                                       "aesi_lib.report", "aesi_lib.run"])
+def test_the_model_does_not_import_the_evaluation_or_the_keys(forbidden):
+    assert _edges("aesi_lib.model", forbidden) == []
+
+
+def test_tasks_do_not_import_flows():
+    assert _edges("tasks", "flows") == []
+
+
+def _cycle() -> list[str] | None:
+    """A cycle of the module graph (package ``__init__`` files excluded: re-exports), if any."""
+    graph = {m: {i for i in imported if not _is_package(i)}
+             for m, imported in GRAPH.items() if not _is_package(m)}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def test_no_import_cycle():
+    assert _cycle() is None
+
+
+def test_a_cycle_would_be_found(monkeypatch):
+    monkeypatch.setitem(GRAPH, "aesi_lib.model.ncut",
+                        GRAPH["aesi_lib.model.ncut"] | {"aesi_lib.model.amp"})
+    cycle = _cycle()
+    assert cycle is not None and cycle[0] == cycle[-1]
+    assert {"aesi_lib.model.amp", "aesi_lib.model.ncut"} <= set(cycle)
