@@ -331,7 +331,7 @@ def test_format_table_puts_published_rows_beside_ours():
     table = format_table({"ours": r1, "ours (2 seeds)": [r1, r2]})
     lines = table.strip().splitlines()
     assert lines[0].startswith("| system | P | R | F1 | TP | FP | FN |")
-    assert "| Sha et al. 2016 | 0.39 | 0.70 | 0.50 | | | |" in lines
+    assert "| Sha et al. 2016 | 0.39 | 0.70 | 0.50 |  |  |  |" in lines
     assert f"| ours | {r1.precision:.3f} | 1.000 | {r1.f1:.3f} | 4 | 2 | 0 |" in lines
     assert any(line.startswith("| ours (2 seeds) | ") and "±" in line for line in lines)
     assert "Chambers" not in format_table({"ours": r1}, published=False)

@@ -7,8 +7,8 @@ import pytest
 
 from aesi_lib.run.experiments import (
     append_results,
-    markdown_table,
     named_configurations,
+    results_table,
     summarize,
 )
 from aesi_lib.run.presets import deep_merge, preset
@@ -46,7 +46,7 @@ def test_summary_is_mean_and_sample_std_over_seeds():
     assert a["seeds"] == 2
     assert a["tst_test_lenient_f1_mean"] == pytest.approx(0.2)
     assert a["tst_test_lenient_f1_std"] == pytest.approx(0.1 * 2 ** 0.5)
-    table = markdown_table(summary)
+    table = results_table(summary)
     assert "0.200 ± 0.141" in table
     assert table.splitlines()[2].endswith("| – |")  # rows without bounds
 
@@ -54,7 +54,7 @@ def test_summary_is_mean_and_sample_std_over_seeds():
 def test_table_shows_the_mean_bounds():
     rows = _rows("a", [0.3, 0.5]).assign(tst_test_lenient_template_r=[0.4, 0.5],
                                          tst_test_lenient_oracle_f1=[0.45, 0.55])
-    line = markdown_table(summarize(rows)).splitlines()[2]
+    line = results_table(summarize(rows)).splitlines()[2]
     assert line.startswith("| a | 2 | 0.400 ± 0.141 (0.40 / 0.40) |")
     assert line.endswith("| 0.45 / 0.50 |")
 

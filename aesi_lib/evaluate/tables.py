@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from aesi_lib.evaluate.scoring import EvaluationResult
+from aesi_lib.markdown import markdown_table
 
 #: Published rows of evaluation.md ("What to report"): (system, P, R, F1).
 PUBLISHED_RESULTS: tuple[tuple[str, float, float, float], ...] = (
@@ -48,10 +49,10 @@ def format_table(
     -------
     str
     """
-    lines = ["| system | P | R | F1 | TP | FP | FN |", "|---|---|---|---|---|---|---|"]
+    rows = []
     if published:
         for name, p, r, f in PUBLISHED_RESULTS:
-            lines.append(f"| {name} | {p:.2f} | {r:.2f} | {f:.2f} | | | |")
+            rows.append([name, f"{p:.2f}", f"{r:.2f}", f"{f:.2f}", "", "", ""])
     for name, res in results.items():
         runs = [res] if isinstance(res, EvaluationResult) else list(res)
         if not runs:
@@ -64,5 +65,5 @@ def format_table(
             vals = [getattr(x, k) for x in runs]
             mean = sum(vals) / len(vals)
             counts.append(str(vals[0]) if len(vals) == 1 else f"{mean:.1f}")
-        lines.append(f"| {name} | " + " | ".join(cells + counts) + " |")
-    return "\n".join(lines) + "\n"
+        rows.append([name, *cells, *counts])
+    return markdown_table(["system", "P", "R", "F1", "TP", "FP", "FN"], rows)

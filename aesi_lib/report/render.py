@@ -11,6 +11,7 @@ import base64
 import html
 from collections.abc import Mapping, Sequence
 
+from aesi_lib.markdown import markdown_table
 from aesi_lib.report.document import Block, Card, Heading, Para, Plot, Table
 
 
@@ -56,16 +57,13 @@ def render_markdown(blocks: Sequence[Block]) -> str:
 
 
 def _md_table(table: Table) -> str:
-    lines = [
-        "| " + " | ".join(_md_escape(h) for h in table.header) + " |",
-        "|" + "---|" * len(table.header),
-    ]
+    rows = []
     for i, row in enumerate(table.rows):
         cells = [_md_escape(c) for c in row]
         if i < len(table.marked) and table.marked[i] and cells:
             cells[0] = f"**{cells[0]}** ★"  # mapped role / template
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    return markdown_table([_md_escape(h) for h in table.header], rows).rstrip("\n")
 
 
 _CSS = """

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from aesi_lib.markdown import markdown_table
+
 
 def print_steps(results: dict[str, Any]) -> None:
-    print("| step | state | seconds |")
-    print("|---|---|---|")
-    for name, record in results.get("steps", {}).items():
-        print(f"| {name} | {record['state']} | {record['seconds']:.1f} |")
+    rows = [(name, r["state"], f"{r['seconds']:.1f}")
+            for name, r in results.get("steps", {}).items()]
+    print(markdown_table(["step", "state", "seconds"], rows), end="")
 
 
 def print_scores(results: dict[str, Any]) -> None:
@@ -18,12 +19,9 @@ def print_scores(results: dict[str, Any]) -> None:
         print("no answer keys: nothing scored")
         return
     print(f"scores on {results.get('evaluated_on', '')}:")
-    print("| mapping/matcher | P | R | F1 | TP | FP | FN |")
-    print("|---|---|---|---|---|---|---|")
-    for name, s in scores.items():
-        if isinstance(s, dict):
-            print(f"| {name} | {s['precision']:.3f} | {s['recall']:.3f} | {s['f1']:.3f} | "
-                  f"{s['tp']} | {s['fp']} | {s['fn']} |")
+    rows = [(name, f"{s['precision']:.3f}", f"{s['recall']:.3f}", f"{s['f1']:.3f}", s["tp"],
+             s["fp"], s["fn"]) for name, s in scores.items() if isinstance(s, dict)]
+    print(markdown_table(["mapping/matcher", "P", "R", "F1", "TP", "FP", "FN"], rows), end="")
     for name, s in scores.items():
         if not isinstance(s, dict):
             print(f"{name}: {s:.3f}")
@@ -36,12 +34,11 @@ def print_bounds(entries: dict[str, dict[str, Any]]) -> None:
     if not rows:
         return
     print("bounds (oracles that use the keys; not scores):")
-    print("| mapping/matcher | FP from irrelevant messages | recall bound, mapped templates "
-          "| F1 if irrelevant messages gave nothing |")
-    print("|---|---|---|---|")
-    for name, e in rows:
-        print(f"| {name} | {e['fp_share_irrelevant']:.0%} | {e['template_recall_ceiling']:.3f} "
-              f"| {e['relevance_oracle']['f1']:.3f} |")
+    header = ["mapping/matcher", "FP from irrelevant messages", "recall bound, mapped templates",
+              "F1 if irrelevant messages gave nothing"]
+    print(markdown_table(header, [
+        (name, f"{e['fp_share_irrelevant']:.0%}", f"{e['template_recall_ceiling']:.3f}",
+         f"{e['relevance_oracle']['f1']:.3f}") for name, e in rows]), end="")
 
 
 def print_documents(summary: dict[str, Any], limit: int = 10) -> None:
