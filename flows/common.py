@@ -27,7 +27,7 @@ from tasks.ingest import (
     plan_ingest_task,
     store_batch_task,
 )
-from tasks.solve import export_task, solve_task
+from tasks.solve import export_task, solve_task, usable_previous
 
 PROJECT_STATE = "project.json"
 
@@ -64,6 +64,11 @@ class Project:
 
     def write_state(self, state: dict[str, Any]) -> None:
         (self.root / PROJECT_STATE).write_text(json.dumps(state, indent=1, default=str))
+
+
+def solution_record(artifacts: dict[str, str]) -> dict[str, str]:
+    """What ``project.json`` keeps of a solve for the next update to carry forward."""
+    return {"entities": artifacts["entities"], "labels": artifacts["labels"]}
 
 
 class Steps:
@@ -157,14 +162,16 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
 
 
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
-                steps: Steps) -> dict[str, str]:
+                steps: Steps, previous: dict[str, str] | None = None) -> dict[str, str]:
     """Features (:func:`feature_steps`) → solve → export for the stored documents ``doc_ids``.
 
-    Returns the artifact paths (entity table, PMI, features, labels, solve history, export).
+    ``previous`` (the files of an earlier solution, ``project.json``'s ``last_solution``) carries its
+    labels forward into the solve (``aesi_lib.model.carry``). Returns the artifact paths
+    (entity table, PMI, features, labels, solve history, export).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
     solution = steps.run("solve", solve_task, artifacts["features"], config.model,
-                         project.work_dir)
+                         project.work_dir, artifacts["entities"], usable_previous(previous))
     export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"]}
@@ -173,7 +180,8 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
 def solve_summary(info_path: str) -> dict[str, Any]:
     """The parts of a solve's JSON summary that go into ``results.json``."""
     info = json.loads(Path(info_path).read_text())
-    return {k: info[k] for k in ("timings", "converged", "n_iter", "history") if k in info}
+    return {k: info[k] for k in ("timings", "converged", "n_iter", "history", "carried")
+            if k in info}
 
 
 _TIMING_GROUPS = {

@@ -19,6 +19,7 @@ from flows.common import (
     ingest,
     model_steps,
     run_summary,
+    solution_record,
     write_results,
 )
 from tasks.evaluate import evaluate_task
@@ -64,7 +65,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
 
     corpus_spec = {"muc4_dir": muc4_dir, "docs_path": docs_path, "demo": demo}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
-                         "out_dir": out_dir})
+                         "out_dir": out_dir, "last_solution": solution_record(artifacts)})
     results = {
         "flow": "induce",
         "corpus": corpus.name,

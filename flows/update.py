@@ -20,6 +20,8 @@ from flows.common import (
     ingest,
     model_steps,
     run_summary,
+    solution_record,
+    solve_summary,
     write_results,
 )
 from tasks.evaluate import evaluate_task
@@ -99,7 +101,8 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
              ingested["documents"], ingested["new"], ingested["changed"],
              ingested["unchanged"], ingested["parsed"])
     doc_ids = steps.run("stored-documents", stored_documents_task, project.db)
-    artifacts = model_steps(project, doc_ids, run_config, out_dir, steps)
+    artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
+                            previous=state.get("last_solution"))
     given = [d.doc_id for d in new_docs.documents]
     new_export = steps.run("export-new-documents", export_documents_task,
                            artifacts["assignments_parquet"], given, out_dir, "new_documents")
@@ -112,8 +115,10 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
         scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                            quote(corpus))
 
+    carried = solve_summary(artifacts["info"]).get("carried")
     state.setdefault("updates", []).append({"docs_path": docs_path, "documents": len(given),
-                                            "parsed": ingested["parsed"]})
+                                            "parsed": ingested["parsed"], "carried": carried})
+    state["last_solution"] = solution_record(artifacts)
     project.write_state(state)
     results = {
         "flow": "update",

@@ -13,6 +13,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
+from aesi_lib.model.carry import PreviousLabels, previous_labels
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.feature_files import load_features
 from aesi_lib.run import pipeline
@@ -23,20 +24,53 @@ from tasks.keys import content_key, file_backed_key, source_hash
 from tasks.retry import RETRY
 
 
-def _solve_files(features_path: str, model: ModelConfig, work_dir: str) -> dict[str, str]:
+def _previous_key(previous: dict[str, str] | None, entities_path: str | None) -> Any:
+    """What a warm start depends on: the previous solution's files and the current table."""
+    if not previous:
+        return None
+    return [file_sha256(previous["entities"]), file_sha256(previous["labels"]),
+            file_sha256(entities_path) if entities_path else None]
+
+
+def _solve_files(features_path: str, model: ModelConfig, work_dir: str,
+                 previous: dict[str, str] | None = None, entities_path: str | None = None
+                 ) -> dict[str, str]:
     key = content_key("solve", source_hash(solve_task.fn), resolved(work_dir),
-                      file_sha256(features_path), model)
+                      file_sha256(features_path), model, _previous_key(previous, entities_path))
     base = Path(work_dir) / "solutions" / key
     return {"labels": f"{base}.npz", "info": f"{base}.json"}
 
 
 def _solve_cache_key(context: Any, p: dict[str, Any]) -> str:
-    files = _solve_files(p["features_path"], p["model"], p["work_dir"])
+    files = _solve_files(p["features_path"], p["model"], p["work_dir"], p.get("previous"),
+                         p.get("entities_path"))
     return file_backed_key(context, Path(files["labels"]).stem, files.values())
 
 
-def _format_iteration(iteration: int, terms: dict[str, Any], max_iter: int) -> str:
-    parts = [f"AMP iteration {iteration}/{max_iter}"]
+def usable_previous(previous: dict[str, str] | None) -> dict[str, str] | None:
+    """The previous solution's files when both still exist, else None."""
+    if previous and all(Path(previous.get(k, "")).is_file() for k in ("entities", "labels")):
+        return {"entities": previous["entities"], "labels": previous["labels"]}
+    return None
+
+
+def _load_previous(previous: dict[str, str], entities_path: str, model: ModelConfig
+                   ) -> PreviousLabels | None:
+    """The previous labels of the current mentions, or None when the previous solution has
+    another |T| or |S| (another configuration: nothing to carry)."""
+    with np.load(previous["labels"]) as z:
+        template, slot = z["template"], z["slot"]
+    if template.max(initial=-1) >= model.n_templates or slot.max(initial=-1) >= model.n_slots:
+        return None
+    return previous_labels(pd.read_parquet(entities_path), pd.read_parquet(previous["entities"]),
+                           template, slot)
+
+
+def _format_iteration(iteration: int, terms: dict[str, Any], model: ModelConfig) -> str:
+    if model.mode == "sc":
+        parts = ["solve (-SC: independent cuts)"]
+    else:
+        parts = [f"AMP iteration {iteration}/{model.max_iter}"]
     if "objective" in terms:
         parts.append(f"objective {terms['objective']:.6g}")
     inner = [f"{name} {terms[name]:.4g}" for name in ("eps1", "eps2", "eps3")
@@ -51,20 +85,37 @@ def _format_iteration(iteration: int, terms: dict[str, Any], max_iter: int) -> s
 
 
 @task(name="solve", persist_result=True, cache_key_fn=_solve_cache_key)
-def solve_task(features_path: str, model: ModelConfig, work_dir: str) -> dict[str, str]:
+def solve_task(features_path: str, model: ModelConfig, work_dir: str,
+               entities_path: str | None = None, previous: dict[str, str] | None = None
+               ) -> dict[str, str]:
     """The cuts / AMP solve of ``model`` (a ``ModelConfig``); labels (``.npz``) and the history
-    (JSON) saved as files. Logs every AMP iteration with its objective."""
+    (JSON) saved as files. Logs every AMP iteration with its objective.
+
+    ``previous`` (``{"entities": parquet, "labels": npz}`` of an earlier solution, with
+    ``entities_path`` the current entity table) carries its labels forward
+    (``aesi_lib.model.carry``): the solve is warm-started from them and renumbered to match,
+    and the summary records how many mentions kept their ids."""
     log = get_run_logger()
     features, _ = load_features(features_path)
     log.info("solve: |E| = %d, |T| = %d, |S| = %d, mode %s, seed %d", features.n_entities,
              model.n_templates, model.n_slots, model.mode, model.seed)
 
     def progress(iteration: int, terms: dict[str, Any]) -> None:
-        log.info("%s", _format_iteration(iteration, terms, model.max_iter))
+        log.info("%s", _format_iteration(iteration, terms, model))
 
+    carried = None
+    if previous and entities_path:
+        carried = _load_previous(previous, entities_path, model)
+        if carried is None:
+            log.info("solve: the previous solution has another |T| or |S|: solved afresh")
     config = RunConfig(model=model)
-    result = pipeline.run_induction(features, config, progress=progress)
-    paths = _solve_files(features_path, model, work_dir)
+    result = pipeline.run_induction(features, config, progress=progress, previous=carried)
+    if result.carried:
+        c = result.carried
+        log.info("solve: %d of %d previous mentions kept their template id, %d their slot id "
+                 "(%d new mentions)", c["template_kept"], c["previous_mentions"],
+                 c["slot_kept"], c["new_mentions"])
+    paths = _solve_files(features_path, model, work_dir, previous, entities_path)
     Path(paths["labels"]).parent.mkdir(parents=True, exist_ok=True)
     np.savez(paths["labels"], template=result.template_labels, slot=result.slot_labels)
     summary = result.to_dict()

@@ -20,14 +20,15 @@ from flows.cli import main
 def _paused(marker: Path, seconds: float):
     induce = pipeline.run_induction
 
-    def run_induction(features: Any, config: Any, progress: Any = None) -> Any:
+    def run_induction(features: Any, config: Any, progress: Any = None,
+                      previous: Any = None) -> Any:
         def paused_progress(iteration: int, terms: dict[str, Any]) -> None:
             if progress is not None:
                 progress(iteration, terms)
             marker.write_text(f"solve paused after iteration {iteration}\n")
             time.sleep(seconds)
 
-        return induce(features, config, progress=paused_progress)
+        return induce(features, config, progress=paused_progress, previous=previous)
 
     return run_induction
 

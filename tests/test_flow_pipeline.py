@@ -254,11 +254,27 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert new_rows["template"].between(0, model.n_templates - 1).all()
     assert new_rows["slot"].between(0, model.n_slots - 1).all()
     assert set(r["new_documents"]["summary"]) == {"NEW-1", "NEW-2", changed_id}
+    # Labels carried forward: the mentions the full run had keep their ids.
+    carried = r["solve"]["carried"]
+    print("\nupdate carried labels:", carried)
+    assert carried["previous_mentions"] > 0 and carried["new_mentions"] > 0
+    # 3 of 42 documents new or changed (7 % of the mentions) is a large update for a corpus
+    # this small; the MUC-4 target (>= 95 % after +10 documents) is pinned in test_muc4_pinned.
+    assert carried["template_kept_share"] >= 0.85 and carried["slot_kept_share"] >= 0.95
+    before = _assignments(reference["out"]).set_index(["doc_id", "sent_id", "head", "dep",
+                                                       "predicate", "mention"])
+    after = _assignments(out).set_index(before.index.names)
+    shared = before.index.intersection(after.index).drop_duplicates()
+    kept = (before.loc[shared, "template"] == after.loc[shared, "template"]).mean()
+    assert kept >= 0.85, kept
 
     again = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(out))
     assert again["documents_parsed"] == 0 and again["ingest"]["unchanged"] == 3
-    for step in ("entity-table", "head-pmi", "build-features", "solve"):
+    for step in ("entity-table", "head-pmi", "build-features"):
         assert again["steps"][step]["state"] == "Cached", step
+    # Warm-started from its own solution, the solve gives it back: nothing moves.
+    assert again["solve"]["carried"]["template_kept_share"] == 1.0
+    assert again["solve"]["carried"]["slot_kept_share"] == 1.0
     pd.testing.assert_frame_equal(pd.read_parquet(out / "new_documents.parquet"), new_rows)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from aesi_lib.model.ncut import SpectralEmbedding, normalized_cut
-from aesi_lib.model.tying import tied_operator, unit_indicator
+from aesi_lib.model.tying import tied_operator, unit_indicator, unit_majority
 
 
 class ScaledGraph(Protocol):
@@ -35,6 +35,7 @@ def cut_step(
     seed: int,
     ncut_options: dict[str, Any],
     units: np.ndarray | None = None,
+    init_labels: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Cut ``W`` (or, when ``graph`` is given, its AMP operator W* with D* = ``degrees``) into
     ``k`` clusters with :func:`aesi_lib.model.ncut.normalized_cut`.
@@ -50,6 +51,9 @@ def cut_step(
         Extra arguments of ``normalized_cut``.
     units : ndarray of shape (E,), optional
         Tie the labels of entities of one unit (the cut of ``Gᵀ W G``).
+    init_labels : ndarray of shape (E,), optional
+        Warm start of the discretisation (-1 for entities without a previous label; with
+        ``units``, a unit starts from its mentions' most frequent previous label).
 
     Returns
     -------
@@ -67,14 +71,18 @@ def cut_step(
             options["deflate"] = False
     if units is not None:
         G = unit_indicator(units)
+        unit_init = None
+        if init_labels is not None:
+            unit_init = unit_majority(units, init_labels, G.shape[1])
         unit_labels, emb = normalized_cut(
             tied_operator(op, G), k, seed, degrees=np.asarray(G.T @ degrees),
-            return_embedding=True, **options
+            init_labels=unit_init, return_embedding=True, **options
         )
         labels = unit_labels[np.asarray(units, dtype=np.int64)]
     else:
         labels, emb = normalized_cut(
-            op, k, seed, degrees=degrees, return_embedding=True, **options
+            op, k, seed, degrees=degrees, init_labels=init_labels, return_embedding=True,
+            **options
         )
     info = step_info(emb, time.perf_counter() - start)
     if graph is not None:

@@ -27,7 +27,7 @@ from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.ncut import normalized_cut
 from aesi_lib.model.similarity import SimilarityOptions, head_class_similarity
-from aesi_lib.model.tying import tied_operator, unit_indicator
+from aesi_lib.model.tying import tied_operator, unit_indicator, unit_majority
 
 
 def semantic_classes(
@@ -37,6 +37,7 @@ def semantic_classes(
     *,
     options: SimilarityOptions | None = None,
     ncut_options: dict[str, Any] | None = None,
+    init_classes: np.ndarray | None = None,
 ) -> np.ndarray:
     """Semantic class of every mention: the normalized cut of W_H tied by head word.
 
@@ -51,6 +52,9 @@ def semantic_classes(
         Weights of W_H (``type_weight``, ``cos_h_weight``) and its conventions.
     ncut_options : dict, optional
         Passed to :func:`aesi_lib.model.ncut.normalized_cut` (solver, tol, deflate, n_init).
+    init_classes : ndarray of shape (E,), int, optional
+        Warm start from previous classes (-1 where none): a head starts from its mentions'
+        most frequent previous class.
 
     Returns
     -------
@@ -67,8 +71,12 @@ def semantic_classes(
             f"{int(np.sum(degrees <= 0))} head words have no similarity to any other (no "
             "semantic type and cos_h_weight = 0); keep the head-vector cosine in W_H"
         )
+    head_init = None
+    if init_classes is not None:
+        head_init = unit_majority(heads, init_classes, G.shape[1])
     head_labels = normalized_cut(
-        tied_operator(W, G), n_classes, seed, degrees=degrees, **(ncut_options or {}),
+        tied_operator(W, G), n_classes, seed, degrees=degrees, init_labels=head_init,
+        **(ncut_options or {}),
     )
     return np.asarray(head_labels, dtype=np.int64)[heads]
 
@@ -80,6 +88,7 @@ def factored_slot_labels(
     *,
     options: SimilarityOptions | None = None,
     ncut_options: dict[str, Any] | None = None,
+    init_slots: np.ndarray | None = None,
 ) -> np.ndarray:
     """Slot of every mention: ``position · (n_slots / 4) + semantic class``.
 
@@ -92,6 +101,8 @@ def factored_slot_labels(
         |S|, a multiple of ``len(ARGUMENT_POSITIONS)`` (4).
     seed, options, ncut_options
         As in :func:`semantic_classes`.
+    init_slots : ndarray of shape (E,), int, optional
+        Warm start from previous slots (-1 where none); their classes start the class cut.
 
     Returns
     -------
@@ -106,6 +117,10 @@ def factored_slot_labels(
     if features.argument_positions is None:
         raise ValueError("factored slots need features.argument_positions; rebuild the features")
     n_classes = n_slots // n_positions
+    init_classes = None
+    if init_slots is not None:
+        init_slots = np.asarray(init_slots, dtype=np.int64)
+        init_classes = np.where(init_slots >= 0, init_slots % n_classes, -1)
     classes = semantic_classes(features, n_classes, seed, options=options,
-                               ncut_options=ncut_options)
+                               ncut_options=ncut_options, init_classes=init_classes)
     return np.asarray(features.argument_positions, dtype=np.int64) * n_classes + classes

@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.amp import Progress, solve_amp
+from aesi_lib.model.carry import PreviousLabels, align_labels, label_changes
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.constraint import sentence_indicator
 from aesi_lib.model.factored_slots import factored_slot_labels
@@ -47,6 +49,9 @@ class InductionResult:
     converged : bool
     n_iter : int
     config : ModelConfig
+    carried : dict or None
+        With previous labels: how many of the shared mentions kept their template and slot
+        ids (``aesi_lib.model.carry.label_changes``).
     """
 
     template_labels: np.ndarray
@@ -57,6 +62,7 @@ class InductionResult:
     converged: bool
     n_iter: int
     config: ModelConfig
+    carried: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form (labels as lists)."""
@@ -69,6 +75,7 @@ class InductionResult:
             "converged": bool(self.converged),
             "n_iter": int(self.n_iter),
             "config": _jsonable(asdict(self.config)),
+            "carried": _jsonable(self.carried),
         }
 
 
@@ -87,7 +94,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def induce(
-    features: EntityFeatures, config: ModelConfig | None = None, progress: Progress | None = None
+    features: EntityFeatures, config: ModelConfig | None = None, progress: Progress | None = None,
+    previous: PreviousLabels | None = None,
 ) -> InductionResult:
     """Induce templates and slots: W_T, W_S (Eqs. 1-2), then -SC cuts or AMP (Eqs. 3-9).
 
@@ -98,6 +106,11 @@ def induce(
     config : ModelConfig, optional
     progress : callable, optional
         ``progress(iteration, terms)`` after every AMP iteration.
+    previous : PreviousLabels, optional
+        Labels of an earlier solution for the mentions it shared with this one
+        (``aesi_lib.model.carry``): the -SC cuts are warm-started from them and the clusters
+        renumbered to match them, so ids stay comparable across incremental updates (AMP
+        modes are only renumbered). ``result.carried`` says how many mentions kept their ids.
 
     Returns
     -------
@@ -119,15 +132,21 @@ def induce(
         "n_init": config.n_init,
     }
     units_t, units_s = label_units(features, config)
+    init_t = init_s = None
+    if previous is not None:
+        _check_previous(previous, features.n_entities, config)
+        init_t, init_s = previous.template, previous.slot
     if config.mode == "sc":
         factored = None
         if config.slot_model == "factored":
             factored = factored_slot_labels(features, config.n_slots, config.seed,
-                                            options=config.similarity, ncut_options=ncut_options)
+                                            options=config.similarity, ncut_options=ncut_options,
+                                            init_slots=init_s)
         lt, ls, info = solve_sc(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
             units_t=units_t, units_s=units_s, slot_labels=factored,
+            init_t=init_t, init_s=init_s,
         )
         entry = {"iteration": 0, **info}
         # The joint objective of Eq. 9 is recorded for -SC as well, so runs are comparable.
@@ -147,6 +166,10 @@ def induce(
         )
         lt, ls, history = res.template_labels, res.slot_labels, res.history
         converged, n_iter = res.converged, res.n_iter
+    carried = None
+    if previous is not None:
+        lt, ls = _align_to_previous(lt, ls, previous, config)
+        carried = label_changes(lt, ls, previous)
     t3 = time.perf_counter()
     residuals: dict[str, list[float]] = {"template": [], "slot": []}
     for entry in history:
@@ -167,4 +190,28 @@ def induce(
         converged=converged,
         n_iter=n_iter,
         config=config,
+        carried=carried,
     )
+
+
+def _check_previous(previous: PreviousLabels, n: int, config: ModelConfig) -> None:
+    if previous.template.shape != (n,) or previous.slot.shape != (n,):
+        raise ValueError(f"previous labels must have one entry per mention ({n})")
+    if previous.template.max(initial=-1) >= config.n_templates or (
+            previous.slot.max(initial=-1) >= config.n_slots):
+        raise ValueError("previous labels lie outside |T| or |S| of this configuration: "
+                         "a solution of another configuration cannot be carried forward")
+
+
+def _align_to_previous(lt: np.ndarray, ls: np.ndarray, previous: PreviousLabels,
+                       config: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Renumber templates, and slots (factored: the classes, the same in every position
+    block), to match the previous solution."""
+    lt = align_labels(lt, previous.template, config.n_templates)
+    if config.slot_model != "factored":
+        return lt, align_labels(ls, previous.slot, config.n_slots)
+    n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
+    ls = np.asarray(ls, dtype=np.int64)
+    old = np.where(previous.slot >= 0, previous.slot % n_classes, -1)
+    classes = align_labels(ls % n_classes, old, n_classes)
+    return lt, (ls // n_classes) * n_classes + classes

@@ -222,6 +222,7 @@ def discretize(
     seed: int = 0,
     max_iter: int = 100,
     tol: float = 1e-12,
+    init_labels: np.ndarray | None = None,
 ) -> np.ndarray:
     """Yu & Shi's discretisation of a k-dimensional spectral embedding.
 
@@ -240,6 +241,11 @@ def discretize(
         Cap on the alternations.
     tol : float
         Stop when ``tr(Σ)`` changes by less than ``tol · |E|``.
+    init_labels : ndarray of shape (E,), int, optional
+        A warm start: a partition to stay close to (-1 where a row has none, at least one row
+        labelled). The first rotation is the best fit of Ṽ R to it (the SVD step above on the
+        labelled rows), so the alternation starts from that partition and its cluster numbers
+        are kept; ``seed`` is then unused.
 
     Returns
     -------
@@ -253,14 +259,17 @@ def discretize(
     norms[norms == 0] = 1.0
     V = V / norms[:, None]
 
-    rng = np.random.default_rng(seed)
-    R = np.empty((k, k))
-    R[:, 0] = V[rng.integers(n)]
-    closeness = np.zeros(n)
-    for j in range(1, k):
-        # The next axis is the row least aligned with all axes chosen so far.
-        closeness += np.abs(V @ R[:, j - 1])
-        R[:, j] = V[np.argmin(closeness)]
+    if init_labels is not None:
+        R = _warm_rotation(V, np.asarray(init_labels, dtype=np.int64), k)
+    else:
+        rng = np.random.default_rng(seed)
+        R = np.empty((k, k))
+        R[:, 0] = V[rng.integers(n)]
+        closeness = np.zeros(n)
+        for j in range(1, k):
+            # The next axis is the row least aligned with all axes chosen so far.
+            closeness += np.abs(V @ R[:, j - 1])
+            R[:, j] = V[np.argmin(closeness)]
 
     previous = -np.inf
     labels = np.argmax(V @ R, axis=1)
@@ -277,6 +286,18 @@ def discretize(
             break
         labels = new
     return labels.astype(np.int64)
+
+
+def _warm_rotation(V: np.ndarray, init_labels: np.ndarray, k: int) -> np.ndarray:
+    """The rotation R maximising tr(Xᵀ Ṽ R) for the given partition of the labelled rows."""
+    known = init_labels >= 0
+    if init_labels.shape[0] != V.shape[0] or not known.any() or init_labels.max() >= k:
+        raise ValueError("init_labels must have one entry per row, labels below k, and at "
+                         "least one row labelled")
+    rows = np.flatnonzero(known)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, init_labels[known])), shape=(V.shape[0], k))
+    U, _, Wt = np.linalg.svd(np.asarray(X.T @ V).T)
+    return U @ Wt
 
 
 def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
@@ -329,6 +350,7 @@ def normalized_cut(
     deflate: bool = False,
     max_iter: int = 100,
     n_init: int = 1,
+    init_labels: np.ndarray | None = None,
     return_embedding: bool = False,
 ) -> np.ndarray | tuple[np.ndarray, SpectralEmbedding]:
     """k-way normalized cut of a matrix-free graph (Eqs. 3-5, Yu & Shi 2003).
@@ -351,6 +373,11 @@ def normalized_cut(
         Discretisations from seeds ``seed, seed+1, ...``; the partition with the largest
         ``ncut_objective`` wins. The discretisation has local optima of nearly equal objective
         that can differ substantially (ARI ≈ 0.6 between seeds on noisy graphs).
+    init_labels : ndarray of shape (E,), int, optional
+        Warm start of the discretisation (:func:`discretize`): one discretisation from this
+        partition (-1 where none), instead of ``n_init`` from seeds, so that a re-solve on a
+        slightly changed graph stays close to the previous partition and keeps its cluster
+        numbers. Not in the paper: for incremental updates.
     return_embedding : bool
         Also return the :class:`SpectralEmbedding` (eigenvalues, residuals).
 
@@ -364,6 +391,9 @@ def normalized_cut(
     emb = spectral_embedding(
         W, degrees, k, seed, solver=solver, tol=tol, ncv=ncv, deflate=deflate
     )
+    if init_labels is not None:
+        labels = discretize(emb.eigenvectors, max_iter=max_iter, init_labels=init_labels)
+        return (labels, emb) if return_embedding else labels
     labels = discretize(emb.eigenvectors, seed=seed, max_iter=max_iter)
     if n_init > 1:
         best = ncut_objective(W, degrees, labels, k)

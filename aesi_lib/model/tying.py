@@ -42,3 +42,21 @@ def tied_operator(W: LinearOperator, G: sp.csr_matrix) -> LinearOperator:
         dtype=np.float64,
     )
 
+
+
+def unit_majority(units: np.ndarray, labels: np.ndarray, n_units: int | None = None
+                  ) -> np.ndarray:
+    """The most frequent label of each unit's mentions, ignoring -1 (no label); -1 for a unit
+    with no labelled mention, shape (U,). Ties go to the smallest label."""
+    units = np.asarray(units, dtype=np.int64)
+    labels = np.asarray(labels, dtype=np.int64)
+    n_units = int(units.max()) + 1 if n_units is None and units.size else (n_units or 0)
+    known = labels >= 0
+    out = np.full(n_units, -1, dtype=np.int64)
+    if not known.any():
+        return out
+    counts = np.zeros((n_units, int(labels[known].max()) + 1), dtype=np.int64)
+    np.add.at(counts, (units[known], labels[known]), 1)
+    has = counts.sum(axis=1) > 0
+    out[has] = np.argmax(counts[has], axis=1)
+    return out

@@ -18,6 +18,7 @@ import pandas as pd
 
 from aesi_lib.corpus.types import Document, KeyTemplate
 from aesi_lib.entities import entities_frame, extract_entities
+from aesi_lib.model.carry import PreviousLabels
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
 from aesi_lib.model.induce import InductionResult, induce
 from aesi_lib.parse.base import Parser
@@ -98,9 +99,11 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
 
 
 def run_induction(features: EntityFeatures, config: RunConfig,
-                  progress: Callable[[int, dict[str, Any]], None] | None = None
-                  ) -> InductionResult:
-    return induce(features, config.model, progress=progress)
+                  progress: Callable[[int, dict[str, Any]], None] | None = None,
+                  previous: PreviousLabels | None = None) -> InductionResult:
+    """:func:`aesi_lib.model.induce.induce` under the run's model configuration; ``previous``
+    carries an earlier solution's labels forward (``aesi_lib.model.carry``)."""
+    return induce(features, config.model, progress=progress, previous=previous)
 
 
 def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFrame:

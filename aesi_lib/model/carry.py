@@ -1,0 +1,106 @@
+"""Labels carried from a previous solution to the next one, so that ids stay comparable.
+
+An incremental update adds documents and solves again. Without care, the template and slot
+numbers of the new solution are unrelated to the old ones (a normalized cut's clusters are
+numbered arbitrarily, and a small change of the graph can move its discretisation to another
+local optimum). The new solve is therefore warm-started from the previous labels of the
+mentions both solutions share (:func:`aesi_lib.model.ncut.discretize`), and its clusters are
+then renumbered to match the previous ones as well as possible (:func:`align_labels`,
+Hungarian matching on the shared mentions). Not in the paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
+#: The columns of the entity table that identify a mention across solutions.
+MENTION_KEY: tuple[str, ...] = ("doc_id", "sent_id", "head_index", "predicate", "dep")
+
+
+@dataclass(frozen=True)
+class PreviousLabels:
+    """The previous solution's labels of the current mentions.
+
+    Attributes
+    ----------
+    template, slot : ndarray of shape (E,), int
+        -1 for a mention the previous solution did not have.
+    """
+
+    template: np.ndarray
+    slot: np.ndarray
+
+    @property
+    def known(self) -> np.ndarray:
+        return self.template >= 0
+
+
+def previous_labels(table: pd.DataFrame, previous_table: pd.DataFrame,
+                    previous_template: np.ndarray, previous_slot: np.ndarray
+                    ) -> PreviousLabels:
+    """Look up each mention of ``table`` in the previous solution by :data:`MENTION_KEY`.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The current entity table (one row per mention, in model order).
+    previous_table : DataFrame
+        The previous solution's entity table, row i labelled ``previous_template[i]``,
+        ``previous_slot[i]``.
+
+    Returns
+    -------
+    PreviousLabels
+    """
+    key = list(MENTION_KEY)
+    old = previous_table[key].assign(_template=np.asarray(previous_template, dtype=np.int64),
+                                     _slot=np.asarray(previous_slot, dtype=np.int64))
+    old = old.drop_duplicates(key, keep="first")
+    merged = table[key].merge(old, on=key, how="left")
+    return PreviousLabels(merged["_template"].fillna(-1).to_numpy(dtype=np.int64),
+                          merged["_slot"].fillna(-1).to_numpy(dtype=np.int64))
+
+
+def align_labels(labels: np.ndarray, previous: np.ndarray, k: int) -> np.ndarray:
+    """Renumber the clusters of ``labels`` so that they agree with ``previous`` on as many
+    mentions as possible (Hungarian matching of the k×k overlap; -1 in ``previous`` is
+    ignored). Clusters that match nothing keep a free number.
+
+    Returns
+    -------
+    ndarray of shape (E,), int
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    previous = np.asarray(previous, dtype=np.int64)
+    known = previous >= 0
+    if not known.any():
+        return labels
+    size = max(k, int(labels.max()) + 1, int(previous[known].max()) + 1)
+    overlap = np.zeros((size, size), dtype=np.int64)
+    np.add.at(overlap, (labels[known], previous[known]), 1)
+    rows, cols = linear_sum_assignment(-overlap)
+    mapping = np.empty(size, dtype=np.int64)
+    mapping[rows] = cols
+    return mapping[labels]
+
+
+def label_changes(template: np.ndarray, slot: np.ndarray, previous: PreviousLabels
+                  ) -> dict[str, Any]:
+    """How many of the mentions the previous solution had kept their template and slot ids."""
+    known = previous.known
+    n = int(known.sum())
+    kept_t = int(np.sum(template[known] == previous.template[known]))
+    kept_s = int(np.sum(slot[known] == previous.slot[known]))
+    return {
+        "previous_mentions": n,
+        "new_mentions": int((~known).sum()),
+        "template_kept": kept_t,
+        "slot_kept": kept_s,
+        "template_kept_share": kept_t / n if n else None,
+        "slot_kept_share": kept_s / n if n else None,
+    }
