@@ -165,9 +165,9 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                 steps: Steps, previous: dict[str, str] | None = None) -> dict[str, str]:
     """Features (:func:`feature_steps`) → solve → export for the stored documents ``doc_ids``.
 
-    ``previous`` (the files of an earlier solution, ``project.json``'s ``last_solution``) carries its
-    labels forward into the solve (``aesi_lib.model.carry``). Returns the artifact paths
-    (entity table, PMI, features, labels, solve history, export).
+    ``previous`` (the files of an earlier solution: ``last_solution`` in ``project.json``)
+    carries its labels forward into the solve (``aesi_lib.model.carry``). Returns the artifact
+    paths (entity table, PMI, features, labels, solve history, export).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
     solution = steps.run("solve", solve_task, artifacts["features"], config.model,
