@@ -58,6 +58,12 @@ class Project:
     def work_dir(self) -> str:
         return str(self.root)
 
+    @property
+    def results(self) -> Path:
+        """Where the cached steps persist their Prefect results (``PREFECT_LOCAL_STORAGE_PATH``
+        of the command line points here too)."""
+        return self.root / "prefect-results"
+
     def read_state(self) -> dict[str, Any]:
         path = self.root / PROJECT_STATE
         return json.loads(path.read_text()) if path.exists() else {}
@@ -73,13 +79,21 @@ def solution_record(artifacts: dict[str, str]) -> dict[str, str]:
 
 class Steps:
     """Runs tasks and records, per step, the final state (``Completed``, ``Cached``, ...) and the
-    seconds it took: what ``results.json`` reports under ``steps``."""
+    seconds it took: what ``results.json`` reports under ``steps``.
 
-    def __init__(self) -> None:
+    ``result_storage`` (the project's ``prefect-results`` folder) is where the cached steps
+    persist their results, whoever starts the flow: the command line, a deployment's worker
+    or a notebook all find the same cache (Prefect's default would be the storage of the
+    process's own settings)."""
+
+    def __init__(self, result_storage: Path | None = None) -> None:
         self.records: dict[str, dict[str, Any]] = {}
+        self.result_storage = result_storage
 
     def run(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
+        if self.result_storage is not None and task.persist_result:
+            task = task.with_options(result_storage=self.result_storage)
         state = task(*args, return_state=True, **kwargs)
         value = state.result()          # raises the task's exception when it failed
         self.records[name] = {"state": state.name, "seconds": time.perf_counter() - started}
@@ -174,7 +188,8 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                          project.work_dir, artifacts["entities"], usable_previous(previous))
     export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
-            "assignments_csv": export["csv"], "assignments_parquet": export["parquet"]}
+            "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
+            "schema": export["schema"]}
 
 
 def solve_summary(info_path: str) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
+from aesi_lib.run.outputs import document_summary, mapped_templates
 from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
-from flows.update import document_summary
 from tasks.extract import fill_slots_task
 from tasks.ingest import load_corpus_task, parse_batch_task
 
@@ -99,7 +99,11 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
         "flow_run_id": flow_run_id(),
         "seconds": time.perf_counter() - started,
         "export": export,
-        "summary": document_summary(export["parquet"], given),
+        "summary": document_summary(
+            pd.read_parquet(export["parquet"]), given,
+            mapped=mapped_templates(run.get("scores") or {}),
+            background=pd.read_parquet(artifacts["assignments_parquet"])
+            if Path(artifacts.get("assignments_parquet", "")).is_file() else None),
     }
     write_results(out_dir, results)
     return results

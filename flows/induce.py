@@ -54,7 +54,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     started = time.perf_counter()
     run_config = RunConfig.from_dict(preset("default") if config is None else config)
     project = Project.at(project_dir)
-    steps = Steps()
+    steps = Steps(project.results)
 
     corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo)
     ingested = ingest(corpus.documents, run_config.parser, project, steps, parse_batch_size)

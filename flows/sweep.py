@@ -55,7 +55,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     if not seeds:
         raise AesiError("a sweep needs at least one seed")
     project = Project.at(project_dir)
-    steps = Steps()
+    steps = Steps(project.results)
     corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo)
     if not corpus.eval_keys:
         raise AesiError(f"corpus {corpus.name!r} has no answer keys: a sweep scores every run, "

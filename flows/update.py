@@ -13,6 +13,7 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
+from aesi_lib.run.outputs import document_summary, mapped_templates
 from flows.common import (
     Project,
     Steps,
@@ -27,24 +28,6 @@ from flows.common import (
 from tasks.evaluate import evaluate_task
 from tasks.ingest import load_corpus_task, stored_documents_task
 from tasks.solve import export_documents_task
-
-
-def document_summary(assignments_path: str, doc_ids: list[str], limit: int = 3
-                     ) -> dict[str, Any]:
-    """Per document: mentions, its most frequent template, and a few fillers per slot."""
-    frame = pd.read_parquet(assignments_path)
-    frame = frame[frame["doc_id"].isin(set(doc_ids))]
-    summary: dict[str, Any] = {}
-    for doc_id, rows in frame.groupby("doc_id", sort=True):
-        template = int(rows["template"].mode().iloc[0])
-        main = rows[rows["template"] == template]
-        summary[str(doc_id)] = {
-            "mentions": len(rows),
-            "template": template,
-            "slots": {int(slot): list(dict.fromkeys(group["mention"]))[:limit]
-                      for slot, group in main.groupby("slot", sort=True)},
-        }
-    return summary
 
 
 def _nothing_to_read(docs_path: str) -> bool:
@@ -93,7 +76,7 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
     project = Project.at(project_dir)
     state = project.read_state()
     run_config = RunConfig.from_dict(deep_merge(state.get("config", {}), config or {}))
-    steps = Steps()
+    steps = Steps(project.results)
 
     new_docs = steps.run("load-documents", load_corpus_task, None, docs_path, False, split)
     ingested = ingest(new_docs.documents, run_config.parser, project, steps, parse_batch_size)
@@ -127,7 +110,9 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
         "evaluated_on": "project corpus keys" if scores else "",
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
         "new_documents": {"export": new_export,
-                          "summary": document_summary(new_export["parquet"], given)},
+                          "summary": document_summary(
+                              pd.read_parquet(artifacts["assignments_parquet"]), given,
+                              mapped=mapped_templates(scores))},
     }
     write_results(out_dir, results)
     return results

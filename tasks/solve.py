@@ -18,7 +18,7 @@ from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.feature_files import load_features
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
-from aesi_lib.store import Store
+from aesi_lib.store import Store, keep_runs_setting
 from tasks.files import resolved
 from tasks.keys import content_key, file_backed_key, source_hash
 from tasks.retry import RETRY
@@ -129,20 +129,25 @@ def solve_task(features_path: str, model: ModelConfig, work_dir: str,
 
 @task(name="export", cache_policy=NO_CACHE)
 def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> dict[str, str]:
-    """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot)."""
+    """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot) and
+    ``schema.json`` (each template's top predicates, each slot's top heads)."""
     table = pd.read_parquet(entities_path)
     with np.load(solution["labels"]) as z:
         assignments = table.assign(template=z["template"], slot=z["slot"])
-    return pipeline.write_export(assignments[pipeline.EXPORT_COLUMNS], out_dir)
+    export = assignments[pipeline.EXPORT_COLUMNS]
+    paths = pipeline.write_export(export, out_dir)
+    return {**paths, "schema": pipeline.write_schema(export, out_dir)}
 
 
 @task(name="record-run", cache_policy=NO_CACHE, **RETRY)
 def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignments_path: str,
-                    results: dict[str, Any]) -> str:
-    """Keep the run's configuration, assignments and scores in the store's runs tables."""
+                    results: dict[str, Any], keep_runs: int | None = None) -> str:
+    """Keep the run's configuration, assignments and scores in the store's runs tables, and the
+    assignments of the ``keep_runs`` newest runs only (None: ``$AESI_KEEP_RUNS``, else 3)."""
     assignments = pd.read_parquet(assignments_path)
+    keep = keep_runs_setting() if keep_runs is None else keep_runs
     with Store(db_path) as store:
-        store.record_run(run_id, config, assignments, results)
+        store.record_run(run_id, config, assignments, results, keep_runs=keep)
     return run_id
 
 

@@ -364,6 +364,23 @@ def test_sweep_shares_features_and_caches_solves(prefect_here, reference, tmp_pa
     pd.testing.assert_series_equal(rows2["tst_test_lenient_f1"], rows["tst_test_lenient_f1"])
 
 
+def test_the_cache_is_the_project_folders_whoever_starts_the_flow(server, reference, tmp_path):
+    """The reference ran in this process with its own PREFECT_LOCAL_STORAGE_PATH; a run started
+    elsewhere (here: ``aesi`` with another storage setting, as a deployment's worker would
+    have) finds the cached steps of the same project."""
+    env = {**server["env"], "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "other-storage")}
+    run = _aesi(["run", "--demo", "--project-dir", str(reference["project"]), "--out",
+                 str(tmp_path / "out")], env, tmp_path)
+    output, _ = run.communicate(timeout=300)
+    assert run.returncode == 0, output[-3000:]
+    states = {n: r["state"] for n, r in
+              json.loads((tmp_path / "out" / "results.json").read_text())["steps"].items()}
+    for step in ("entity-table", "head-pmi", "build-features", "solve", "evaluate"):
+        assert states[step] == "Cached", (step, states)
+    assert (reference["project"] / "prefect-results").is_dir()
+    assert not (tmp_path / "other-storage").exists()
+
+
 def test_report_command_writes_the_report(reference, tmp_path):
     pytest.importorskip("aesi_lib.report", reason="aesi_lib.report is not written yet")
     from flows import cli
@@ -398,6 +415,11 @@ def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
     assert {"aesi-full-run", "aesi-incremental"} <= set(deployments)
     full, incremental = deployments["aesi-full-run"], deployments["aesi-incremental"]
     assert flows[full.flow_id] == "aesi-induce" and flows[incremental.flow_id] == "aesi-update"
+    # Two output folders, one project folder; the schedules never fire at the same minute.
+    assert full.parameters["out_dir"] != incremental.parameters["out_dir"]
+    assert full.parameters["project_dir"] == incremental.parameters["project_dir"]
+    minutes = {d.schedules[0].schedule.cron.split()[0] for d in (full, incremental)}
+    assert len(minutes) == 2, minutes
     assert full.entrypoint == "flows/induce.py:induce_flow"
     assert incremental.entrypoint == "flows/update.py:update_flow"
     for d in (full, incremental):

@@ -7,6 +7,7 @@ Every function here is usable from a notebook.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -124,6 +125,17 @@ def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "as
     assignments.to_csv(csv_path, index=False)
     assignments.to_parquet(parquet_path, index=False)
     return {"csv": str(csv_path), "parquet": str(parquet_path)}
+
+
+def write_schema(assignments: pd.DataFrame, out_dir: str | Path) -> str:
+    """``schema.json`` in ``out_dir``: each template's top predicates and each slot's top heads
+    (:func:`aesi_lib.run.outputs.schema_summary`); returns its path."""
+    from aesi_lib.run.outputs import schema_summary
+
+    path = Path(out_dir) / "schema.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(schema_summary(assignments), indent=1))
+    return str(path)
 
 
 def evaluate_assignments(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],

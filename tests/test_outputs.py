@@ -1,0 +1,61 @@
+"""What a run writes for a person: the schema file and per-document summaries."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from aesi_lib.run.outputs import document_summary, mapped_templates, schema_summary
+
+
+def _export(rows: list[tuple[str, int, int, str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["doc_id", "template", "slot", "predicate", "head"]).assign(
+        mention=lambda f: f["head"])
+
+
+# Template 0 is the reporting template of every document; template 1 the attack template of
+# d1 only; template 2 a rare one.
+EXPORT = _export([
+    ("d1", 0, 0, "say", "police"), ("d1", 0, 0, "say", "police"), ("d1", 0, 1, "report", "radio"),
+    ("d1", 1, 2, "kill", "soldier"), ("d1", 1, 3, "attack", "FMLN"),
+    ("d2", 0, 0, "say", "army"), ("d2", 0, 0, "say", "army"), ("d2", 2, 4, "visit", "minister"),
+    ("d3", 0, 0, "say", "police"), ("d3", 0, 1, "say", "spokesman"),
+])
+
+
+def test_schema_names_templates_by_predicates_and_slots_by_heads():
+    schema = schema_summary(EXPORT, top=2)
+    first = schema["templates"][0]
+    assert first["template"] == 0 and first["mentions"] == 7 and first["documents"] == 3
+    assert first["name"] == "say/report" and first["predicates"] == [["say", 6], ["report", 1]]
+    assert first["slots"][0] == {"slot": 0, "name": "police/army", "mentions": 5,
+                                 "heads": [["police", 3], ["army", 2]]}
+    assert [t["template"] for t in schema["templates"]] == [0, 1, 2]
+
+
+def test_document_template_is_the_over_represented_or_the_mapped_one():
+    summary = document_summary(EXPORT, ["d1", "d2", "d3"])
+    # d1 has more mentions in template 0, but template 0 is in every document.
+    assert summary["d1"]["template"] == 1
+    assert summary["d1"]["slots"] == {2: ["soldier"], 3: ["FMLN"]}
+    assert summary["d2"]["template"] == 2
+    assert summary["d3"]["template"] == 0                   # nothing else there
+    # A mapped template present in the document wins, the most frequent of them first.
+    mapped = document_summary(EXPORT, ["d1", "d2"], mapped=[2])
+    assert mapped["d1"]["template"] == 1 and mapped["d2"]["template"] == 2
+    assert document_summary(EXPORT, ["d2"], mapped=[2, 0])["d2"]["template"] == 0
+
+
+def test_background_gives_the_document_frequencies():
+    new = _export([("n1", 0, 0, "say", "police"), ("n1", 0, 0, "say", "army"),
+                   ("n1", 1, 2, "kill", "priest")])
+    alone = document_summary(new, ["n1"])            # one document: frequencies say nothing
+    assert alone["n1"]["template"] == 0
+    assert document_summary(new, ["n1"], background=EXPORT)["n1"]["template"] == 1
+
+
+def test_mapped_templates_read_from_scores():
+    scores = {"test-mapped/lenient": {"mapping": [{"template": 4, "slot": 1, "gold_slot": "V"},
+                                                  {"template": 2, "slot": 0, "gold_slot": "P"},
+                                                  {"template": 4, "slot": 3, "gold_slot": "T"}]}}
+    assert mapped_templates(scores) == [2, 4]
+    assert mapped_templates({}) == []
