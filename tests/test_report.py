@@ -164,6 +164,31 @@ def test_examples_deterministic_and_members() -> None:
     assert set(c["entity_id"]) != set(a["entity_id"])
 
 
+def test_examples_have_distinct_heads() -> None:
+    rows = [("D1", "people" if i % 4 else f"H{i}", f"M{i}", "p", "nsubj", 0, 0)
+            for i in range(40)]
+    ex = pick_examples(prepare_assignments(frame(rows)), n_examples=5, seed=1)
+    assert len(ex) == 5 and ex["head"].str.lower().is_unique
+    assert "people" in set(ex["head"])
+
+
+def test_run_facts_name_what_applies_and_the_cached_run_time() -> None:
+    from aesi_lib.report import run_meta
+
+    results = {"config": {"model": {"n_templates": 20, "n_slots": 24, "mode": "sc",
+                                    "constraint_weight": 0.3, "init": "sc", "solver": "eigsh"}},
+               "solve": {"converged": True, "n_iter": 0, "timings": {"total": 3.04}},
+               "timings": {"total": 1.7},
+               "steps": {"entity-table": {"state": "Cached"}, "solve": {"state": "Cached"},
+                         "export": {"state": "Completed"}}}
+    meta = run_meta(results)
+    assert "constraint_weight" not in meta["Model"] and "init" not in meta["Model"]
+    assert meta["Solver"] == "3.0 s when it was computed"
+    assert meta["Run time"] == "1.7 s for this run (2 of 3 steps from the cache)"
+    scaled = {"config": {"model": {"mode": "scaled", "constraint_weight": 0.1, "init": "sc"}}}
+    assert run_meta(scaled)["Model"] == "mode=scaled, constraint_weight=0.1, init=sc"
+
+
 def test_examples_small_role_gives_all(assignments: pd.DataFrame) -> None:
     ex = pick_examples(prepare_assignments(assignments), n_examples=5, seed=0)
     sel = ex[(ex["template"] == 1) & (ex["slot"] == 0)]
@@ -255,7 +280,7 @@ def test_objective_series_and_plot() -> None:
     assert objective_series(None).empty
     single = objective_series([{"iteration": 0, "eps1": 0.2, "seconds": 3.0, "init": "sc"}])
     assert list(single.columns) == ["eps1"]
-    assert plot_objective(single)[:4] == b"\x89PNG"
+    assert plot_objective(single) is None          # one solve, no iterations: a table only
     hist = [
         {"iteration": 0, "eps1": 0.2, "eps2": 0.4, "objective": 1e14, "flag": True},
         {"iteration": 1, "eps1": 0.1, "eps2": 0.3, "objective": 2e14, "delta": 0.5},
@@ -269,7 +294,8 @@ def test_objective_series_and_plot() -> None:
 
 
 def test_html_self_contained_and_escaped(tmp_path: Path, assignments: pd.DataFrame) -> None:
-    results = {"solve": {"history": [{"iteration": 0, "objective": 1.0}]}}
+    results = {"solve": {"history": [{"iteration": 0, "objective": 1.0},
+                                     {"iteration": 1, "objective": 1.5}]}}
     paths = write_schema_report(assignments, tmp_path, results=results, eval_keys=KEYS)
     page = Path(paths["html"]).read_text(encoding="utf-8")
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)

@@ -6,6 +6,13 @@
   of each dependency label, used by the factored slots.
 """
 
+from aesi_lib.entities.chains import (
+    ChainOptions,
+    CoreferenceResult,
+    coreference_chains,
+    resolve_coreference,
+)
+from aesi_lib.entities.mentions import Mention, detect_mentions
 from aesi_lib.entities.positions import (
     ARGUMENT_POSITIONS,
     LOCATIVE_PREPOSITIONS,
@@ -28,12 +35,18 @@ __all__ = [
     "DEFAULT_RULES",
     "ENTITY_COLUMNS",
     "LOCATIVE_PREPOSITIONS",
+    "ChainOptions",
+    "CoreferenceResult",
     "EntityRecord",
     "EntityRules",
+    "Mention",
     "argument_position",
     "argument_positions",
+    "coreference_chains",
+    "detect_mentions",
     "entities_frame",
     "extract_entities",
     "extract_sentence_entities",
     "mention_text",
+    "resolve_coreference",
 ]

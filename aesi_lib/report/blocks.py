@@ -338,6 +338,9 @@ def _solver_blocks(report: SchemaReport) -> list[Block]:
         (str(i), *(f"{v:.4g}" if math.isfinite(v) else "—" for v in row))
         for i, row in zip(series.index, series.to_numpy(dtype=float), strict=True)
     )
+    if len(series) < 2:
+        text = "One solve without AMP iterations (independent cuts, -SC): its objective terms."
+        return blocks + [Para(text), Table(header, rows)]
     return blocks + [Plot("objective", "Objective terms per AMP iteration"), Table(header, rows)]
 
 

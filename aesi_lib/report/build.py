@@ -41,17 +41,35 @@ def run_meta(results: Mapping[str, Any] | None) -> dict[str, str]:
             meta[key.replace("_", " ").capitalize()] = str(results[key])
     model = _get(results, "config", "model")
     if isinstance(model, Mapping):
-        keys = ("n_templates", "n_slots", "mode", "constraint_weight", "init", "solver")
-        meta["Model"] = ", ".join(f"{k}={model[k]}" for k in keys if k in model)
+        meta["Model"] = ", ".join(f"{k}={model[k]}" for k in _model_keys(model) if k in model)
     solve = _get(results, "solve")
     if isinstance(solve, Mapping):
-        facts = [f"{k}={solve[k]}" for k in ("converged", "n_iter") if solve.get(k) is not None]
+        facts = [f"{k}={solve[k]}" for k in ("converged", "n_iter") if solve.get(k) is not None
+                 and _get(model, "mode") != "sc"]
+        seconds = _get(solve, "timings", "total")
+        if _is_number(seconds):
+            facts.append(f"{float(seconds):.1f} s when it was computed")
         if facts:
             meta["Solver"] = ", ".join(facts)
     total = _get(results, "timings", "total")
     if _is_number(total):
-        meta["Run time"] = f"{float(total):.1f} s"
+        steps = _get(results, "steps")
+        cached = [n for n, r in steps.items() if isinstance(r, Mapping)
+                  and r.get("state") == "Cached"] if isinstance(steps, Mapping) else []
+        note = f" ({len(cached)} of {len(steps)} steps from the cache)" if cached else ""
+        meta["Run time"] = f"{float(total):.1f} s for this run{note}"
     return meta
+
+
+def _model_keys(model: Mapping[str, Any]) -> tuple[str, ...]:
+    """The model options that apply to the run's mode: the constraint weight only with the
+    scaled AMP, the AMP start only with an AMP."""
+    keys: tuple[str, ...] = ("n_templates", "n_slots", "mode", "slot_model", "template_unit")
+    if model.get("mode") == "scaled":
+        keys += ("constraint_weight",)
+    if model.get("mode") in ("scaled", "literal"):
+        keys += ("init",)
+    return keys + ("solver",)
 
 
 def build_report(

@@ -99,7 +99,8 @@ def plot_cluster_sizes(roles: pd.DataFrame) -> bytes | None:
     if roles.empty:
         return None
     sizes = roles.pivot(index="template", columns="slot", values="size").fillna(0)
-    fig = _figure(max(5.0, 0.9 * len(sizes) + 2), 3.6)
+    # Wider with more templates, but never past a page: the HTML also caps it at 100 %.
+    fig = _figure(min(12.0, max(5.0, 0.45 * len(sizes) + 2)), 3.6)
     ax = fig.add_subplot()
     x = np.arange(len(sizes))
     bottom = np.zeros(len(sizes))
@@ -158,7 +159,7 @@ def plot_objective(series: pd.DataFrame) -> bytes | None:
     """Small multiples: each numeric objective term against the AMP iteration.
 
     Terms differ by many orders of magnitude (eps3 ~ 1e14, eps1 ~ 0.2), so each gets its own
-    axis. A single iteration shows as a single marker.
+    axis. None for fewer than two iterations (the -SC solve): the report shows a table then.
 
     Parameters
     ----------
@@ -170,7 +171,8 @@ def plot_objective(series: pd.DataFrame) -> bytes | None:
     bytes or None
         None when there is no term.
     """
-    if series.empty or series.shape[1] == 0:
+    if series.empty or series.shape[1] == 0 or len(series) < 2:
+        # One entry (the -SC solve has no iterations) is a table, not a plot of dots.
         return None
     n = series.shape[1]
     ncols = min(4, n)

@@ -77,6 +77,7 @@ tr.mapped td { background: #fff3c4; }
 .card h4 { margin: 0.2em 0 0.4em; }
 .card ul { margin: 0; padding-left: 1.2em; }
 figure { margin: 0.5em 0 1em; }
+img { max-width: 100%; height: auto; }
 figcaption { font-size: 0.85em; color: #555; }
 """
 
