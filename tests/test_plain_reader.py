@@ -189,3 +189,54 @@ def test_skip_bad_jsonl_lines_with_warning(
 def test_skip_mode_still_fails_when_nothing_is_left(tmp_path: Path) -> None:
     folder = _folder(tmp_path, {"a.txt": "", "b.txt": " "})
     _raises(folder, "no usable documents", on_error="skip")
+
+
+def test_every_bad_jsonl_line_is_reported_at_once(tmp_path: Path) -> None:
+    lines = ['{"id": "a", "text": "ok"}', "{not json", '{"id": "b"}', '{"id": "c", "text": "x"}',
+             '{"id": "a", "text": "again"}']
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        read_plain_documents(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: 3 bad lines: line 2: malformed JSON")
+    assert "line 3: missing 'text'" in message
+    assert "line 5: duplicate id 'a' (first on line 1)" in message
+    assert message.endswith("(--skip-bad reads the rest)")
+
+
+def test_every_bad_file_of_a_folder_is_reported_at_once(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.txt").write_text("A BOMB EXPLODED.")
+    (folder / "empty.txt").write_text("  \n")
+    (folder / "binary.txt").write_bytes(b"ab\x00cd")
+    with pytest.raises(InputError) as info:
+        read_plain_documents(folder)
+    message = str(info.value)
+    assert message.startswith(f"{folder}: 2 bad files: ")
+    assert f"{folder / 'binary.txt'}: binary file" in message
+    assert f"{folder / 'empty.txt'}: empty file" in message
+
+
+def test_a_long_list_of_problems_is_cut_with_a_count(tmp_path: Path) -> None:
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join("{bad\n" for _ in range(14)))
+    with pytest.raises(InputError, match=r"14 bad lines: .*; \.\.\. and 4 more"):
+        read_plain_documents(path)
+
+
+def test_encoding_reads_latin1_and_unknown_encodings_are_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "d.txt").write_bytes("EL ALCALDE DE SAN JOSÉ FUE ASESINADO.".encode("latin-1"))
+    with pytest.raises(InputError, match="not valid UTF-8 .*--encoding"):
+        read_plain_documents(folder)
+    (doc,) = read_plain_documents(folder, encoding="latin-1")
+    assert doc.text == "EL ALCALDE DE SAN JOSÉ FUE ASESINADO."
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_bytes(json.dumps({"id": 1, "text": "JOSÉ"}, ensure_ascii=False)
+                      .encode("cp1252") + b"\n")
+    assert read_plain_documents(jsonl, encoding="cp1252")[0].text == "JOSÉ"
+    with pytest.raises(InputError, match="nonsense-8: unknown text encoding"):
+        read_plain_documents(folder, encoding="nonsense-8")

@@ -6,6 +6,7 @@ Also home of the paragraph normalisation that the MUC-4 reader shares
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import re
@@ -18,6 +19,9 @@ from aesi_lib.errors import InputError
 log = logging.getLogger(__name__)
 
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "skip")
+DEFAULT_ENCODING = "utf-8"
+# How many problems one error message lists before it says "... and N more".
+_LISTED_PROBLEMS = 10
 
 # A hyphen right after a letter or digit at the end of a line is a word broken across lines
 # ("NON-" / "COMMISSIONED"); "--" is punctuation and keeps its space.
@@ -63,7 +67,7 @@ def paragraphs_to_text(paragraphs: Iterable[str]) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def decode_text(data: bytes, path: str | Path) -> str:
+def decode_text(data: bytes, path: str | Path, encoding: str = DEFAULT_ENCODING) -> str:
     """Decode the bytes of a text file, refusing binary and badly encoded input.
 
     Parameters
@@ -72,6 +76,8 @@ def decode_text(data: bytes, path: str | Path) -> str:
         The file content. A UTF-8 byte-order mark is dropped.
     path : str or Path
         Only used in error messages.
+    encoding : str
+        The text encoding (a Python codec name such as ``utf-8``, ``latin-1``, ``cp1252``).
 
     Returns
     -------
@@ -80,26 +86,57 @@ def decode_text(data: bytes, path: str | Path) -> str:
     Raises
     ------
     InputError
-        When the file is empty or blank, holds NUL bytes (a binary file), or is not UTF-8 (the
-        message names the line of the first bad byte).
+        When the file is empty or blank, holds NUL bytes (a binary file), or is not in
+        ``encoding`` (the message names the line of the first bad byte).
     """
     if not data.strip():
         raise InputError(path, "empty file")
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputError(path, f"binary file (NUL byte on line {line}), expected UTF-8 text")
+        raise InputError(path, f"binary file (NUL byte on line {line}), expected "
+                         f"{_label(encoding)} text")
+    codec = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(codec)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(
-            path, f"line {line}: not valid UTF-8 (byte 0x{data[exc.start]:02x})"
+            path, f"line {line}: not valid {_label(encoding)} (byte 0x{data[exc.start]:02x}); "
+            "give the file's encoding with --encoding"
         ) from None
 
 
-def _read_txt(path: Path, split: str) -> Document:
-    text = paragraphs_to_text(text_to_paragraphs(decode_text(path.read_bytes(), path).splitlines()))
+def _label(encoding: str) -> str:
+    """How messages name an encoding: UTF-8 as such, others as the user gave them."""
+    return "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
+
+
+def check_encoding(encoding: str) -> str:
+    """``encoding`` when Python knows it as a text codec; InputError naming it otherwise."""
+    try:
+        codecs.lookup(encoding)
+        "".encode(encoding)
+    except LookupError:
+        raise InputError(encoding, "unknown text encoding (try utf-8, latin-1 or cp1252)"
+                         ) from None
+    return encoding
+
+
+def _read_txt(path: Path, split: str, encoding: str) -> Document:
+    raw = decode_text(path.read_bytes(), path, encoding)
+    text = paragraphs_to_text(text_to_paragraphs(raw.splitlines()))
     return Document(doc_id=path.stem, text=text, split=split, source=str(path))
+
+
+def _problems(where: Path, problems: list[InputError], unit: str) -> InputError:
+    """One error that lists every bad file or line (the first ten, then a count)."""
+    listed = "; ".join(p.problem if p.path == str(where) else f"{p.path}: {p.problem}"
+                       for p in problems[:_LISTED_PROBLEMS])
+    more = len(problems) - _LISTED_PROBLEMS
+    tail = f"; ... and {more} more" if more > 0 else ""
+    hint = " (--skip-bad reads the rest)"
+    return InputError(where, f"{len(problems)} bad {unit}{'s' if len(problems) > 1 else ''}: "
+                      f"{listed}{tail}{hint}")
 
 
 def _txt_files(folder: Path) -> list[Path]:
@@ -109,32 +146,37 @@ def _txt_files(folder: Path) -> list[Path]:
     return files
 
 
-def _documents_from_folder(folder: Path, split: str, on_error: str) -> list[Document]:
+def _documents_from_folder(folder: Path, split: str, on_error: str, encoding: str
+                           ) -> list[Document]:
     docs: list[Document] = []
     seen: dict[str, Path] = {}
+    problems: list[InputError] = []
     for file in _txt_files(folder):
         try:
-            doc = _read_txt(file, split)
+            doc = _read_txt(file, split, encoding)
             if doc.doc_id in seen:
                 other = seen[doc.doc_id].name
                 raise InputError(file, f"duplicate document id {doc.doc_id!r} (also {other})")
         except InputError as exc:
-            if on_error == "raise":
-                raise
-            log.warning("skipping %s", exc)
+            if on_error == "skip":
+                log.warning("skipping %s", exc)
+            problems.append(exc)
             continue
         seen[doc.doc_id] = file
         docs.append(doc)
+    if problems and on_error == "raise":
+        raise problems[0] if len(problems) == 1 else _problems(folder, problems, "file")
     return docs
 
 
-def _jsonl_record(raw: bytes, path: Path, lineno: int) -> tuple[str, str]:
+def _jsonl_record(raw: bytes, path: Path, lineno: int, encoding: str) -> tuple[str, str]:
     """The (id, text) of one JSONL line; InputError naming the file and line otherwise."""
     where = f"line {lineno}"
+    utf8 = codecs.lookup(encoding).name == "utf-8"
     try:
-        line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+        line = raw.decode("utf-8-sig" if utf8 and lineno == 1 else encoding)
     except UnicodeDecodeError:
-        raise InputError(path, f"{where}: not valid UTF-8") from None
+        raise InputError(path, f"{where}: not valid {_label(encoding)}") from None
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -160,41 +202,47 @@ def _jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
             yield lineno, raw
 
 
-def _documents_from_jsonl(path: Path, split: str, on_error: str) -> list[Document]:
+def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str
+                          ) -> list[Document]:
     data = path.read_bytes()
     if not data.strip():
         raise InputError(path, "empty file")
     if b"\x00" in data:
-        raise InputError(path, "binary file (NUL bytes), expected UTF-8 JSON lines")
+        raise InputError(path, f"binary file (NUL bytes), expected {_label(encoding)} JSON lines")
     docs: list[Document] = []
     seen: dict[str, int] = {}
+    problems: list[InputError] = []
     for lineno, raw in _jsonl_lines(data):
         try:
-            doc_id, text = _jsonl_record(raw, path, lineno)
+            doc_id, text = _jsonl_record(raw, path, lineno, encoding)
             if doc_id in seen:
                 raise InputError(
                     path, f"line {lineno}: duplicate id {doc_id!r} (first on line {seen[doc_id]})"
                 )
         except InputError as exc:
-            if on_error == "raise":
-                raise
-            log.warning("skipping %s", exc)
+            if on_error == "skip":
+                log.warning("skipping %s", exc)
+            problems.append(exc)
             continue
         seen[doc_id] = lineno
         body = paragraphs_to_text(text_to_paragraphs(text.splitlines()))
         docs.append(Document(doc_id=doc_id, text=body, split=split, source=str(path)))
+    if problems and on_error == "raise":
+        raise problems[0] if len(problems) == 1 else _problems(path, problems, "line")
     return docs
 
 
 def read_plain_documents(
-    path: str | Path, split: str = "user", on_error: str = "raise"
+    path: str | Path, split: str = "user", on_error: str = "raise",
+    encoding: str = DEFAULT_ENCODING,
 ) -> list[Document]:
     """Read a user's own corpus.
 
     Accepted inputs:
 
-    * a folder: every ``*.txt`` file directly in it (not in sub-folders) is one document, read as
-      UTF-8; ``doc_id`` is the file name without ``.txt``; documents come sorted by file name;
+    * a folder: every ``*.txt`` file directly in it (not in sub-folders) is one document, read in
+      ``encoding`` (UTF-8 by default); ``doc_id`` is the file name without ``.txt``; documents
+      come sorted by file name;
     * a ``.jsonl`` file: one JSON object per line with a string (or integer) ``"id"`` and a string
       ``"text"``; other keys are ignored and blank lines are skipped;
     * a single ``.txt`` file: one document.
@@ -212,11 +260,15 @@ def read_plain_documents(
         What to do with a bad file (folder input) or a bad line (JSONL input): an empty or blank
         file, a binary file (NUL bytes), text that is not UTF-8, a malformed JSON line, a line
         without ``id`` or ``text`` (or with an empty text), a duplicate id. ``"raise"`` (default)
-        raises :class:`~aesi_lib.errors.InputError` naming the file (and, for JSONL, the line).
+        raises :class:`~aesi_lib.errors.InputError` naming the file (and, for JSONL, the line)
+        and listing every other bad file or line too, so one pass fixes them all.
         ``"skip"`` logs a warning naming the file (and line) on the ``aesi_lib.corpus.plain``
         logger, leaves that file or line out (for a duplicate id the later one) and reads the
         rest. Problems with the input as a whole are always raised: a missing path, a folder
         without ``.txt`` files, an empty or binary JSONL file, and no usable document at all.
+
+    encoding : str
+        Text encoding of the files (a Python codec name).
 
     Returns
     -------
@@ -225,21 +277,22 @@ def read_plain_documents(
     Raises
     ------
     InputError
-        As described under ``on_error``.
+        As described under ``on_error``; also for an unknown ``encoding``.
     ValueError
         For an unknown ``on_error`` value.
     """
     if on_error not in ON_ERROR_CHOICES:
         raise ValueError(f"on_error must be one of {ON_ERROR_CHOICES}, not {on_error!r}")
+    check_encoding(encoding)
     source = Path(path)
     if source.is_dir():
-        docs = _documents_from_folder(source, split, on_error)
+        docs = _documents_from_folder(source, split, on_error, encoding)
     elif not source.exists():
         raise InputError(source, "no such file or folder")
     elif source.suffix.lower() == ".jsonl":
-        docs = _documents_from_jsonl(source, split, on_error)
+        docs = _documents_from_jsonl(source, split, on_error, encoding)
     elif source.suffix.lower() == ".txt":
-        docs = [_read_txt(source, split)]
+        docs = [_read_txt(source, split, encoding)]
     else:
         raise InputError(source, "expected a folder of .txt files or a .jsonl file")
     if not docs:
