@@ -1,7 +1,8 @@
 """Named starting configurations of a run (``aesi run --preset NAME``).
 
 ``default`` is the best configuration found on DEV, TST1 and TST2 (README, "Results"); the
-``reproduction`` presets are the paper's model as written, kept for comparison; ``tied-cut`` is
+``reproduction`` presets are the closest working reading of the paper (README, "Results",
+lists where they differ from it), kept for comparison; ``tied-cut`` is
 the best configuration whose slots are still a normalized cut of W_S. A preset is a
 ``RunConfig`` as a dict; ``--config`` files and command-line options are merged over it.
 """
