@@ -1,16 +1,27 @@
 """The ``aesi`` command line: every subcommand has a useful --help, configuration options are
-merged, and user errors print one line and exit 2 before any flow starts."""
+merged, every key of the configuration can be set, and user errors print one line and exit 2
+before any flow starts."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
 
 import pytest
 
+from aesi_lib import __version__
+from aesi_lib.run.config import RunConfig, config_keys
 from aesi_lib.run.presets import preset
 from flows import cli
-from flows.cli.options import run_config, with_runner
+from flows.cli.options import CONFIG_FLAGS, run_config, with_runner
 from flows.cli.printing import print_scores
+from tests.test_config_validation import fake_wordnet
+
+REPO = Path(__file__).resolve().parents[1]
 
 SUBCOMMANDS = {
     "run": ["--demo", "--project-dir", "--dask-address", "--templates", "--seed"],
@@ -19,6 +30,7 @@ SUBCOMMANDS = {
     "evaluate": ["--assignments", "--keys", "--map-keys", "--matcher"],
     "report": ["--run", "--keys", "--out"],
     "sweep": ["--configs", "--seeds", "mean ± std", "--demo"],
+    "config": ["--schema", "--set", "JSON schema"],
 }
 
 
@@ -67,7 +79,7 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     config.write_text("{not json")
     _one_line_error(capsys, ["run", "--demo", "--config", str(config)], "not valid JSON")
     _one_line_error(capsys, ["run", "--demo", "--mode", "sc", "--templates", "0"],
-                    "n_templates and n_slots must be >= 1")
+                    "model.n_templates (from --templates): must be at least 1, got 0")
     # Factored slots (the default preset) come in blocks of four argument positions.
     _one_line_error(capsys, ["run", "--demo", "--slots", "5"], "multiple of 4")
     _one_line_error(capsys, ["run", "--demo", "--mode", "scaled"], "slot_model='cut'")
@@ -80,16 +92,18 @@ def test_run_config_merges_file_and_options(tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"model": {"n_templates": 8, "seed": 1},
                                   "features": {"pmi_variant": "npmi"}}))
+    vectors = tmp_path / "v.kv"
+    vectors.write_bytes(b"")
     args = cli.build_parser().parse_args(
         ["run", "--config", str(config), "--seed", "4", "--slots", "8", "--casing", "lower",
-         "--vectors", "v.kv"])
+         "--vectors", str(vectors)])
     merged = run_config(args)
     # The default preset is the base; the file overrides it; options override the file.
     assert merged["model"] == {**preset("default")["model"], "n_templates": 8, "seed": 4,
                                "n_slots": 8}
     assert merged["features"] == {**preset("default")["features"], "pmi_variant": "npmi"}
     assert merged["parser"] == {"casing": "lower"}
-    assert merged["vectors_path"] == "v.kv"
+    assert merged["vectors_path"] == str(vectors)
     paper = run_config(cli.build_parser().parse_args(["run", "--preset", "reproduction"]))
     assert paper == preset("reproduction")
 
@@ -128,3 +142,200 @@ def test_scores_print_the_bounds_beside_the_scores(capsys):
     assert "| test-mapped/lenient | 100% | 0.500 | 0.400 |" in lines
     # Results stored before the bounds existed print their scores and no bounds row.
     assert not any(line.startswith("| dev-mapped/lenient | 100%") for line in lines)
+
+
+def _no_work(monkeypatch) -> None:
+    """Make any step after the configuration check fail the test."""
+    from flows.cli import commands
+
+    def started(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("work started before the configuration was checked")
+
+    for name in ("check_corpus", "check_docs", "prefect_environment"):
+        monkeypatch.setattr(commands, name, started)
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    (["--casing", "foo"], "parser.casing (from --casing): must be 'asis', 'lower', "
+     "'truecase' or 'auto', got 'foo'"),
+    (["--type-scheme", "depth:x"], "features.type_scheme (from --type-scheme): unknown typing "
+     "scheme 'depth:x': use 'hypernyms', 'lexname' or 'depth:N'"),
+    (["--templates", "5000"], "model.n_templates (from --templates): must be at most 1000, "
+     "got 5000"),
+    (["--templates", "many"], "model.n_templates (from --templates): must be an integer, got "
+     "many"),
+    (["--parser", "spacyy"], "parser.backend (from --parser): must be 'spacy' or 'stanza'"),
+    (["--vectors", "/nonexistent.txt"], "/nonexistent.txt: word vectors file not found"),
+    (["--wordnet", "/nonexistent-wordnet"], "/nonexistent-wordnet: WordNet folder not found"),
+    (["--set", "model.n_initt=8"], "model.n_initt (from --set): unknown key; did you mean "
+     "'n_init'?"),
+    (["--set", "parser.ner=maybe"], "parser.ner (from --set): must be true or false, got maybe"),
+    (["--set", "model.n_init"], "--set 'model.n_init': expected KEY=VALUE"),
+    (["--set", "model.similarity.pmi_weight=-1"],
+     "model.similarity.pmi_weight (from --set): must be at least 0, got -1"),
+    (["--mode", "scaled"], "model.slot_model (from preset default): slot_model='factored' "
+     "fixes the slots, so it needs mode='sc'"),
+])
+@pytest.mark.parametrize("command", ["run", "update", "config"])
+def test_configuration_errors_stop_before_any_work(command, options, expected, tmp_path,
+                                                   capsys, monkeypatch):
+    if command == "update" and options == ["--mode", "scaled"]:
+        return      # update merges into the project's configuration: no preset to clash with
+    _no_work(monkeypatch)
+    docs = ["--docs", str(tmp_path)] if command == "update" else []
+    _one_line_error(capsys, [command, *docs, *options], expected)
+
+
+def test_errors_in_a_config_file_name_the_file(tmp_path, capsys, monkeypatch):
+    _no_work(monkeypatch)
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"model": {"solver": "dense2"}, "parser": {"casing": "x"}}))
+    _one_line_error(capsys, ["run", "--config", str(config)],
+                    f"parser.casing (from {config}): must be 'asis', 'lower', 'truecase' or "
+                    f"'auto', got 'x'; model.solver (from {config}): must be 'eigsh' or "
+                    "'lobpcg', got 'dense2'")
+
+
+def _example_value(key: str, info: Any, current: Any, tmp_path: Path) -> tuple[str, Any]:
+    """A command-line text for ``key`` and the value it must give (not ``current``)."""
+    annotation = info.annotation
+    if get_origin(annotation) is Literal:
+        value = next(c for c in get_args(annotation) if c != current)
+        return value, value
+    if annotation is bool:
+        return str(not current).lower(), not current
+    numbers = {int, float} & ({annotation} | set(get_args(annotation)))
+    if numbers:             # int, float, or optional (None: "as many as usable", ...)
+        value = (current or 1) + (1 if int in numbers else 0.5)
+        return str(value), value
+    if key == "features.type_scheme":
+        return "depth:2", "depth:2"
+    if key == "vectors_path":
+        path = tmp_path / "vectors.txt"
+        path.write_text("word 0.1 0.2\n")
+        return str(path), str(path)
+    if key == "wordnet_path":
+        path = str(fake_wordnet(tmp_path / "wordnet"))
+        return path, path
+    assert str in get_args(annotation) or annotation is str, key
+    return f"value-of-{key}", f"value-of-{key}"
+
+
+def _value_at(config: RunConfig, key: str) -> Any:
+    value: Any = config
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def test_every_configuration_key_can_be_set_from_the_command_line(tmp_path):
+    base = RunConfig.from_dict(preset("reproduction-sc"))
+    keys = config_keys()
+    assert len(keys) >= 35
+    for key, info in keys.items():
+        text, expected = _example_value(key, info, _value_at(base, key), tmp_path)
+        args = cli.build_parser().parse_args(
+            ["run", "--preset", "reproduction-sc", "--set", f"{key}={text}"])
+        config = RunConfig.from_dict(run_config(args))
+        assert _value_at(config, key) == expected, key
+        assert _value_at(config, key) != _value_at(base, key), key
+
+
+def test_named_options_set_their_keys(tmp_path):
+    base = RunConfig.from_dict(preset("reproduction-sc"))
+    keys = config_keys()
+    flags = [flag for flag, _, _, _ in CONFIG_FLAGS]
+    assert len(set(flags)) == len(flags)
+    for flag, _, key, _ in CONFIG_FLAGS:
+        assert key in keys, flag
+        text, expected = _example_value(key, keys[key], _value_at(base, key), tmp_path)
+        args = cli.build_parser().parse_args(["run", "--preset", "reproduction-sc", flag, text])
+        assert _value_at(RunConfig.from_dict(run_config(args)), key) == expected, flag
+
+
+def test_set_overrides_the_named_options_and_null_unsets(tmp_path):
+    args = cli.build_parser().parse_args(
+        ["run", "--templates", "7", "--set", "model.n_templates=9", "--set",
+         "model.similarity.dep_weight=0.25", "--set", "parser.model=null"])
+    config = run_config(args)
+    assert config["model"]["n_templates"] == 9
+    assert config["model"]["similarity"] == {"dep_weight": 0.25}
+    assert config["parser"] == {"model": None}
+
+
+def test_update_checks_its_options_alone(tmp_path):
+    # The project's configuration is not known before the flow: factored slots without
+    # --mode sc are not a clash here (they would be over the defaults).
+    args = cli.build_parser().parse_args(
+        ["update", "--docs", str(tmp_path), "--slot-model", "factored", "--slots", "8"])
+    assert run_config(args) == {"model": {"slot_model": "factored", "n_slots": 8}}
+
+
+def _help(capsys, argv: list[str]) -> str:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_each_command_states_its_own_defaults(capsys):
+    run = _help(capsys, ["run", "--help"])
+    default = RunConfig.from_dict(preset("default"))
+    assert f"(model.n_templates; default: {default.model.n_templates})" in run
+    assert f"(model.n_init; default: {default.model.n_init})" in run
+    assert "(parser.casing; one of asis, lower, truecase, auto; default: auto)" in run
+    assert "(vectors_path; default: none)" in run
+    assert "(default: the default preset)" in run
+    update = _help(capsys, ["update", "--help"])
+    assert "(model.n_templates; default: as in the project's last run)" in update
+    assert "(default: the configuration of the project's last run)" in update
+    assert "run: default" not in update and "default: 20" not in update
+    evaluate = _help(capsys, ["evaluate", "--help"])
+    matcher = evaluate.split("--matcher {lenient,strict,both}")[-1].split("--mapping")[0]
+    mapping = evaluate.split("--mapping {test-mapped,dev-mapped,both}")[-1].split("--json")[0]
+    assert "strict (it equals" in matcher and matcher.endswith("(default: both) ")
+    assert "dev-mapped (on --map-keys" in mapping and mapping.endswith("(default: both) ")
+
+
+def test_version_is_the_package_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == f"aesi {__version__}\n"
+
+
+def test_config_prints_the_configuration_and_its_schema(tmp_path, capsys):
+    assert cli.main(["config", "--preset", "reproduction", "--set", "model.n_init=3"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = RunConfig.from_dict({**preset("reproduction"), "model": {
+        **preset("reproduction")["model"], "n_init": 3}})
+    assert printed == expected.to_dict()
+    # The printed configuration is a --config file, also with a "$schema" line for editors.
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"$schema": "aesi-config.schema.json", **printed}))
+    assert cli.main(["config", "--config", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out) == printed
+    assert cli.main(["config", "--schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema["title"] == "aesi RunConfig"
+    assert set(schema["properties"]) == {"parser", "features", "model", "vectors_path",
+                                         "wordnet_path"}
+
+
+@pytest.mark.slow
+def test_sizes_above_the_corpus_fail_in_one_line_without_a_traceback(tmp_path):
+    # |T| <= 1000 passes the early check; that the demo corpus has fewer template units is
+    # known only once its entity table is, inside the flow's solve task.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
+    env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "run", "--demo", "--templates", "900",
+         "--project-dir", str(tmp_path / "project"), "--out", str(tmp_path / "out")],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("aesi: error: model.n_templates: 900 templates, but the corpus "
+                           "has only ")
+    assert last.endswith(tuple(f"use at most {n}" for n in range(1, 900)))
+    assert "Traceback" not in done.stderr

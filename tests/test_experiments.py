@@ -30,7 +30,7 @@ def test_named_configurations_apply_overrides_and_reject_typos():
     assert configs["reproduction"].model.n_templates == 6
     assert configs["lexname"].features.type_scheme == "lexname"
     assert configs["reproduction"].features.type_scheme == "hypernyms"
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="model.n_templatez: unknown key; did you mean"):
         named_configurations({"configurations": {"bad": {"model": {"n_templatez": 3}}}})
 
 

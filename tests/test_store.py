@@ -1,4 +1,5 @@
-"""DuckDB store: schema, content-hash upserts, one-transaction replacement, locks, PMI SQL."""
+"""DuckDB store: schema, content-hash upserts, one-transaction replacement, locks, PMI SQL,
+damaged files, the document journal, deleting documents and pruning old runs."""
 
 from __future__ import annotations
 
@@ -11,10 +12,15 @@ import pandas as pd
 import pytest
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.errors import InputError, StoreLockedError
+from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
-from aesi_lib.store import Store, document_sha256
-from aesi_lib.store.database import ENTITY_COLUMNS
+from aesi_lib.store import Store, document_sha256, keep_runs_setting
+from aesi_lib.store.database import (
+    DEFAULT_KEEP_RUNS,
+    ENTITY_COLUMNS,
+    journal_path,
+    read_journal,
+)
 
 
 def _parse(doc_id: str, words: list[str]) -> ParsedDocument:
@@ -133,3 +139,142 @@ def test_record_run_replaces_an_earlier_record(tmp_path):
         assert store.con.execute("SELECT count(*), any_value(results) FROM runs").fetchone() == (
             1, '{"f1": 0.6}')
         assert store.con.execute("SELECT slot FROM assignments").fetchall() == [(3,)]
+
+
+# -- damage, journal, delete, prune ---------------------------------------------------------
+
+
+def _big_store(path, n_docs: int = 60, words: int = 400) -> None:
+    """A store whose tables span several DuckDB blocks (so that a cut can fall in the data)."""
+    heads = {f"D{i:03d}": [f"w{i}_{j}" for j in range(words)] for i in range(n_docs)}
+    with Store(path) as store:
+        store.replace_documents(
+            [Document(d, " ".join(h), "user", "x") for d, h in heads.items()],
+            [_parse(d, h) for d, h in heads.items()],
+            pd.concat([_entities(d, h) for d, h in heads.items()]), "cfg")
+
+
+def test_a_file_cut_inside_its_data_opens_but_fails_the_read_check(tmp_path):
+    path = tmp_path / "aesi.duckdb"
+    _big_store(path)
+    data = path.read_bytes()
+    assert len(data) > 3 * 262144, len(data)
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StoreDamagedError) as err:
+        with Store(path, read_only=True) as store:
+            store.check_readable()
+    message = str(err.value)
+    assert message.startswith(f"{path}: the project database is damaged (IO Error")
+    assert "\n" not in message
+    # The journal beside the store holds every document: the hint names the rebuild.
+    assert f"aesi store rebuild --project-dir {tmp_path}" in message
+    assert str(tmp_path / "parse-cache") in message
+
+
+def test_random_bytes_name_the_file_and_the_way_out_without_a_journal(tmp_path):
+    path = tmp_path / "aesi.duckdb"
+    path.write_bytes(bytes(range(256)) * 400)
+    with pytest.raises(StoreDamagedError) as err:
+        Store(path)
+    message = str(err.value)
+    assert "not a valid DuckDB database file" in message
+    assert f"mv {path} {path}.damaged" in message
+    assert "must be given again with `aesi update --docs`" in message
+    assert isinstance(err.value, InputError)
+
+
+def test_a_healthy_store_reads_to_the_last_row(tmp_path):
+    path = tmp_path / "aesi.duckdb"
+    _big_store(path, n_docs=3, words=5)
+    with Store(path, read_only=True) as store:
+        counts = store.check_readable()
+    assert counts == {"documents": 3, "sentences": 3, "tokens": 15, "entities": 15, "runs": 0,
+                      "assignments": 0}
+
+
+def test_the_journal_follows_puts_and_deletes(tmp_path):
+    path = tmp_path / "aesi.duckdb"
+    with Store(path) as store:
+        _add(store, Document("D1", "old text", "user", "a.txt", "hdr"), ["bomb"])
+        _add(store, Document("D2", "two", "dev", "b.txt"), ["mine"])
+        _add(store, Document("D1", "new text", "user", "a.txt", "hdr"), ["bomb"])
+        store.delete_documents(["D2"])
+    journal = journal_path(path)
+    assert journal == tmp_path / "aesi.documents.jsonl"
+    assert len(journal.read_text().splitlines()) == 4
+    assert read_journal(journal) == [Document("D1", "new text", "user", "a.txt", "hdr")]
+    # A last line cut short by a crash is ignored; a bad line inside is an error.
+    journal.write_text(journal.read_text() + '{"op": "put", "doc_id": "D3", "te')
+    assert [d.doc_id for d in read_journal(journal)] == ["D1"]
+    journal.write_text("not json\n" + journal.read_text())
+    with pytest.raises(InputError, match="line 1 is not a journal record"):
+        read_journal(journal)
+
+
+def test_a_store_without_a_journal_writes_one_and_a_new_store_sets_an_old_one_aside(tmp_path):
+    path = tmp_path / "aesi.duckdb"
+    with Store(path) as store:
+        _add(store, Document("D1", "text one", "user", "x"), ["bomb"])
+    journal_path(path).unlink()
+    with Store(path):                       # an existing store (older aesi): journal written
+        pass
+    assert [d.text for d in read_journal(journal_path(path))] == ["text one"]
+    path.unlink()
+    with Store(path):                       # a new database: the old journal is set aside
+        pass
+    assert not journal_path(path).exists()
+    assert len(list(tmp_path.glob("aesi.documents.jsonl.*.old"))) == 1
+
+
+def test_delete_documents_removes_every_row_in_one_go(tmp_path):
+    with Store(tmp_path / "p.duckdb") as store:
+        _add(store, Document("D1", "a", "user", "x"), ["bomb", "house"])
+        _add(store, Document("D2", "b", "dev", "x"), ["mine"])
+        _add(store, Document("D3", "c", "dev", "x"), ["priest", "car", "town"])
+        removed = store.delete_documents(["D1"], splits=["dev"])
+        assert removed == {"documents": 3, "sentences": 3, "tokens": 6, "entities": 6}
+        assert store.document_ids() == []
+        for table in ("sentences", "tokens", "entities"):
+            assert store.con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
+
+
+def test_delete_of_an_unknown_id_or_split_deletes_nothing(tmp_path):
+    with Store(tmp_path / "p.duckdb") as store:
+        _add(store, Document("D1", "a", "user", "x"), ["bomb"])
+        with pytest.raises(InputError, match=r"1 of the ids given are not in the store \(D9\)"):
+            store.delete_documents(["D1", "D9"])
+        with pytest.raises(InputError, match="no stored documents in split tst9"):
+            store.delete_documents(splits=["tst9"])
+        assert store.document_ids() == ["D1"]
+
+
+def _run_frame(n: int) -> pd.DataFrame:
+    return pd.DataFrame([{"doc_id": "D1", "sent_id": 0, "entity_id": i, "head": "bomb",
+                          "mention": "a bomb", "predicate": "explode", "dep": "nsubj",
+                          "template": 1, "slot": 2} for i in range(n)])
+
+
+def test_record_run_keeps_the_assignments_of_the_newest_runs(tmp_path):
+    with Store(tmp_path / "p.duckdb") as store:
+        for i in range(5):
+            store.record_run(f"r{i}", {"seed": i}, _run_frame(10 + i), {}, keep_runs=3)
+        runs = store.runs()
+        assert list(runs["run_id"]) == ["r4", "r3", "r2", "r1", "r0"]
+        assert list(runs["assignments"]) == [14, 13, 12, 0, 0]
+        # by hand: keep one
+        pruned = store.prune_runs(1)
+        assert pruned == {"rows_deleted": 25, "runs_pruned": ["r3", "r2"], "runs_kept": ["r4"]}
+        assert store.con.execute("SELECT count(*) FROM runs").fetchone() == (5,)
+        # None keeps everything
+        store.record_run("r5", {}, _run_frame(2), {}, keep_runs=None)
+        assert list(store.runs()["assignments"]) == [2, 14, 0, 0, 0, 0]
+
+
+def test_keep_runs_setting_reads_the_environment(monkeypatch):
+    monkeypatch.delenv("AESI_KEEP_RUNS", raising=False)
+    assert keep_runs_setting() == DEFAULT_KEEP_RUNS == 3
+    monkeypatch.setenv("AESI_KEEP_RUNS", "7")
+    assert keep_runs_setting() == 7
+    monkeypatch.setenv("AESI_KEEP_RUNS", "many")
+    with pytest.raises(AesiError, match="AESI_KEEP_RUNS must be a whole number >= 0, not 'many'"):
+        keep_runs_setting()

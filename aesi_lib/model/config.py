@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+import numpy as np
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
+from aesi_lib.errors import ConfigError
+from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.similarity import SimilarityOptions
 
 ModelMode = Literal["sc", "literal", "scaled"]
@@ -78,21 +83,90 @@ class ModelConfig:
     slot_model: Literal["cut", "factored"] = "cut"
 
     def __post_init__(self) -> None:
-        if self.template_unit not in ("mention", "predicate"):
-            raise ValueError(f"template_unit must be 'mention' or 'predicate', "
-                             f"got {self.template_unit!r}")
-        if self.slot_unit not in ("mention", "pattern"):
-            raise ValueError(f"slot_unit must be 'mention' or 'pattern', got {self.slot_unit!r}")
-        if self.mode not in ("sc", "literal", "scaled"):
-            raise ValueError(f"mode must be 'sc', 'literal' or 'scaled', got {self.mode!r}")
-        if self.n_templates < 1 or self.n_slots < 1:
-            raise ValueError("n_templates and n_slots must be >= 1")
-        if self.slot_model not in ("cut", "factored"):
-            raise ValueError(f"slot_model must be 'cut' or 'factored', got {self.slot_model!r}")
-        if self.slot_model == "factored":
+        problems = literal_problems(self)
+        for name in ("n_templates", "n_slots"):
+            if getattr(self, name) < 1:
+                problems.append((name, f"must be >= 1, got {getattr(self, name)}"))
+        if self.slot_model == "factored" and not problems:
             if self.mode != "sc":
-                raise ValueError("slot_model='factored' fixes the slots, so it needs mode='sc' "
-                                 "(for AMP, cut the slots: slot_model='cut')")
+                problems.append(("slot_model", "slot_model='factored' fixes the slots, so it "
+                                 "needs mode='sc' (for AMP, cut the slots: slot_model='cut')"))
             if self.n_slots % len(ARGUMENT_POSITIONS):
-                raise ValueError(f"slot_model='factored' needs n_slots to be a multiple of "
-                                 f"{len(ARGUMENT_POSITIONS)}, got {self.n_slots}")
+                problems.append(("n_slots", f"slot_model='factored' needs n_slots to be a "
+                                 f"multiple of {len(ARGUMENT_POSITIONS)}, got {self.n_slots}"))
+        if problems:
+            raise ConfigError(problems)
+
+
+@cache
+def _literal_choices(cls: type) -> dict[str, tuple[Any, ...]]:
+    hints = get_type_hints(cls)
+    return {f.name: get_args(hints[f.name]) for f in fields(cls)
+            if get_origin(hints[f.name]) is Literal}
+
+
+def literal_problems(config: Any) -> list[tuple[str, str]]:
+    """``(field, message)`` for every field of the dataclass ``config`` whose value is not one
+    of the choices of its ``Literal`` annotation.
+
+    The annotation is the one list of a field's choices: these checks, the command line and the
+    configuration's JSON schema (``aesi_lib.run.config``) all read it.
+    """
+    return [(name, f"must be {_one_of(choices)}, got {getattr(config, name)!r}")
+            for name, choices in _literal_choices(type(config)).items()
+            if getattr(config, name) not in choices]
+
+
+def _one_of(choices: tuple[Any, ...]) -> str:
+    quoted = [repr(c) for c in choices]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def check_unit_counts(config: ModelConfig, features: EntityFeatures,
+                      units_t: np.ndarray | None = None, units_s: np.ndarray | None = None
+                      ) -> None:
+    """Fail, naming the option, when the corpus has fewer units than the cuts need clusters.
+
+    A cut into k clusters needs at least k units, and how many units there are is known only
+    once the entity table is: the checks of the configuration alone cannot see it. Without
+    this check the eigensolver fails deep in the solve with a bare ``ValueError``.
+
+    Parameters
+    ----------
+    config : ModelConfig
+    features : EntityFeatures
+        The mentions to cut (their head words are the units of the factored slots' classes).
+    units_t, units_s : ndarray of shape (E,), optional
+        Unit codes of the template and slot cuts
+        (:func:`aesi_lib.model.units.label_units`); None: one unit per mention.
+
+    Raises
+    ------
+    ConfigError
+        With one problem per size that does not fit, keyed as in a run's configuration, e.g.
+        ``("model.n_templates", "500 templates, but the corpus has only 137 entity mentions
+        to cut: use at most 137")``.
+    """
+    def count(units: np.ndarray | None) -> int:
+        return features.n_entities if units is None else len(np.unique(units))
+
+    problems = []
+    template_units = count(units_t)
+    what_t = "predicate lemmas" if units_t is not None else "entity mentions"
+    if config.n_templates > template_units:
+        problems.append(("model.n_templates", f"{config.n_templates} templates, but the corpus has "
+                         f"only {template_units} {what_t} to cut: use at most {template_units}"))
+    if config.slot_model == "factored":
+        positions = len(ARGUMENT_POSITIONS)
+        classes = config.n_slots // positions
+        heads = len(np.unique(np.asarray(features.head_ids)))
+        if classes > heads:
+            problems.append(("model.n_slots", f"{config.n_slots} factored slots need {classes} "
+                             f"semantic classes, but the corpus has only {heads} head words: "
+                             f"use at most {heads * positions}"))
+    elif config.n_slots > count(units_s):
+        what_s = "patterns" if units_s is not None else "entity mentions"
+        problems.append(("model.n_slots", f"{config.n_slots} slots, but the corpus has only "
+                         f"{count(units_s)} {what_s} to cut: use at most {count(units_s)}"))
+    if problems:
+        raise ConfigError(problems)

@@ -22,7 +22,7 @@ import numpy as np
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.amp import Progress, solve_amp
 from aesi_lib.model.carry import PreviousLabels, align_labels, label_changes
-from aesi_lib.model.config import ModelConfig
+from aesi_lib.model.config import ModelConfig, check_unit_counts
 from aesi_lib.model.constraint import sentence_indicator
 from aesi_lib.model.factored_slots import factored_slot_labels
 from aesi_lib.model.features import EntityFeatures
@@ -132,6 +132,7 @@ def induce(
         "n_init": config.n_init,
     }
     units_t, units_s = label_units(features, config)
+    check_unit_counts(config, features, units_t, units_s)
     init_t = init_s = None
     if previous is not None:
         _check_previous(previous, features.n_entities, config)

@@ -28,8 +28,8 @@ def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:
     """Configurations of a sweep file.
 
     The file is ``{"base": {...RunConfig dict...}, "configurations": {"name": {...overrides}}}``;
-    each configuration is ``base`` with its overrides merged in. Unknown keys raise TypeError
-    (from the dataclasses), so a typo never silently runs the default.
+    each configuration is ``base`` with its overrides merged in. Unknown keys and bad values
+    raise ``ConfigError`` (a ``ValueError``), so a typo never silently runs the default.
     """
     base = spec.get("base", {})
     configurations = spec.get("configurations") or {"base": {}}

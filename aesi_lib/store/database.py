@@ -1,9 +1,12 @@
-"""DuckDB store: open with a clear lock error, content-hash upserts, entity table and PMI."""
+"""DuckDB store: open with a clear lock or damage error, content-hash upserts, entity table and
+PMI, deleting documents, pruning old runs' assignments, and the document journal beside the
+database that lets a damaged store be rebuilt."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from functools import cache
@@ -15,7 +18,7 @@ import duckdb
 import pandas as pd
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.errors import InputError, StoreLockedError
+from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument
 
 DOCUMENT_COLUMNS = ["doc_id", "split", "source", "sha256", "text", "header", "parse_config",
@@ -27,6 +30,10 @@ ENTITY_COLUMNS = ["doc_id", "sent_id", "head_index", "head", "head_lemma", "ment
                   "dep", "ner"]
 ASSIGNMENT_COLUMNS = ["run_id", "doc_id", "sent_id", "entity_id", "head", "mention", "predicate",
                       "dep", "template", "slot"]
+JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config", "text"]
+DEFAULT_KEEP_RUNS = 3
+"""Runs whose assignments :meth:`Store.record_run` keeps (the newest ones)."""
+KEEP_RUNS_ENV = "AESI_KEEP_RUNS"
 
 
 @cache
@@ -38,6 +45,95 @@ def load_sql(name: str) -> str:
 def document_sha256(text: str) -> str:
     """Content hash that decides whether a stored document changed."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def keep_runs_setting() -> int:
+    """Runs whose assignments the store keeps: ``$AESI_KEEP_RUNS``, else ``DEFAULT_KEEP_RUNS``.
+
+    Raises
+    ------
+    AesiError
+        The variable is not a whole number >= 0.
+    """
+    value = os.environ.get(KEEP_RUNS_ENV, "").strip()
+    if not value:
+        return DEFAULT_KEEP_RUNS
+    if not value.isdigit():
+        raise AesiError(f"{KEEP_RUNS_ENV} must be a whole number >= 0, not {value!r}")
+    return int(value)
+
+
+def journal_path(db_path: str | Path) -> Path:
+    """The document journal of the database at ``db_path``: ``<stem>.documents.jsonl`` beside it.
+
+    One JSON line per stored document (``{"op": "put", doc_id, split, source, sha256, header,
+    parse_config, text}``) or deletion (``{"op": "delete", "doc_id"}``), appended by the writes
+    that change the ``documents`` table; the last line of a ``doc_id`` wins. The parse cache
+    keeps parses by text hash but neither texts nor ids, so this is what a damaged store is
+    rebuilt from.
+    """
+    path = Path(db_path)
+    return path.with_name(f"{path.stem}.documents.jsonl")
+
+
+def read_journal(path: str | Path) -> list[Document]:
+    """The documents a journal (:func:`journal_path`) holds now, sorted by id.
+
+    A last line cut short by a crash is ignored; any other unreadable line is an error.
+
+    Raises
+    ------
+    InputError
+        The file is missing or has a malformed line (named with its number).
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"cannot read the document journal: {exc}") from exc
+    live: dict[str, Document] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if record["op"] == "put":
+                live[record["doc_id"]] = Document(record["doc_id"], record["text"],
+                                                  record["split"], record["source"],
+                                                  record.get("header", ""))
+            elif record["op"] == "delete":
+                live.pop(record["doc_id"], None)
+            else:
+                raise ValueError(f"unknown op {record['op']!r}")
+        except (ValueError, KeyError, TypeError) as exc:
+            if number == len(lines):
+                break               # a last line without its newline: cut short by a crash
+            raise InputError(path, f"line {number} is not a journal record ({exc})") from exc
+    return [live[doc_id] for doc_id in sorted(live)]
+
+
+def recovery_hint(db_path: str | Path) -> str:
+    """What to do about a damaged database at ``db_path`` (one sentence for an error line)."""
+    path = Path(db_path)
+    project = path.parent
+    cache = project / "parse-cache"
+    journal = journal_path(path)
+    if journal.is_file():
+        return (f"Run `aesi store rebuild --project-dir {project}`: it moves the file aside and "
+                f"stores again the documents of {journal} (parses from {cache}, nothing is "
+                "parsed again); the store's records of past runs are lost (each run's --out "
+                "folder keeps its results.json and export)")
+    return (f"Move it aside (mv {path} {path}.damaged) and rerun `aesi run` with the same "
+            f"corpus: its documents are read again and their parses come from {cache}; no "
+            f"journal of stored documents exists ({journal.name}), so documents added with "
+            "`aesi update` must be given again with `aesi update --docs`, and the store's "
+            "records of past runs are lost")
+
+
+def _damaged(path: Path, exc: BaseException) -> StoreDamagedError:
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreDamagedError(path, f"the project database is damaged ({reason}). "
+                             f"{recovery_hint(path)}.")
 
 
 class Store:
@@ -53,13 +149,21 @@ class Store:
     ------
     StoreLockedError
         Another process holds the file.
-    InputError
-        The file exists but is not a readable DuckDB database.
+    StoreDamagedError
+        The file exists but is not a readable DuckDB database (an ``InputError`` whose message
+        says how to recover: :func:`recovery_hint`).
+
+    Notes
+    -----
+    A writer keeps the document journal (:func:`journal_path`): it writes one from the
+    ``documents`` table when an existing store has none, and sets an old journal aside
+    (``.jsonl.<time>.old``) when it creates a new database file beside it.
     """
 
     def __init__(self, path: str | Path, read_only: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        existed = self.path.exists()
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.IOException as exc:
@@ -69,13 +173,17 @@ class Store:
                     f"({exc}). Wait for that run to finish, or give this run another "
                     "--project-dir."
                 ) from exc
-            raise InputError(self.path, f"cannot open the DuckDB database: {exc}. Move the file "
-                             "aside to rebuild the store from the documents.") from exc
+            raise _damaged(self.path, exc) from exc
         except duckdb.Error as exc:
-            raise InputError(self.path, f"not a readable DuckDB database: {exc}. Move the file "
-                             "aside to rebuild the store from the documents.") from exc
+            raise _damaged(self.path, exc) from exc
+        self.journal = journal_path(self.path)
         if not read_only:
-            self.con.execute(load_sql("create_schema"))
+            try:
+                self.con.execute(load_sql("create_schema"))
+            except duckdb.Error as exc:
+                self.con.close()
+                raise _damaged(self.path, exc) from exc
+            self._start_journal(existed)
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
@@ -86,6 +194,44 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def check_readable(self) -> dict[str, int]:
+        """Read every row of every table (``sql/table_checksums.sql``); row counts per table.
+
+        A truncated or overwritten file can open and fail only when a query reaches the
+        damaged blocks; this finds that before a run starts.
+
+        Raises
+        ------
+        StoreDamagedError
+            Some block of the file cannot be read.
+        """
+        try:
+            rows = self.con.execute(load_sql("table_checksums")).fetchall()
+        except duckdb.CatalogException:
+            return {}           # a read-only view of a file that has no tables yet
+        except duckdb.Error as exc:
+            raise _damaged(self.path, exc) from exc
+        return {table: int(count) for table, count, _ in rows}
+
+    # -- document journal ----------------------------------------------------------------
+    def _start_journal(self, existed: bool) -> None:
+        if not existed and self.journal.exists():
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+            self.journal.replace(self.journal.with_name(f"{self.journal.name}.{stamp}.old"))
+        if existed and not self.journal.exists():
+            records = self.con.execute(load_sql("document_records")).df()
+            if len(records):
+                tmp = self.journal.with_name(self.journal.name + ".part")
+                tmp.write_text(_journal_lines(
+                    {"op": "put", **r} for r in records.to_dict("records")), encoding="utf-8")
+                tmp.replace(self.journal)
+
+    def _append_journal(self, records: Iterable[dict[str, Any]]) -> None:
+        with self.journal.open("a", encoding="utf-8") as fh:
+            fh.write(_journal_lines(records))
+            fh.flush()
+            os.fsync(fh.fileno())
 
     # -- documents -----------------------------------------------------------------------
     def stored_hashes(self) -> dict[str, tuple[str, str | None]]:
@@ -131,10 +277,58 @@ class Store:
                                  ("tokens", token_frame), ("entities", entity_frame)):
                 if len(frame):
                     self.con.from_df(frame).insert_into(table)
+            # Journal first, then commit: a crash in between leaves the journal a superset.
+            self._append_journal(
+                {"op": "put", **{k: r[k] for k in JOURNAL_FIELDS}}
+                for r in doc_frame.to_dict("records"))
             self.con.commit()
         except BaseException:
             self.con.rollback()
             raise
+
+    def delete_documents(self, doc_ids: Iterable[str] = (), splits: Iterable[str] = ()
+                         ) -> dict[str, int]:
+        """Delete documents (named, and every one of ``splits``) with their sentences, tokens
+        and entities, in one transaction. The parse cache keeps their parses; the assignments
+        of recorded runs stay (they are those runs' results).
+
+        Returns
+        -------
+        dict
+            Rows removed per table (``documents``, ``sentences``, ``tokens``, ``entities``).
+
+        Raises
+        ------
+        InputError
+            A named id is not in the store, or a split has no documents: nothing is deleted.
+        """
+        doc_ids, splits = list(doc_ids), list(splits)
+        stored = set(self.document_ids())
+        unknown = [d for d in doc_ids if d not in stored]
+        if unknown:
+            raise InputError(self.path, f"{len(unknown)} of the ids given are not in the store "
+                             f"({', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''}); "
+                             "nothing was deleted")
+        empty = [s for s in splits if not self.document_ids([s])]
+        if empty:
+            raise InputError(self.path, f"no stored documents in split {', '.join(empty)} "
+                             f"(splits here: {', '.join(sorted(self._all_splits())) or 'none'}); "
+                             "nothing was deleted")
+        doomed = sorted(set(doc_ids) | set(self.document_ids(splits) if splits else []))
+        if not doomed:
+            return {"documents": 0, "sentences": 0, "tokens": 0, "entities": 0}
+        self.con.begin()
+        try:
+            self.con.register("doomed", pd.DataFrame({"doc_id": doomed}))
+            counts = self.con.execute(load_sql("document_row_counts")).df().iloc[0]
+            self.con.execute(load_sql("delete_document_rows"))
+            self.con.unregister("doomed")
+            self._append_journal({"op": "delete", "doc_id": d} for d in doomed)
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        return {name: int(counts[name]) for name in counts.index}
 
     def document_ids(self, splits: Iterable[str] | None = None) -> list[str]:
         """Stored doc ids (optionally of some splits), sorted."""
@@ -192,15 +386,41 @@ class Store:
         }])).insert_into("runs")
 
     def record_run(self, run_id: str, config: dict[str, Any], assignments: pd.DataFrame,
-                   results: dict[str, Any]) -> None:
+                   results: dict[str, Any], keep_runs: int | None = DEFAULT_KEEP_RUNS) -> None:
         """Store a finished run (its configuration, assignments and results) under ``run_id``.
 
-        Recording the same ``run_id`` again replaces the earlier record.
+        Recording the same ``run_id`` again replaces the earlier record. Then the assignments
+        of all but the ``keep_runs`` newest runs are deleted (:meth:`prune_runs`); None keeps
+        every run's.
         """
         self.con.execute(load_sql("delete_run_assignments"), {"run_id": run_id})
         self.con.execute(load_sql("delete_run_record"), {"run_id": run_id})
         self.start_run(run_id, config)
         self.finish_run(run_id, assignments, results)
+        if keep_runs is not None:
+            self.prune_runs(keep_runs)
+
+    def runs(self) -> pd.DataFrame:
+        """Recorded runs, newest first: ``run_id, started_at, status, assignments`` (rows)."""
+        return self.con.execute(load_sql("run_assignment_counts")).df()
+
+    def prune_runs(self, keep: int) -> dict[str, Any]:
+        """Delete the assignment rows of every run but the ``keep`` most recently started.
+
+        The runs' rows (configuration, results) stay. Returns ``{"rows_deleted", "runs_pruned"
+        (ids whose rows went), "runs_kept"}``.
+        """
+        if keep < 0:
+            raise ValueError(f"keep must be >= 0, not {keep}")
+        before = self.runs()
+        kept = list(before["run_id"][:keep])
+        pruned = [r.run_id for r in before.iloc[keep:].itertuples() if r.assignments]
+        deleted = self.con.execute(load_sql("delete_old_run_assignments"),
+                                   {"keep": int(keep)}).fetchone()
+        rows = int(deleted[0]) if deleted else 0
+        if rows:
+            self.con.execute("CHECKPOINT")      # give the deleted blocks back to the file
+        return {"rows_deleted": rows, "runs_pruned": pruned, "runs_kept": kept}
 
     def finish_run(self, run_id: str, assignments: pd.DataFrame, results: dict[str, Any],
                    status: str = "completed") -> None:
@@ -218,6 +438,10 @@ class Store:
         except BaseException:
             self.con.rollback()
             raise
+
+
+def _journal_lines(records: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
 
 
 def _parse_frames(parses: Sequence[ParsedDocument]) -> tuple[pd.DataFrame, pd.DataFrame]:

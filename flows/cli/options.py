@@ -26,36 +26,147 @@ def prefect_environment(project_dir: str) -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     # The temporary API server needs more than the default 20 s on a busy small machine.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    quiet_user_errors()
 
 
-def add_config_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("model, parser and feature options (override --config)")
+class _NoUserErrorTraceback(logging.Filter):
+    """Drops the traceback from Prefect's log record of a task or flow that failed with an
+    ``AesiError``: a user error (bad option, missing file) is reported by ``aesi`` in one line
+    and its traceback says nothing to the user. With ``-v`` (debug) tracebacks stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, AesiError) and not logging.getLogger().isEnabledFor(logging.DEBUG):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def quiet_user_errors() -> None:
+    """Install :class:`_NoUserErrorTraceback` on the loggers of Prefect's task and flow runs
+    (once; it survives Prefect's own logging set-up)."""
+    for name in ("prefect.task_runs", "prefect.flow_runs"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NoUserErrorTraceback) for f in logger.filters):
+            logger.addFilter(_NoUserErrorTraceback())
+
+
+# The named options of the configuration: flag, metavar, key, help. Their types, choices,
+# ranges and defaults are the configuration's own (aesi_lib.run.config): the help shows them
+# when it is printed (ConfigHelpFormatter) and run_config() checks the values, so none is
+# repeated here.
+# Every other key is reachable with --set KEY=VALUE.
+CONFIG_FLAGS: tuple[tuple[str, str, str, str], ...] = (
+    ("--templates", "N", "model.n_templates", "|T|, number of templates"),
+    ("--slots", "N", "model.n_slots", "|S|, number of slots"),
+    ("--mode", "MODE", "model.mode", "sc: independent cuts (-SC); literal: the appendix's AMP "
+     "as written; scaled: AMP with a constraint weight"),
+    ("--weight", "W", "model.constraint_weight", "constraint weight of the scaled mode"),
+    ("--slot-model", "MODEL", "model.slot_model", "cut: slots are the normalized cut of W_S "
+     "(the paper); factored: argument position x semantic class of the head (needs --mode sc "
+     "and --slots a multiple of 4)"),
+    ("--init", "INIT", "model.init", "AMP initialisation"),
+    ("--max-iter", "N", "model.max_iter", "AMP iteration cap"),
+    ("--n-init", "N", "model.n_init", "Yu-Shi discretisations per cut (the best is kept)"),
+    ("--seed", "N", "model.seed", "random seed"),
+    ("--parser", "NAME", "parser.backend", "parser backend"),
+    ("--casing", "NAME", "parser.casing", "re-casing of upper-case text before parsing"),
+    ("--stanza-dir", "DIR", "parser.stanza_dir", "Stanza model folder"),
+    ("--type-scheme", "SCHEME", "features.type_scheme",
+     "semantic types: hypernyms, lexname or depth:N"),
+    ("--pmi", "VARIANT", "features.pmi_variant", "PMI variant in W_T"),
+    ("--vectors", "FILE", "vectors_path", "word vectors file (word2vec, GloVe or gensim .kv); "
+     "none: the embedded GloVe 6B 50d vectors"),
+    ("--wordnet", "DIR", "wordnet_path", "WordNet database folder; none: NLTK's or the "
+     "system's WordNet"),
+)
+
+SET_EXAMPLES = "model.n_init=8, parser.ner=true, model.similarity.pmi_weight=0.5"
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+class ConfigHelpFormatter(argparse.HelpFormatter):
+    """Adds to the help of a configuration option its choices and this command's default.
+
+    They are read from the configuration when the help is printed, so they cannot drift from
+    it, and building the parser does not import the model.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        key = getattr(action, "config_key", None)
+        if key is None:
+            return text
+        note = key_note(key, getattr(action, "config_base", "preset"))
+        return f"{text} ({note.replace('%', '%%')})"
+
+
+def key_note(key: str, base: str) -> str:
+    """``key``, its choices and its default as a command whose configuration starts from
+    ``base`` ("preset": the default preset; "project": the project's last run) sees them."""
+    from aesi_lib.run.config import field_choices
+
+    parts = [key]
+    choices = field_choices(key)
+    if choices:
+        parts.append("one of " + ", ".join(str(c) for c in choices))
+    if base == "project":
+        parts.append("default: as in the project's last run")
+    else:
+        parts.append(f"default: {_json_value(_lookup(default_config(), key))}")
+    return "; ".join(parts)
+
+
+def _json_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _lookup(config: dict[str, Any], key: str) -> Any:
+    for part in key.split("."):
+        config = config[part]
+    return config
+
+
+def default_config() -> dict[str, Any]:
+    """The complete configuration of ``aesi run`` without options: the default preset."""
+    from aesi_lib.run.config import RunConfig
+
+    return RunConfig.from_dict(preset("default")).to_dict()
+
+
+def add_config_options(p: argparse.ArgumentParser, base: str = "preset") -> None:
+    """The configuration options of a command.
+
+    ``base`` is what they override: "preset" (``--preset``, the default preset unless named)
+    or "project" (``aesi update``: the configuration of the project's last run).
+    """
+    g = p.add_argument_group("model, parser and feature options (override --preset and "
+                             "--config)")
+    starts = ("the default preset" if base == "preset"
+              else "the configuration of the project's last run")
     g.add_argument("--preset", choices=sorted(PRESETS),
                    help="starting configuration: default (the best found on DEV/TST1/TST2), "
                    "tied-cut (the best with slots cut from W_S), reproduction (the paper's "
                    "model), reproduction-sc, literal; --config and the options below override "
-                   "it (run: default 'default')")
-    g.add_argument("--config", help="JSON file with a RunConfig (options below override it)")
-    g.add_argument("--templates", type=int, help="|T|, number of templates")
-    g.add_argument("--slots", type=int, help="|S|, number of slots")
-    g.add_argument("--mode", choices=["sc", "literal", "scaled"],
-                   help="sc: independent cuts (-SC); literal: the appendix's AMP as written; "
-                   "scaled: AMP with a constraint weight")
-    g.add_argument("--weight", type=float, help="constraint weight of the scaled mode")
-    g.add_argument("--slot-model", choices=["cut", "factored"],
-                   help="cut: slots are the normalized cut of W_S (the paper); factored: "
-                   "argument position x semantic class of the head (needs --mode sc and "
-                   "--slots a multiple of 4)")
-    g.add_argument("--init", choices=["random", "sc"], help="AMP initialisation")
-    g.add_argument("--max-iter", type=int, help="AMP iteration cap")
-    g.add_argument("--seed", type=int, help="random seed")
-    g.add_argument("--parser", choices=["spacy", "stanza"], help="parser backend")
-    g.add_argument("--casing", help="casing strategy (asis, lower, truecase, auto)")
-    g.add_argument("--stanza-dir", help="Stanza model folder")
-    g.add_argument("--type-scheme", help="semantic types: hypernyms, lexname or depth:N")
-    g.add_argument("--pmi", choices=["pmi", "npmi", "none"], help="PMI variant in W_T")
-    g.add_argument("--vectors", help="word vectors file (word2vec, GloVe or gensim .kv)")
-    g.add_argument("--wordnet", help="WordNet database folder")
+                   f"it (default: {starts})")
+    g.add_argument("--config", metavar="FILE",
+                   help="JSON file with a RunConfig or part of one (`aesi config --schema` "
+                   "prints its JSON schema); the options below override it")
+    for flag, metavar, key, text in CONFIG_FLAGS:
+        action = g.add_argument(flag, metavar=metavar, help=text)
+        action.config_key = key           # type: ignore[attr-defined]
+        action.config_base = base         # type: ignore[attr-defined]
+    g.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"set any key of the configuration, e.g. {SET_EXAMPLES}; repeatable, "
+                   "applied after the options above; VALUE null is JSON's null, e.g. "
+                   "vectors_path=null for the embedded vectors (`aesi config --schema` lists "
+                   "every key)")
+    p.set_defaults(config_base=base)
 
 
 def add_runner_options(p: argparse.ArgumentParser) -> None:
@@ -91,41 +202,108 @@ def add_project_options(p: argparse.ArgumentParser, out_default: str) -> None:
 
 
 def run_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The RunConfig overrides named on the command line (and in --config)."""
+    """The configuration the command line names, checked before any work.
+
+    The preset (when the command has one), ``--config``, the named options and ``--set``, each
+    overriding the one before. Every value is checked and coerced (``--templates 8`` becomes
+    8) and the resource paths must exist: a problem raises ``AesiError`` with one line that
+    names the key, where its value came from and what is allowed.
+
+    Returns
+    -------
+    dict
+        The merged overrides (nested like ``RunConfig.to_dict()``), not the full configuration:
+        ``aesi update`` merges them into the project's last configuration.
+    """
+    from aesi_lib.errors import ConfigError
+    from aesi_lib.run.config import check_resources, validate_config
+
     config: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     if getattr(args, "preset", None):
         config = preset(args.preset)
+        _note_sources(config, "", f"preset {args.preset}", sources)
     if getattr(args, "config", None):
-        path = Path(args.config)
-        if not path.is_file():
-            raise InputError(path, "config file not found")
-        try:
-            config = deep_merge(config, json.loads(path.read_text()))
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON ({exc})") from exc
-    sections = {
-        "model": (("templates", "n_templates"), ("slots", "n_slots"), ("mode", "mode"),
-                  ("weight", "constraint_weight"), ("init", "init"), ("seed", "seed"),
-                  ("max_iter", "max_iter"), ("slot_model", "slot_model")),
-        "parser": (("parser", "backend"), ("casing", "casing"), ("stanza_dir", "stanza_dir")),
-        "features": (("type_scheme", "type_scheme"), ("pmi", "pmi_variant")),
-    }
-    for section, pairs in sections.items():
-        for arg, key in pairs:
-            value = getattr(args, arg, None)
-            if value is not None:
-                config.setdefault(section, {})[key] = value
-    if getattr(args, "vectors", None):
-        config["vectors_path"] = args.vectors
-    if getattr(args, "wordnet", None):
-        config["wordnet_path"] = args.wordnet
+        from_file = _read_config_file(Path(args.config))
+        config = deep_merge(config, from_file)
+        _note_sources(from_file, "", args.config, sources)
+    for flag, _, key, _ in CONFIG_FLAGS:
+        value = getattr(args, _dest(flag), None)
+        if value is not None:
+            _set_key(config, key, value)
+            sources[key] = flag
+    for item in getattr(args, "set", None) or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise AesiError(f"--set {item!r}: expected KEY=VALUE, e.g. {SET_EXAMPLES}")
+        key = key.strip()
+        _set_key(config, key, None if value.strip() == "null" else value.strip())
+        sources[key] = "--set"
+    try:
+        config = validate_config(config, complete=getattr(args, "config_base", "") != "project")
+    except ConfigError as exc:
+        raise AesiError("bad configuration: " + "; ".join(
+            f"{_with_source(key, sources)}: {message}" for key, message in exc.problems)
+        ) from exc
+    check_resources(config)
+    return config
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise InputError(path, "config file not found")
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(path, "expected a JSON object (a RunConfig: parser, features, model, "
+                         "vectors_path, wordnet_path)")
+    # A "$schema" line lets an editor check the file against `aesi config --schema`.
+    data.pop("$schema", None)
+    return data
+
+
+def _set_key(config: dict[str, Any], key: str, value: Any) -> None:
+    *parents, leaf = key.split(".")
+    node = config
+    for i, part in enumerate(parents):
+        if not isinstance(node.get(part, {}), dict):
+            raise AesiError(f"bad configuration: {'.'.join(parents[:i + 1])} is a value, so "
+                            f"{key} cannot be set")
+        node = node.setdefault(part, {})
+    node[leaf] = value
+
+
+def _note_sources(data: dict[str, Any], prefix: str, source: str,
+                  sources: dict[str, str]) -> None:
+    for key, value in data.items():
+        sources[prefix + key] = source
+        if isinstance(value, dict):
+            _note_sources(value, f"{prefix}{key}.", source, sources)
+
+
+def _with_source(key: str, sources: dict[str, str]) -> str:
+    """``key (--templates)``: the key and where its value came from, when known."""
+    if not key:
+        return "configuration"
+    source = sources.get(key)
+    return f"{key} (from {source})" if source else key
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    """``aesi config``: print the complete configuration the options name, or with
+    ``--schema`` the JSON schema of a ``--config`` file."""
+    if args.schema:
+        from aesi_lib.run.config import json_schema
+
+        print(json.dumps(json_schema(), indent=1))
+        return 0
     from aesi_lib.run.config import RunConfig
 
-    try:
-        RunConfig.from_dict(config)
-    except (TypeError, ValueError) as exc:
-        raise AesiError(f"bad configuration: {exc}") from exc
-    return config
+    config = RunConfig.from_dict(run_config(args))
+    print(json.dumps(config.to_dict(), indent=1))
+    return 0
 
 
 def with_runner(flow_fn: Any, args: argparse.Namespace) -> Any:

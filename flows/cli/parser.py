@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from aesi_lib import __version__
 from flows.cli.commands import (
     cmd_evaluate,
     cmd_extract,
@@ -13,10 +14,12 @@ from flows.cli.commands import (
     cmd_update,
 )
 from flows.cli.options import (
+    ConfigHelpFormatter,
     add_config_options,
     add_corpus_options,
     add_project_options,
     add_runner_options,
+    cmd_config,
 )
 
 
@@ -25,10 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="aesi", description="Automatic event schema induction (Sha et al., NAACL 2016), "
         "as a Prefect pipeline of cached steps.")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser(
         "run", help="induce schemas for a corpus and score them",
+        formatter_class=ConfigHelpFormatter,
         description="Run the main flow: parse what changed, entity table and PMI in DuckDB, "
         "features, solve, export the assignments and score them when keys exist. Without "
         "--muc4-dir/--docs/--demo it uses $AESI_MUC4_DIR or ../shared/data/muc4 when present, "
@@ -36,13 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
         "cache, so a killed run resumes where it stopped.")
     add_corpus_options(run)
     add_project_options(run, "out")
-    add_config_options(run)
+    add_config_options(run, base="preset")
     run.set_defaults(preset="default")
     add_runner_options(run)
     run.set_defaults(func=cmd_run)
 
     up = sub.add_parser(
         "update", help="add new documents to a project and refresh the schema",
+        formatter_class=ConfigHelpFormatter,
         description="Incremental flow: parse only the new or changed documents of --docs, "
         "add them to the project's store (a changed document replaces its old rows), refresh "
         "PMI, features and the solve over every stored document, and fill the slots of the "
@@ -55,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also score the refreshed export with the keys of the project's "
                     "corpus (MUC-4 or demo)")
     add_project_options(up, "out")
-    add_config_options(up)
+    add_config_options(up, base="project")
     add_runner_options(up)
     up.set_defaults(func=cmd_update)
 
@@ -79,8 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--keys", nargs="+", required=True, help="key files of the scored split")
     ev.add_argument("--map-keys", nargs="*", default=[],
                     help="key files the dev-mapped mapping is learned on (DEV)")
-    ev.add_argument("--matcher", choices=["lenient", "strict", "both"], default="both")
-    ev.add_argument("--mapping", choices=["test-mapped", "dev-mapped", "both"], default="both")
+    ev.add_argument("--matcher", choices=["lenient", "strict", "both"], default="both",
+                    help="how a guess (a head word) matches a gold entity: lenient (it equals "
+                    "any word of the gold string before its first 'of'), strict (it equals the "
+                    "last of those words, the head), or both, one row each (default: both)")
+    ev.add_argument("--mapping", choices=["test-mapped", "dev-mapped", "both"], default="both",
+                    help="where the mapping of learned roles to gold slots is learned: "
+                    "test-mapped (on the scored keys, the paper's protocol), dev-mapped (on "
+                    "--map-keys, applied unchanged), or both: test-mapped, and dev-mapped when "
+                    "--map-keys is given (default: both)")
     ev.add_argument("--json", help="also write the scores to this JSON file")
     ev.set_defaults(func=cmd_evaluate)
 
@@ -111,4 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_project_options(sw, "sweep")
     add_runner_options(sw)
     sw.set_defaults(func=cmd_sweep)
+
+    cf = sub.add_parser(
+        "config", help="print the configuration the options name, or its JSON schema",
+        formatter_class=ConfigHelpFormatter,
+        description="Resolve --preset, --config, the named options and --set as `aesi run` "
+        "would, check them (exit 2 with one line naming the key when a value is bad) and "
+        "print the complete configuration as JSON: a file for --config. With --schema, print "
+        "the JSON schema of such a file instead (every key with its type, default, range and "
+        "choices).")
+    cf.add_argument("--schema", action="store_true",
+                    help="print the JSON schema of a --config file instead")
+    add_config_options(cf, base="preset")
+    cf.set_defaults(preset="default", func=cmd_config)
     return parser

@@ -1,0 +1,299 @@
+"""Validation of a run's configuration (``aesi_lib.run.config``): bad values fail at once with
+one line naming the key and what is allowed, the allowed values have one source, the digests
+of existing configurations do not change, and sizes the corpus cannot hold fail before the
+eigensolver."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+import re
+from pathlib import Path
+from typing import Literal, get_args, get_origin, get_type_hints
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aesi_lib.errors import ConfigError, InputError
+from aesi_lib.lexicon.wordnet import _parse_scheme
+from aesi_lib.model.config import ModelConfig, check_unit_counts
+from aesi_lib.model.features import FeatureOptions, pmi_matrix
+from aesi_lib.model.similarity import SimilarityOptions
+from aesi_lib.model.synthetic import planted_features
+from aesi_lib.parse.backends import ParserConfig, make_parser
+from aesi_lib.parse.casing import CASING_STRATEGIES
+from aesi_lib.run.config import (
+    DESCRIPTIONS,
+    MAX_CLUSTERS,
+    PARSER_BACKENDS,
+    PMI_VARIANTS,
+    RANGES,
+    STRING_CHOICES,
+    TYPE_SCHEME_PATTERN,
+    RunConfig,
+    check_resources,
+    config_keys,
+    field_choices,
+    json_schema,
+    validate_config,
+)
+from aesi_lib.run.presets import PRESETS, deep_merge
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"features": {"type_scheme": "depht:3"}},
+     "features.type_scheme: unknown typing scheme 'depht:3': use 'hypernyms', 'lexname' or "
+     "'depth:N'"),
+    ({"parser": {"backend": "spacyy"}}, "parser.backend: must be 'spacy' or 'stanza', got "
+     "'spacyy'"),
+    ({"model": {"solver": "dense2"}}, "model.solver: must be 'eigsh' or 'lobpcg', got 'dense2'"),
+    ({"parser": {"casing": "foo"}},
+     "parser.casing: must be 'asis', 'lower', 'truecase' or 'auto', got 'foo'"),
+    ({"model": {"similarity": {"cosine": "abs"}}},
+     "model.similarity.cosine: must be 'shift', 'clip' or 'raw', got 'abs'"),
+    ({"model": {"n_templates": 5000}}, "model.n_templates: must be at most 1000, got 5000"),
+    ({"model": {"n_templates": 0}}, "model.n_templates: must be at least 1, got 0"),
+    ({"model": {"n_init": "eight"}}, "model.n_init: must be an integer, got eight"),
+    ({"parser": {"ner": "maybe"}}, "parser.ner: must be true or false, got maybe"),
+    ({"model": {"similarity": {"pmi_weight": -1}}},
+     "model.similarity.pmi_weight: must be at least 0, got -1"),
+    ({"model": {"n_templatez": 3}}, "model.n_templatez: unknown key; did you mean "
+     "'n_templates'?"),
+    ({"vectors": "v.kv"}, "vectors: unknown key; did you mean 'vectors_path'?"),
+    ({"model": 3}, "model: must be an object of keys, got 3"),
+    ({"model": {"mode": "scaled", "slot_model": "factored", "n_slots": 8}},
+     "model.slot_model: slot_model='factored' fixes the slots, so it needs mode='sc'"),
+    ({"model": {"mode": "sc", "slot_model": "factored", "n_slots": 6}},
+     "model.n_slots: slot_model='factored' needs n_slots to be a multiple of 4, got 6"),
+])
+def test_bad_values_name_the_key_and_what_is_allowed(data, expected):
+    with pytest.raises(ConfigError) as exc:
+        RunConfig.from_dict(data)
+    assert expected in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_every_problem_is_reported_on_one_line():
+    with pytest.raises(ConfigError) as exc:
+        RunConfig.from_dict({"model": {"n_templates": "x", "seed": -2, "init": "zero"},
+                             "parser": {"casing": "upper"}})
+    assert sorted(key for key, _ in exc.value.problems) == [
+        "model.init", "model.n_templates", "model.seed", "parser.casing"]
+    assert str(exc.value).count("; ") == 3
+    # Still a ValueError, as the dataclasses raised before: callers catching that keep working.
+    assert isinstance(exc.value, ValueError)
+
+
+def test_config_error_survives_pickling():
+    # Prefect and Dask move a task's exception between processes by pickling it.
+    error = ConfigError([("model.n_slots", "must be at least 1, got 0")])
+    copy = pickle.loads(pickle.dumps(error))
+    assert copy.problems == error.problems
+    assert str(copy) == "model.n_slots: must be at least 1, got 0"
+
+
+def _legacy_from_dict(data):
+    """``RunConfig.from_dict`` before validation: the dataclasses built from the raw values."""
+    model = dict(data.get("model", {}))
+    model["similarity"] = SimilarityOptions(**model.get("similarity", {}))
+    return RunConfig(parser=ParserConfig(**data.get("parser", {})),
+                     features=FeatureOptions(**data.get("features", {})),
+                     model=ModelConfig(**model), vectors_path=data.get("vectors_path"),
+                     wordnet_path=data.get("wordnet_path"))
+
+
+def _existing_configurations():
+    spec = json.loads((REPO / "configs" / "sweep-muc4.json").read_text())
+    sweep = [deep_merge(spec.get("base", {}), c) for c in spec["configurations"].values()]
+    written = {"model": {"constraint_weight": 1, "tol": 0, "seed": 3,
+                         "similarity": {"pmi_weight": 2, "dep_weight": 0.5}},
+               "parser": {"casing": "lower", "ner": True}, "vectors_path": "v.kv"}
+    return [{}, *PRESETS.values(), *sweep, written]
+
+
+@pytest.mark.parametrize("data", _existing_configurations())
+def test_validation_keeps_to_dict_and_digest_of_existing_configurations(data):
+    # The digest names cached results: validating must not change a value's JSON form
+    # (an integer in a float field stays an integer).
+    legacy = _legacy_from_dict(data)
+    validated = RunConfig.from_dict(data)
+    assert validated == legacy
+    assert json.dumps(validated.to_dict()) == json.dumps(legacy.to_dict())
+    assert validated.digest() == legacy.digest()
+
+
+def test_strings_from_the_command_line_are_coerced_to_the_field_types():
+    checked = validate_config({"model": {"n_init": "8", "constraint_weight": "1",
+                                         "deflate": "true", "similarity": {"pmi_weight": "0"}},
+                               "parser": {"ner": "no", "model": "en_core_web_sm"}})
+    assert checked == {"model": {"n_init": 8, "constraint_weight": 1.0, "deflate": True,
+                                 "similarity": {"pmi_weight": 0.0}},
+                       "parser": {"ner": False, "model": "en_core_web_sm"}}
+    assert type(checked["model"]["constraint_weight"]) is float
+
+
+def test_overrides_are_checked_alone_when_they_will_be_merged():
+    # `aesi update` merges its options into the project's configuration (factored, -SC):
+    # checked against the defaults (scaled AMP) they would fail for the wrong reason.
+    overrides = {"model": {"slot_model": "factored", "n_slots": 8}}
+    assert validate_config(overrides, complete=False) == overrides
+    with pytest.raises(ConfigError, match="needs mode='sc'"):
+        validate_config(overrides)
+    with pytest.raises(ConfigError, match="must be at most 1000"):
+        validate_config({"model": {"n_slots": 1001}}, complete=False)
+
+
+# --- one source for the allowed values ------------------------------------------------------
+
+
+def test_parser_backends_are_those_make_parser_builds():
+    for backend in PARSER_BACKENDS:
+        try:
+            make_parser(ParserConfig(backend=backend))
+        except ImportError:
+            pass            # an optional backend that is not installed is still a backend
+    with pytest.raises(ValueError, match="unknown parser backend"):
+        make_parser(ParserConfig(backend="not-" + PARSER_BACKENDS[0]))
+    assert field_choices("parser.backend") == PARSER_BACKENDS
+
+
+def test_pmi_variants_are_those_pmi_matrix_reads():
+    table = pd.DataFrame({"word1": ["a"], "word2": ["b"], "pmi": [2.0], "npmi": [0.5]})
+    values = {v: pmi_matrix(table, {"a": 0, "b": 1}, v)[0, 1] for v in PMI_VARIANTS}
+    assert values == {"pmi": 2.0, "npmi": 0.5, "none": 0.0}
+    with pytest.raises(ValueError, match="pmi_variant"):
+        pmi_matrix(table, {"a": 0, "b": 1}, "ppmi")
+    assert field_choices("features.pmi_variant") == PMI_VARIANTS
+
+
+def test_casing_choices_are_the_casing_strategies():
+    assert field_choices("parser.casing") == CASING_STRATEGIES
+
+
+@pytest.mark.parametrize("scheme", ["hypernyms", "lexname", "depth:0", "depth:12", "depth:",
+                                    "depth:x", "depth:-1", "depth:3 ", "Hypernyms", "",
+                                    "lexname:2", "depth:1.5"])
+def test_schema_pattern_of_type_schemes_agrees_with_the_lexicon(scheme):
+    try:
+        _parse_scheme(scheme)
+        accepted = True
+    except ValueError:
+        accepted = False
+    assert bool(re.fullmatch(TYPE_SCHEME_PATTERN, scheme)) == accepted
+    try:
+        validate_config({"features": {"type_scheme": scheme}})
+        validated = True
+    except ConfigError:
+        validated = False
+    assert validated == accepted
+
+
+@pytest.mark.parametrize("cls", [ModelConfig, SimilarityOptions])
+def test_literal_annotations_are_what_the_dataclasses_accept(cls):
+    # The command line, the schema and __post_init__ all read the Literal annotation.
+    base = {"mode": "sc", "n_slots": 4} if cls is ModelConfig else {}
+    hints = get_type_hints(cls)
+    literal_fields = [f.name for f in dataclasses.fields(cls)
+                      if get_origin(hints[f.name]) is Literal]
+    assert len(literal_fields) >= 4
+    for name in literal_fields:
+        for value in get_args(hints[name]):
+            assert getattr(cls(**{**base, name: value}), name) == value
+        with pytest.raises(ValueError, match=name):
+            cls(**{**base, name: "not-a-choice"})
+
+
+def test_rules_name_real_keys():
+    keys = set(config_keys())
+    assert set(RANGES) <= keys
+    assert set(STRING_CHOICES) <= keys
+    assert set(DESCRIPTIONS) <= keys
+    # Every field of every dataclass is a key: new fields are picked up without a list.
+    assert {"parser.ner", "model.n_init", "model.similarity.pmi_weight", "vectors_path",
+            "features.min_pair_docs", "model.similarity.clip_chunk"} <= keys
+    n_fields = sum(len(dataclasses.fields(c)) for c in (ParserConfig, FeatureOptions,
+                                                         ModelConfig, SimilarityOptions))
+    assert len(keys) == n_fields - 1 + 2    # ModelConfig.similarity is a section; 2 paths
+
+
+def test_json_schema_describes_every_key():
+    schema = json_schema()
+    defs = schema["$defs"]
+    model = defs["ModelConfigSchema"]["properties"]
+    assert model["n_templates"]["maximum"] == MAX_CLUSTERS
+    assert model["n_templates"]["minimum"] == 1
+    assert model["mode"]["enum"] == ["sc", "literal", "scaled"]
+    assert model["n_init"]["default"] == 1
+    assert "discretisations" in model["n_init"]["description"]
+    parser = defs["ParserConfigSchema"]["properties"]
+    assert parser["casing"]["enum"] == list(CASING_STRATEGIES)
+    features = defs["FeatureOptionsSchema"]["properties"]
+    assert features["type_scheme"]["pattern"] == TYPE_SCHEME_PATTERN
+    assert schema["additionalProperties"] is False
+    assert all(d["additionalProperties"] is False for d in defs.values())
+    for key in config_keys():
+        *section, name = key.split(".")
+        node = schema
+        for part in section:
+            node = defs[node["properties"][part]["$ref"].split("/")[-1]]
+        assert "description" in node["properties"][name], key
+
+
+# --- what is known only later ---------------------------------------------------------------
+
+
+def test_sizes_the_corpus_cannot_hold_fail_with_the_key_and_the_bound():
+    features, _, _ = planted_features(60, n_templates=3, n_slots=4, seed=1)
+    n = features.n_entities
+    check_unit_counts(ModelConfig(n_templates=n, n_slots=n), features)
+    with pytest.raises(ConfigError) as exc:
+        check_unit_counts(ModelConfig(n_templates=n + 1, n_slots=n + 2), features)
+    assert exc.value.problems == [
+        ("model.n_templates", f"{n + 1} templates, but the corpus has only {n} entity "
+         f"mentions to cut: use at most {n}"),
+        ("model.n_slots", f"{n + 2} slots, but the corpus has only {n} entity mentions to "
+         f"cut: use at most {n}")]
+    units = np.arange(n) % 5
+    with pytest.raises(ConfigError, match="only 5 predicate lemmas to cut: use at most 5"):
+        check_unit_counts(ModelConfig(n_templates=6), features, units_t=units)
+    heads = len(np.unique(features.head_ids))
+    factored = ModelConfig(mode="sc", slot_model="factored", n_slots=4 * (heads + 1))
+    with pytest.raises(ConfigError, match=f"only {heads} head words: use at most {4 * heads}"):
+        check_unit_counts(factored, features)
+
+
+def test_the_solve_refuses_more_templates_than_units_before_the_eigensolver():
+    from aesi_lib.model.induce import induce
+
+    features, _, _ = planted_features(40, n_templates=2, n_slots=2, seed=0)
+    with pytest.raises(ConfigError, match="model.n_templates"):
+        induce(features, ModelConfig(mode="sc", n_templates=features.n_entities + 1))
+
+
+def test_resource_paths_must_exist(tmp_path):
+    check_resources({"vectors_path": None, "wordnet_path": None})
+    with pytest.raises(InputError, match="word vectors file not found"):
+        check_resources({"vectors_path": str(tmp_path / "none.txt")})
+    with pytest.raises(InputError, match="is a folder"):
+        check_resources({"vectors_path": str(tmp_path)})
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("word 0.1 0.2\n")
+    check_resources({"vectors_path": str(vectors)})
+    with pytest.raises(InputError, match="WordNet folder not found"):
+        check_resources({"wordnet_path": str(tmp_path / "wn")})
+    with pytest.raises(InputError, match="holds no WordNet database"):
+        check_resources({"wordnet_path": str(tmp_path)})
+    check_resources({"wordnet_path": str(fake_wordnet(tmp_path / "wn"))})
+
+
+def fake_wordnet(root: Path) -> Path:
+    """A folder with the file names of a WordNet database under ``dict/`` (empty files)."""
+    (root / "dict").mkdir(parents=True)
+    for pos in ("noun", "verb", "adj", "adv"):
+        for kind in ("data", "index"):
+            (root / "dict" / f"{kind}.{pos}").write_text("")
+    return root
