@@ -2,8 +2,10 @@
 
 Subcommands: ``run`` (the main flow), ``update`` (incremental flow), ``extract`` (slot filling
 with an existing schema), ``evaluate`` (score an export), ``report`` (schema report of a run),
-``sweep`` (configurations × seeds). Errors aesi raises on purpose (``AesiError``) print one line
-and exit with status 2. :mod:`flows.cli.parser` builds the parser, :mod:`flows.cli.commands`
+``sweep`` (configurations × seeds), ``delete`` and ``store rebuild`` / ``store prune``. Errors
+aesi raises on purpose (``AesiError``) print one line and exit with status 2; Ctrl-C (SIGINT)
+and SIGTERM end a command cleanly (its temporary Prefect server stopped) with one line and
+status 130 or 143. :mod:`flows.cli.parser` builds the parser, :mod:`flows.cli.commands`
 runs the commands, :mod:`flows.cli.options` holds the shared options and
 :mod:`flows.cli.printing` what they print.
 """
@@ -14,6 +16,12 @@ import logging
 import sys
 
 from aesi_lib.errors import AesiError
+from flows.cli.environment import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    signals_as_exceptions,
+)
 from flows.cli.parser import build_parser
 
 QUIET_LOGGERS = ("httpx", "httpcore", "gensim", "urllib3", "distributed", "asyncio")
@@ -29,7 +37,14 @@ def main(argv: list[str] | None = None) -> int:
         for name in QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
     try:
-        return args.func(args)
+        with signals_as_exceptions():
+            return args.func(args)
     except AesiError as exc:
         print(f"aesi: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("aesi: interrupted; rerun the same command to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print("aesi: terminated; rerun the same command to resume", file=sys.stderr)
+        return EXIT_TERMINATED

@@ -1,30 +1,58 @@
-"""The subcommands: ``run``, ``update``, ``extract``, ``evaluate``, ``report``, ``sweep``.
+"""The subcommands: ``run``, ``update``, ``extract``, ``evaluate``, ``report``, ``sweep``,
+``delete`` and ``store rebuild`` / ``store prune``.
 
-Each checks its options and paths first, then sets up Prefect's environment and calls a flow
-(or, for ``evaluate`` and ``report``, the library directly) and prints what it did.
+Each checks its options and paths first (the folders it writes, the project's store, the
+Prefect API: :mod:`flows.cli.environment`), then sets up Prefect's environment and calls a flow
+(or, for ``evaluate``, ``report``, ``delete`` and ``store prune``, the library directly) and
+prints what it did.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aesi_lib.errors import AesiError, InputError
-from flows.cli.options import check_corpus, check_docs, prefect_environment, run_config, with_runner
+from aesi_lib.errors import AesiError, InputError, StoreDamagedError
+from flows.cli.environment import (
+    check_file_writable,
+    check_project,
+    check_writable,
+    prefect_api,
+    prefect_environment,
+    store_path,
+)
+from flows.cli.options import check_corpus, check_docs, run_config, with_runner
 from flows.cli.printing import print_bounds, print_documents, print_scores, print_steps
+
+KEEP_RUNS_DEFAULT = 3
+"""``aesi_lib.store.database.DEFAULT_KEEP_RUNS``, for the help (without importing the store)."""
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = run_config(args)
     check_corpus(args)
-    prefect_environment(args.project_dir)
-    from flows.induce import induce_flow
+    check_project(args.project_dir)
+    check_writable(args.out, "--out")
+    from aesi_lib.store.database import KEEP_RUNS_ENV, keep_runs_setting
 
-    results = with_runner(induce_flow, args)(
-        project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
-        docs_path=args.docs, demo=args.demo, config=config, parse_batch_size=args.batch_size)
+    if getattr(args, "keep_runs", None) is not None:   # record-run reads it from the environment
+        if args.keep_runs < 0:
+            raise AesiError(f"--keep-runs must be 0 or more, not {args.keep_runs}")
+        os.environ[KEEP_RUNS_ENV] = str(args.keep_runs)
+    keep_runs_setting()                                 # a bad $AESI_KEEP_RUNS fails now
+    prefect_environment(args.project_dir)
+    with prefect_api(args.project_dir):
+        from flows.induce import induce_flow
+
+        results = with_runner(induce_flow, args)(
+            project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
+            docs_path=args.docs, demo=args.demo, config=config,
+            parse_batch_size=args.batch_size)
     ingest = results["ingest"]
     print(f"\ncorpus: {results['corpus']} ({results['documents']} documents: "
           f"{ingest['new']} new, {ingest['changed']} changed, {ingest['unchanged']} unchanged; "
@@ -39,12 +67,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_update(args: argparse.Namespace) -> int:
     config = run_config(args)
     check_docs(args.docs)
+    check_project(args.project_dir)
+    check_writable(args.out, "--out")
     prefect_environment(args.project_dir)
-    from flows.update import update_flow
+    with prefect_api(args.project_dir):
+        from flows.update import update_flow
 
-    results = with_runner(update_flow, args)(
-        docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
-        split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate)
+        results = with_runner(update_flow, args)(
+            docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
+            split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate)
     ingest = results["ingest"]
     print(f"\nupdate: {ingest['documents']} documents given: {ingest['new']} new, "
           f"{ingest['changed']} changed, {ingest['unchanged']} unchanged; {ingest['parsed']} "
@@ -66,12 +97,16 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
     run = read_run(args.run)
     check_docs(args.docs)
-    prefect_environment(run["artifacts"].get("project_dir", ".aesi"))
-    from flows.extract import extract_flow
+    project_dir = run["artifacts"].get("project_dir", ".aesi")
+    check_writable(project_dir, "the run's project folder (parse cache)")
+    check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
+    prefect_environment(project_dir)
+    with prefect_api(project_dir):
+        from flows.extract import extract_flow
 
-    results = with_runner(extract_flow, args)(
-        docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,
-        parse_batch_size=args.batch_size)
+        results = with_runner(extract_flow, args)(
+            docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,
+            parse_batch_size=args.batch_size)
     print(f"\nextract: {results['documents']} documents ({results['documents_parsed']} parsed, "
           f"{results['documents_from_parse_cache']} from the parse cache), "
           f"{results['mentions']} mentions filled with the schema of {args.run}")
@@ -84,9 +119,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from aesi_lib.corpus.muc4_keys import read_muc4_keys
     from aesi_lib.evaluate import format_table, read_assignments, score_grid
 
+    if args.json:
+        check_writable(Path(args.json).parent, "the folder of --json")
+        check_file_writable(args.json, "--json")
     assignments = read_assignments(args.assignments)
     eval_keys = [k for path in args.keys for k in read_muc4_keys(path)]
     map_keys = [k for path in args.map_keys for k in read_muc4_keys(path)] or None
+    check_key_overlap(args.assignments, assignments, eval_keys, "--keys")
+    if map_keys:
+        check_key_overlap(args.assignments, assignments, map_keys, "--map-keys")
     matchers = ["lenient", "strict"] if args.matcher == "both" else [args.matcher]
     if args.mapping == "both":
         mappings = ["test-mapped"] + (["dev-mapped"] if map_keys else [])
@@ -105,6 +146,32 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     return 0
+
+
+def check_key_overlap(path: str, assignments: Any, keys: list[Any], option: str) -> None:
+    """Warn (stderr) when some key messages of ``option`` have no document in the export, and
+    fail when none has: the keys are of another split or corpus, and every score would be 0.
+
+    Raises
+    ------
+    InputError
+        No key message has a document in the export (names the file and example ids).
+    """
+    from aesi_lib.evaluate.gold import key_message_ids
+
+    ids = key_message_ids(keys)
+    exported = set(assignments["doc_id"].astype(str))
+    missing = [i for i in ids if i not in exported]
+    if not ids or not missing:
+        return
+    if len(missing) == len(ids):
+        example = min(exported) if exported else "none"
+        raise InputError(path, f"none of the {len(ids)} messages of the {option} files has a "
+                         f"document in this export (keys name e.g. {ids[0]}, the export e.g. "
+                         f"{example}): keys of another split or corpus?")
+    print(f"aesi: warning: {len(missing)} of the {len(ids)} messages of the {option} files "
+          f"have no document in {path} (e.g. {', '.join(missing[:3])}); they are scored as "
+          "documents with nothing extracted", file=sys.stderr)
 
 
 def _report_keys(args: argparse.Namespace, results: dict[str, Any]
@@ -138,6 +205,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(results_path, "no results.json here: give --run the --out folder of "
                          "a finished `aesi run`")
     results = json.loads(results_path.read_text())
+    check_writable(args.out or str(run / "report"), "--out")
     assignments = read_assignments(run / "assignments.parquet")
     try:
         from aesi_lib.report import write_schema_report
@@ -159,14 +227,115 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     spec = load_sweep_spec(args.configs)
     check_corpus(args)
+    check_project(args.project_dir)
+    check_writable(args.out, "--out")
     prefect_environment(args.project_dir)
-    from flows.sweep import sweep_flow
+    with prefect_api(args.project_dir):
+        from flows.sweep import sweep_flow
 
-    results = with_runner(sweep_flow, args)(
-        spec=spec, seeds=args.seeds, out_dir=args.out, project_dir=args.project_dir,
-        muc4_dir=args.muc4_dir, docs_path=args.docs, demo=args.demo,
-        parse_batch_size=args.batch_size)
+        results = with_runner(sweep_flow, args)(
+            spec=spec, seeds=args.seeds, out_dir=args.out, project_dir=args.project_dir,
+            muc4_dir=args.muc4_dir, docs_path=args.docs, demo=args.demo,
+            parse_batch_size=args.batch_size)
     print()
     print(Path(results["results"]["markdown"]).read_text())
     print(f"{len(results['rows'])} rows appended to {results['results']['parquet']}")
     return 0
+
+
+def _existing_store(project_dir: str) -> Path:
+    """The project's store file, checked (writable, readable to the last row)."""
+    db = store_path(project_dir)
+    if not db.exists():
+        raise InputError(db, "no project store here: give --project-dir the folder of an "
+                         "`aesi run`")
+    check_project(project_dir)
+    return db
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    from aesi_lib.store import Store
+
+    if not args.doc_ids and not args.split:
+        raise AesiError("name the documents to delete (ids) or --split")
+    db = _existing_store(args.project_dir)
+    with Store(db) as store:
+        removed = store.delete_documents(args.doc_ids, args.split or [])
+        left = len(store.document_ids())
+    print(f"deleted {removed['documents']} documents ({removed['sentences']} sentences, "
+          f"{removed['tokens']} tokens, {removed['entities']} entities) from {db}; "
+          f"{left} documents left. Their parses stay in the parse cache; the next `aesi "
+          "update` or `aesi run` solves without them (a run whose corpus holds them adds them "
+          "again).")
+    return 0
+
+
+def cmd_store_prune(args: argparse.Namespace) -> int:
+    from aesi_lib.store import Store
+
+    keep = KEEP_RUNS_DEFAULT if args.keep is None else args.keep
+    if keep < 0:
+        raise AesiError(f"--keep must be 0 or more, not {keep}")
+    db = _existing_store(args.project_dir)
+    with Store(db) as store:
+        pruned = store.prune_runs(keep)
+        left = int(store.runs()["assignments"].sum())
+    print(f"deleted {pruned['rows_deleted']} assignment rows of {len(pruned['runs_pruned'])} "
+          f"older runs; {left} rows of the {len(pruned['runs_kept'])} newest runs stay in {db} "
+          "(later runs reuse the freed space)")
+    return 0
+
+
+def cmd_store_rebuild(args: argparse.Namespace) -> int:
+    from aesi_lib.store import Store
+    from aesi_lib.store.database import journal_path, read_journal, recovery_hint
+
+    check_writable(args.project_dir, "--project-dir")
+    db = store_path(args.project_dir)
+    journal = journal_path(db)
+    pending = journal.with_name(journal.name + ".rebuilding")   # a rebuild under way
+    moved = None
+    if db.exists():
+        try:
+            with Store(db, read_only=True) as store:
+                store.check_readable()
+            damaged = False
+        except StoreDamagedError:
+            damaged = True
+        if not damaged and not pending.exists():
+            print(f"{db} is readable: nothing to rebuild")
+            return 0
+        if damaged:
+            if not pending.exists() and not journal.exists():
+                raise StoreDamagedError(db, f"the project database is damaged and there is "
+                                        f"nothing to rebuild it from. {recovery_hint(db)}.")
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+            moved = db.with_name(f"{db.name}.damaged-{stamp}")
+            db.replace(moved)
+            wal = db.with_name(db.name + ".wal")
+            if wal.exists():
+                wal.replace(moved.with_name(moved.name + ".wal"))
+    if not pending.exists():
+        if not journal.exists():
+            raise InputError(journal, "no document journal to rebuild the store from: rerun "
+                             "`aesi run` with the project's corpus (parses come from the "
+                             "parse cache) and `aesi update --docs` for documents added later")
+        read_journal(journal)                   # a malformed journal fails before anything
+        journal.replace(pending)
+    documents = len(read_journal(pending))
+    if moved:
+        print(f"moved the damaged database aside: {moved}")
+    prefect_environment(args.project_dir)
+    with prefect_api(args.project_dir):
+        from flows.rebuild import rebuild_store_flow
+
+        results = with_runner(rebuild_store_flow, args)(
+            project_dir=args.project_dir, journal=str(pending),
+            parse_batch_size=args.batch_size)
+    pending.unlink()
+    ingest = results["ingest"]
+    print(f"\nrebuilt {db}: {documents} documents stored again ({ingest['parsed']} parsed, "
+          f"{ingest['from_parse_cache']} from the parse cache). The records of earlier runs "
+          "were in the damaged file: each run's --out folder keeps its results.json and export.")
+    return 0
+

@@ -1,32 +1,17 @@
 """Options shared by several subcommands, and turning them into a run configuration, a task
-runner and early checks of the corpus; the environment Prefect needs before it is imported."""
+runner and early checks of the corpus (the environment Prefect needs before it is imported is
+in :mod:`flows.cli.environment`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from aesi_lib.errors import AesiError, InputError
 from aesi_lib.run.presets import PRESETS, deep_merge, preset
-
-
-def prefect_environment(project_dir: str) -> None:
-    """Offline, telemetry-free Prefect whose cached results live in the project folder.
-
-    Must run before ``prefect`` is imported. Values already in the environment win.
-    """
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH",
-                          str(Path(project_dir).expanduser().resolve() / "prefect-results"))
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
-    # The temporary API server needs more than the default 20 s on a busy small machine.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    quiet_user_errors()
 
 
 class _NoUserErrorTraceback(logging.Filter):

@@ -137,4 +137,45 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print the JSON schema of a --config file instead")
     add_config_options(cf, base="preset")
     cf.set_defaults(preset="default", func=cmd_config)
+
+    # Store maintenance: delete, store rebuild / prune, and run's --keep-runs.
+    from flows.cli.commands import KEEP_RUNS_DEFAULT, cmd_delete, cmd_store_prune, cmd_store_rebuild
+
+    run.add_argument("--keep-runs", type=int, metavar="N",
+                     help="keep the assignment rows of the N newest runs in the store and "
+                     f"delete older runs' (default {KEEP_RUNS_DEFAULT}, or $AESI_KEEP_RUNS)")
+    de = sub.add_parser(
+        "delete", help="remove documents from the project's store",
+        description="Delete the named documents, or every document of --split, from the "
+        "store: their sentences, tokens and entities go too, in one transaction (nothing is "
+        "deleted when an id or split is unknown). Their parses stay in the parse cache; the "
+        "assignments of recorded runs stay. The next `aesi update` solves without them.")
+    de.add_argument("doc_ids", nargs="*", metavar="DOC_ID", help="ids of documents to delete")
+    de.add_argument("--split", nargs="+", metavar="SPLIT",
+                    help="delete every document of these splits")
+    de.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    de.set_defaults(func=cmd_delete)
+    st = sub.add_parser("store", help="rebuild a damaged store, or prune old runs' rows",
+                        description="Maintenance of the project's DuckDB store.")
+    store_sub = st.add_subparsers(dest="store_command", required=True, metavar="ACTION")
+    rb = store_sub.add_parser(
+        "rebuild", help="rebuild a damaged store from its document journal",
+        description="When the store (PROJECT/aesi.duckdb) cannot be read, move it aside "
+        "(aesi.duckdb.damaged-TIME) and store again every document of its journal "
+        "(PROJECT/aesi.documents.jsonl, kept beside the store: ids, splits, texts), parsed "
+        "through the parse cache (nothing is parsed again when the parser is unchanged). The "
+        "records of past runs were in the damaged file and are not rebuilt. An interrupted "
+        "rebuild resumes when run again; a readable store is left alone.")
+    rb.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    add_runner_options(rb)
+    rb.set_defaults(func=cmd_store_rebuild)
+    pr = store_sub.add_parser(
+        "prune", help="delete the assignment rows of old runs",
+        description="Keep the assignment rows of the --keep newest runs and delete the "
+        "others' (`aesi run` does this itself after recording a run: --keep-runs). The runs' "
+        "own rows (configuration, results) stay.")
+    pr.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    pr.add_argument("--keep", type=int, metavar="N",
+                    help=f"runs whose rows stay (default {KEEP_RUNS_DEFAULT})")
+    pr.set_defaults(func=cmd_store_prune)
     return parser

@@ -1,0 +1,254 @@
+"""What a command needs from its surroundings, checked before it does any work: Prefect's
+environment, folders it can write, a readable project store, a Prefect API that answers (the
+configured one, or a temporary server of its own), and signals that end it cleanly.
+
+Every check fails with an ``AesiError`` (one line, exit status 2) that names the path or URL and
+the way out; nothing here imports Prefect before :func:`prefect_environment` has run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+from aesi_lib.errors import ApiUnreachableError, NotWritableError
+
+STORE_FILE = "aesi.duckdb"
+"""The store's file name inside a project folder (``flows.common.Project.db``)."""
+SERVER_LOG = "prefect-server.log"
+API_CHECK_TIMEOUT_S = 5.0
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+log = logging.getLogger("aesi")
+
+
+def prefect_environment(project_dir: str) -> None:
+    """Offline, telemetry-free Prefect whose cached results live in the project folder.
+
+    Must run before ``prefect`` is imported. Values already in the environment win.
+    """
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH",
+                          str(Path(project_dir).expanduser().resolve() / "prefect-results"))
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
+    # The temporary API server needs more than the default 20 s on a busy small machine.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    from flows.cli.options import quiet_user_errors
+
+    quiet_user_errors()
+
+
+# -- writable outputs ---------------------------------------------------------------------
+
+
+def check_writable(path: str | Path, what: str) -> None:
+    """Fail now, not after the run, when the folder ``path`` cannot be created or written.
+
+    The folder need not exist: its nearest existing parent must then be a writable folder.
+    Writability is tried (a temporary file is created and removed), not inferred from the
+    permission bits, so read-only file systems count and root's exemption does not mislead.
+
+    Parameters
+    ----------
+    path : the folder the command writes into.
+    what : how the error names it (``--out``, ``--project-dir``).
+
+    Raises
+    ------
+    NotWritableError
+        With the path, what it is for and why it cannot be written.
+    """
+    target = Path(path).expanduser()
+    probe = target.absolute()
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        problem = ("is a file, not a folder" if probe == target.absolute()
+                   else f"cannot be created: {probe} is a file, not a folder")
+        raise NotWritableError(target, f"{what} {problem}")
+    try:
+        fd, name = tempfile.mkstemp(dir=probe, prefix=".aesi-write-check-")
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        where = "" if probe == target.absolute() else f" (its parent {probe} is not writable)"
+        raise NotWritableError(target, f"{what} is not writable{where}: "
+                               f"{exc.strerror or exc}") from exc
+
+
+def check_file_writable(path: str | Path, what: str) -> None:
+    """An existing file the command will change must open for writing (it is not changed)."""
+    path = Path(path)
+    if not path.exists():
+        return
+    try:
+        with path.open("r+b"):
+            pass
+    except OSError as exc:
+        raise NotWritableError(path, f"{what} is not writable: {exc.strerror or exc}") from exc
+
+
+def store_path(project_dir: str | Path) -> Path:
+    return Path(project_dir).expanduser().resolve() / STORE_FILE
+
+
+def check_project(project_dir: str | Path, what: str = "--project-dir") -> None:
+    """The project folder is writable and its store, when there is one, is readable to the last
+    row (a damaged file is reported with the way to rebuild it before any work starts)."""
+    check_writable(project_dir, what)
+    db = store_path(project_dir)
+    if not db.exists():
+        return
+    check_file_writable(db, f"the project database in {what}")
+    from aesi_lib.store import Store
+
+    with Store(db, read_only=True) as store:
+        store.check_readable()
+
+
+# -- the Prefect API ----------------------------------------------------------------------
+
+
+def _api_source() -> tuple[str, str]:
+    """Where the configured API URL comes from, and how to unset it."""
+    if os.environ.get("PREFECT_API_URL"):
+        return "set by PREFECT_API_URL", "unset PREFECT_API_URL"
+    return ("set in the active Prefect profile",
+            "remove it with `prefect config unset PREFECT_API_URL`")
+
+
+def check_api(url: str) -> None:
+    """Fail when nothing answers at ``url`` (any HTTP answer counts: Prefect Cloud answers
+    ``/health`` without credentials too).
+
+    Raises
+    ------
+    ApiUnreachableError
+        One line with the URL, where it was set, the reason and the two ways out.
+    """
+    import httpx
+
+    try:
+        httpx.get(url.rstrip("/") + "/health", timeout=API_CHECK_TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        reason = str(exc).strip() or type(exc).__name__
+        source, unset = _api_source()
+        raise ApiUnreachableError(
+            f"the Prefect API at {url} ({source}) is unreachable ({reason}): start that "
+            f"server (`prefect server start`) or {unset} to let aesi start a temporary one"
+        ) from exc
+
+
+def _drain_prefect(timeout: float = 10.0) -> None:
+    """Send the run's last log records and events while the server is still up."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in (APILogWorker, EventsWorker):
+        with contextlib.suppress(Exception):
+            worker.drain_all(timeout=timeout)
+
+
+@contextlib.contextmanager
+def prefect_api(project_dir: str | Path) -> Iterator[str]:
+    """The Prefect API a command's flows talk to, for the duration of the ``with`` block.
+
+    The configured one (``PREFECT_API_URL`` or the profile) must answer; else this process
+    starts a :class:`~flows.cli.server.TemporaryServer` (log in ``<project>/prefect-server.log``)
+    that stops when the block ends, however it ends, and dies with the process when it is
+    killed. Call after :func:`prefect_environment`.
+
+    Raises
+    ------
+    ApiUnreachableError
+        The configured API does not answer.
+    """
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+
+    url = get_current_settings().api.url
+    if url:
+        check_api(url)
+        yield url
+        return
+    from flows.cli.server import TemporaryServer
+
+    server = TemporaryServer(Path(project_dir).expanduser().resolve() / SERVER_LOG)
+    timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
+    log.info("starting a temporary Prefect server (stopped at the end; set PREFECT_API_URL to "
+             "use your own)")
+    try:
+        url = server.start(timeout=timeout)
+        log.info("temporary Prefect server on %s", url)
+        os.environ["PREFECT_API_URL"] = url          # for processes this one starts (Dask)
+        with temporary_settings({PREFECT_API_URL: url}):
+            try:
+                yield url
+            finally:
+                _drain_prefect()
+    finally:
+        if os.environ.get("PREFECT_API_URL") == url:
+            del os.environ["PREFECT_API_URL"]
+        server.stop()
+
+
+# -- signals ------------------------------------------------------------------------------
+
+
+class Terminated(BaseException):  # noqa: N818 - a signal, like KeyboardInterrupt
+    """SIGTERM as an exception, so that ``finally`` blocks (the temporary server) run."""
+
+
+class _Silence(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
+def _silence_console() -> None:
+    """Stop log records reaching the terminal: after an interruption, Prefect reports the crash
+    of the flow and its task runs (with tracebacks) to the console; the API still gets them."""
+    from logging import StreamHandler
+
+    loggers = [logging.getLogger()] + [lg for lg in logging.Logger.manager.loggerDict.values()
+                                       if isinstance(lg, logging.Logger)]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if isinstance(handler, StreamHandler) and not any(
+                    isinstance(f, _Silence) for f in handler.filters):
+                handler.addFilter(_Silence())
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    _silence_console()
+    raise KeyboardInterrupt
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    _silence_console()
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def signals_as_exceptions() -> Iterator[None]:
+    """Within the block, SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated`,
+    and either silences the console's log output (see :func:`_silence_console`). Prefect's
+    flow engine swaps in its own SIGTERM handler while a flow runs and calls this one after
+    recording the crash. Outside the main thread, nothing changes."""
+    try:
+        before = {signal.SIGINT: signal.signal(signal.SIGINT, _on_sigint),
+                  signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm)}
+    except ValueError:          # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
