@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from prefect import get_run_logger, unmapped
+from prefect import get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
@@ -119,26 +119,41 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
            steps: Steps, batch_size: int = 50) -> dict[str, Any]:
     """Parse the new and changed documents and replace their rows in the store.
 
-    Parsing is mapped over batches of ``batch_size`` documents (``parse_batch_task.map``): one
-    task per batch keeps the orchestration overhead small next to the parse itself, and each
-    document inside a batch still goes through the per-document parse cache. The flow's task
-    runner decides where batches run (one worker thread by default, a Dask cluster with
-    ``--dask``). Batches are written to DuckDB from the flow process as they finish, each in
-    one transaction, so a killed run keeps every batch it stored.
+    Parsing is cut into tasks of ``batch_size`` documents (``parse_batch_task``): one task per
+    batch keeps the orchestration overhead small next to the parse itself, and each document
+    inside a batch still goes through the per-document parse cache. The flow's task runner
+    decides where batches run: by default two threads of this process, so that the parse
+    processes (one per usable core, ``aesi_lib.parse.parallel``) are fed the next batch while
+    the last one's entities are extracted; a Dask cluster with ``--dask``. A plan that parses
+    in-process (``--parse-processes 1``, or a few documents) runs its batches one after
+    another, one parser and one model. Batches are written to DuckDB from the flow process as
+    they finish, in order, each in one transaction, so a killed run keeps every batch it
+    stored.
     """
     log = get_run_logger()
     plan = steps.run("plan-ingest", plan_ingest_task, quote(documents), parser_config, project.db,
                      project.parse_cache)
     todo: list[Document] = plan["todo"]
+    processes: int = plan["parse_processes"]
+    batch_config = replace(parser_config, n_process=processes)
+    # Threads of this process share one in-process parser's model: one batch at a time.
+    one_at_a_time = processes == 1 and isinstance(_task_runner(), ThreadPoolTaskRunner)
     started = time.perf_counter()
-    futures = parse_batch_task.map(batches(todo, batch_size), unmapped(parser_config),
-                                   unmapped(project.parse_cache)) if todo else []
+    futures: list[Any] = []
+    for batch in batches(todo, batch_size):
+        futures.append(parse_batch_task.submit(
+            quote(batch), batch_config, project.parse_cache,
+            wait_for=futures[-1:] if one_at_a_time else None))
+    n_batches = len(futures)
     parsed = reused = done = entities = 0
     workers: set[str] = set()
-    for i in range(len(futures)):
+    worker_mib: dict[str, float] = {}
+    for i in range(n_batches):
         result = futures[i].result()
         futures[i] = None           # let the batch's parses go once stored
         workers.add(result["worker"])
+        worker_mib.update({str(pid): mib
+                           for pid, mib in result.get("parse_worker_mib", {}).items()})
         entities += store_batch_task(quote(result), plan["config_id"], project.db)
         parsed += result["parsed"]
         reused += result["reused"]
@@ -148,11 +163,21 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
                  "%.1f documents/s, about %.0f s left", done, len(todo), parsed, reused, rate,
                  (len(todo) - done) / rate)
     seconds = time.perf_counter() - started
-    steps.add("parse+store", "Completed" if todo else "Skipped", seconds, batches=len(futures),
+    steps.add("parse+store", "Completed" if todo else "Skipped", seconds, batches=n_batches,
               documents_parsed=parsed)
     return {"documents": len(documents), "new": plan["new"], "changed": plan["changed"],
             "unchanged": plan["unchanged"], "parsed": parsed, "from_parse_cache": reused,
-            "entities_written": entities, "seconds": seconds, "workers": sorted(workers)}
+            "entities_written": entities, "seconds": seconds, "workers": sorted(workers),
+            "parse_processes": processes if todo else 0,
+            "parse_process_peak_mib": worker_mib}
+
+
+def _task_runner() -> Any:
+    """The task runner of the running flow."""
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    return context.task_runner if context is not None else None
 
 
 def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps: Steps,
@@ -260,10 +285,12 @@ def write_results(out_dir: str, results: dict[str, Any]) -> str:
 
 
 def default_task_runner() -> ThreadPoolTaskRunner:
-    """One worker thread: parse batches run one after another (one spaCy model in memory)
-    while the flow thread stores finished batches. On a small machine, several threads that
-    each load a model and parse compete for the same cores and only add memory."""
-    return ThreadPoolTaskRunner(max_workers=1)
+    """Two worker threads: two parse batches in flight, so that the parse processes always
+    have a batch to work on while a finished batch's entities are extracted and the flow
+    thread stores it. The threads only feed the processes (``aesi_lib.parse.parallel``, one
+    model each); a plan that parses in-process runs its batches one after another
+    (:func:`ingest`), so one model is loaded and used by one thread at a time."""
+    return ThreadPoolTaskRunner(max_workers=2)
 
 
 def dask_task_runner(address: str | None = None, n_workers: int = 2,

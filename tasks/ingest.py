@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from prefect import get_run_logger, task
@@ -18,7 +19,7 @@ from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities import entities_frame, extract_entities
 from aesi_lib.fingerprint import corpus_fingerprint
-from aesi_lib.parse.backends import ParserConfig
+from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.store import Store, document_sha256
 from tasks.parsers import PARSERS, parser_config_id
@@ -48,11 +49,17 @@ def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
 @task(name="plan-ingest", cache_policy=NO_CACHE)
 def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
                      db_path: str, cache_dir: str) -> dict[str, Any]:
-    """Which documents are new, changed (text or parser) or unchanged in the store.
+    """Which documents are new, changed (text or parser) or unchanged in the store, and how
+    many processes should parse them (``aesi_lib.parse.backends.parse_processes``).
 
-    Returns ``{"todo": [Document], "config_id", "new", "changed", "unchanged"}``.
+    Returns ``{"todo": [Document], "config_id", "new", "changed", "unchanged",
+    "parse_processes"}``.
     """
-    config_id = parser_config_id(parser_config, cache_dir)
+    # When the id is not remembered, the parser that learns it is the one the parse batches
+    # will use for a corpus of this size (so a pool of processes starts only once).
+    id_config = replace(parser_config, n_process=parse_processes(
+        parser_config, sum(len(d.text) for d in documents)))
+    config_id = parser_config_id(id_config, cache_dir)
     with Store(db_path) as store:
         stored = store.stored_hashes()
     todo: list[Document] = []
@@ -64,10 +71,13 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
         todo.append(doc)
         new += before is None
         changed += before is not None
-    get_run_logger().info("%d documents: %d new, %d changed (text or parser), %d unchanged",
-                          len(documents), new, changed, len(documents) - len(todo))
+    processes = parse_processes(parser_config, sum(len(d.text) for d in todo))
+    get_run_logger().info("%d documents: %d new, %d changed (text or parser), %d unchanged; "
+                          "%d to parse in %d process%s", len(documents), new, changed,
+                          len(documents) - len(todo), len(todo), processes,
+                          "" if processes == 1 else "es")
     return {"todo": todo, "config_id": config_id, "new": new, "changed": changed,
-            "unchanged": len(documents) - len(todo)}
+            "unchanged": len(documents) - len(todo), "parse_processes": processes}
 
 
 @task(name="parse-batch", cache_policy=NO_CACHE, **RETRY)
@@ -77,12 +87,15 @@ def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
     started = time.perf_counter()
     with PARSERS.checkout(parser_config) as parser:
         parses, stats = parse_with_cache(parser, batch, cache_dir)
+        # Parse worker processes (when the parser has them): pid -> peak resident MiB.
+        worker_mib = dict(getattr(parser, "worker_peak_rss_mib", {}))
     entities = entities_frame(r for p in parses for r in extract_entities(p))
     get_run_logger().info("parsed %d documents (%d from the parse cache), %d entities",
                           stats.parsed, stats.reused, len(entities))
     return {"documents": batch, "parses": parses, "entities": entities,
             "parsed": stats.parsed, "reused": stats.reused,
-            "seconds": time.perf_counter() - started, "worker": _worker_name()}
+            "seconds": time.perf_counter() - started, "worker": _worker_name(),
+            "parse_worker_mib": worker_mib}
 
 
 @task(name="store-batch", cache_policy=NO_CACHE, **RETRY)

@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ class _ParserPool:
     """Loaded parsers by configuration. A parser is used by one thread at a time; a thread that
     finds none free makes another (so N concurrent parse tasks hold N parsers, sequential
     tasks share one, and a parser loaded to learn the configuration id is reused by the
-    first parse batch)."""
+    first parse batch). The parsers of a configuration that parses in several processes are
+    handles on one pool of worker processes (``aesi_lib.parse.parallel``), which concurrent
+    tasks share."""
 
     def __init__(self) -> None:
         self._free: dict[ParserConfig, list[Any]] = {}
@@ -84,7 +87,8 @@ def parser_config_id(config: ParserConfig, cache_dir: str) -> str:
     ``<cache_dir>/config-ids.json`` under a hash of those.
     """
     memo_path = Path(cache_dir) / "config-ids.json"
-    key = content_key("parser", config, _parser_environment(config))
+    # The number of parse processes changes where parsing runs, not the parses or the id.
+    key = content_key("parser", replace(config, n_process=0), _parser_environment(config))
     try:
         memo = json.loads(memo_path.read_text())
     except (OSError, ValueError):

@@ -57,6 +57,8 @@ CONFIG_FLAGS: tuple[tuple[str, str, str, str], ...] = (
     ("--parser", "NAME", "parser.backend", "parser backend"),
     ("--casing", "NAME", "parser.casing", "re-casing of upper-case text before parsing"),
     ("--stanza-dir", "DIR", "parser.stanza_dir", "Stanza model folder"),
+    ("--parse-processes", "N", "parser.n_process", "processes that parse, each with its own "
+     "model (about 0.4 GiB); 0: one per usable core, fewer for a few documents"),
     ("--type-scheme", "SCHEME", "features.type_scheme",
      "semantic types: hypernyms, lexname or depth:N"),
     ("--pmi", "VARIANT", "features.pmi_variant", "PMI variant in W_T"),
