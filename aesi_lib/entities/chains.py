@@ -362,13 +362,24 @@ def acronym_matches(acronym: str, words: Sequence[str]) -> bool:
 
 
 def _acronym(parsed: ParsedDocument, c: _Clusters) -> None:
-    names = [i for i, m in enumerate(c.mentions)
-             if m.kind != PRONOUN and len(m.name_words) >= 2]
+    # Names indexed by their sorted initials, and by those initials less one letter, so that
+    # each acronym is two dictionary look-ups; acronym_matches then confirms each candidate.
+    exact: dict[str, list[int]] = {}
+    less_one: dict[str, set[int]] = {}
+    for j, n in enumerate(c.mentions):
+        if n.kind == PRONOUN or len(n.name_words) < 2:
+            continue
+        initials = "".join(sorted(w[0].upper() for w in n.name_words))
+        exact.setdefault(initials, []).append(j)
+        for k in range(len(initials)):
+            less_one.setdefault(initials[:k] + initials[k + 1:], set()).add(j)
     for i, m in enumerate(c.mentions):
         lemma = parsed.sentences[m.sent_id].tokens[m.head_index].lemma
         if not _acronym_candidate(m, lemma):
             continue
-        for j in names:
+        letters = "".join(sorted(m.head.upper()))
+        found = set(exact.get(letters, ())) | less_one.get(letters, set())
+        for j in sorted(found):
             n = c.mentions[j]
             if j != i and not _nested(m, n) and acronym_matches(m.head, n.name_words):
                 c.merge(max(i, j), min(i, j), "acronym")

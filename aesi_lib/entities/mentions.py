@@ -223,15 +223,24 @@ def _children(tokens: Sequence[Token]) -> list[list[int]]:
 
 
 def _depths(tokens: Sequence[Token]) -> list[int]:
-    depths = []
-    for i in range(len(tokens)):
-        d, j = 0, i
-        # Bounded walk: a malformed tree with a cycle must not hang.
-        while 0 <= tokens[j].head < len(tokens) and tokens[j].head != j and d <= len(tokens):
+    n = len(tokens)
+    depths: list[int | None] = [None] * n
+    for i in range(n):
+        path = []
+        j = i
+        # Walk up until a token of known depth or the root; a malformed tree with a cycle
+        # stops after n steps instead of hanging.
+        while depths[j] is None and 0 <= tokens[j].head < n and tokens[j].head != j \
+                and len(path) <= n:
+            path.append(j)
             j = tokens[j].head
-            d += 1
-        depths.append(d)
-    return depths
+        base = depths[j]
+        if base is None:
+            base = depths[j] = 0
+        for k in reversed(path):
+            base += 1
+            depths[k] = base
+    return [d or 0 for d in depths]
 
 
 def _span(tokens: Sequence[Token], kids: list[list[int]], head: int) -> tuple[int, int]:
