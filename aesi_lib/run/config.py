@@ -47,7 +47,6 @@ from pydantic import (
 from aesi_lib.errors import ConfigError, InputError
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import FeatureOptions
-from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.parse.casing import CASING_STRATEGIES
 
@@ -121,11 +120,6 @@ DESCRIPTIONS: dict[str, str] = {
                     "GloVe 6B 50d vectors.",
     "wordnet_path": "WordNet database folder; null: NLTK's WordNet or the system's.",
 }
-
-# How to get a dataclass from the validated model of a section.
-SECTIONS: dict[str, type] = {"parser": ParserConfig, "features": FeatureOptions,
-                             "model": ModelConfig, "model.similarity": SimilarityOptions}
-
 
 def _keep_int(value: Any, handler: Any) -> Any:
     # A JSON integer in a float field stays an integer: ``to_dict()`` and so the digest of an
