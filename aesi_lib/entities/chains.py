@@ -11,23 +11,30 @@ Sieves (in order; each can be switched off with :class:`ChainOptions`)
 ----------------------------------------------------------------------
 S1 ``exact_match``
     Two noun phrases with the same text (lowercased; leading articles, demonstratives,
-    punctuation and a possessive ``'s`` left out) corefer.
+    punctuation and a possessive ``'s`` left out) corefer, unless the later one is indefinite.
 S2 ``appositive``
     A noun phrase attached by ``appos`` to another corefers with it
-    (``Garcia, the mayor of San Pedro``; ``the Front (FMLN)``).
+    (``Garcia, the mayor of San Pedro``; ``the Front (FMLN)``), except in a list (either phrase
+    has a ``conj`` or ``cc`` child: ``Gacha, his son, and the people``), for two proper names
+    side by side unless the second is in parentheses (``Villalobos, Handal``), and when number
+    (common nouns) or animacy clash.
 S3 ``predicate_nominative``
     The subject and the predicate noun of an unnegated copula corefer (``Garcia is the mayor``):
     ``nsubj`` and ``attr`` of ``be`` (ClearNLP), ``nsubj`` of a noun with a ``cop`` child (UD).
+    An indefinite predicate classifies rather than identifies (``the attack was a mistake``) and
+    is left out; number and animacy must not clash.
 S4 ``role_appositive``
     A title in front of a name corefers with the name (``Mayor Jose Garcia``; the title is a
     mention of its own, see M3 in :mod:`~aesi_lib.entities.mentions`).
 S5 ``acronym``
-    A one-word, all upper-case mention of 2-8 letters corefers with a phrase whose capitalised
-    content words have these initials. Names in MUC-4 are often Spanish acronyms of English
-    translations, so the letters are compared as a multiset (``FPMR`` = Manuel Rodriguez
-    Patriotic Front), and for acronyms of three letters or more the phrase may have one word
-    more than the acronym has letters (``FMLN`` = Farabundo Marti National Liberation Front,
-    where the Spanish acronym leaves out ``Frente``).
+    A one-word, all upper-case mention of 3-8 letters whose lemma is not all lower case (the
+    truecaser lowercases words it knows as common words: ``PLACE``) corefers with a phrase
+    that does not contain it and whose capitalised content words have these initials. Names
+    in MUC-4 are often Spanish acronyms of English translations, so the letters are compared
+    as a multiset (``FPMR`` = Manuel Rodriguez Patriotic Front), and the phrase may have one
+    word more than the acronym has letters (``FMLN`` = Farabundo Marti National Liberation
+    Front, where the Spanish acronym leaves out ``Frente``). In all-caps text every content
+    word counts as capitalised: the truecaser lowercases ``National Liberation Front``.
 S6 ``strict_head``
     A definite noun phrase that is the first mention of its cluster corefers with the nearest
     earlier mention with the same head lemma when (a) every content word of its cluster occurs
@@ -36,8 +43,10 @@ S6 ``strict_head``
     other (i-within-i) and (d) the numbers of two common nouns agree.
 S7 ``relaxed_head``
     As S6 without word inclusion, with the modifiers checked against all the words of the
-    antecedent's cluster, and for a proper noun also when its head is a word of an earlier
-    proper name (``Atlacatl`` -> ``the Atlacatl Battalion``). Modifiers still have to be
+    antecedent's cluster, and for a proper noun also when its head is another part of an
+    earlier person's name (``Garcia`` -> ``Attorney General Roberto Garcia Alvarado``; a person
+    is a cluster with an animate mention, or a name of three proper nouns or more, so that
+    ``Medellin`` does not reach ``the Medellin cartel boss``). Modifiers still have to be
     compatible, so ``the second bomb`` does not reach ``the first bomb``.
 S8 ``pronouns``
     A third-person pronoun corefers with the first earlier mention, within ``pronoun_window``

@@ -15,9 +15,11 @@ M2 other noun phrases
     numeric modifier (``npadvmod``, ``obl:tmod``, ``nummod``). Appositions, predicate nominatives
     and objects of prepositions inside other noun phrases are mentions of their own.
 M3 role nouns
-    The leading title of a name (``Mayor`` in ``Mayor Jose Garcia``, ``Attorney General`` in
-    ``Attorney General Roberto Garcia Alvarado``) when its last word is a person noun; its head
-    is that last word. The role-appositive sieve links it to the name.
+    The title in front of a name (``Mayor`` in ``Mayor Jose Garcia``, ``Attorney General`` in
+    ``Attorney General Roberto Garcia Alvarado``, ``Medellin Mayor`` in ``Medellin Mayor Juan
+    Gomez Martinez``): its head is the last person noun before the name (only proper nouns
+    follow it), and it runs from the start of the noun phrase. The role-appositive sieve links
+    it to the name.
 M4 personal pronouns
     Third-person personal, possessive and reflexive pronouns (``he``, ``its``, ``them``,
     ``themselves`` ...). First and second person are left out: resolving them needs the speaker
