@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
     try:
-        with signals_as_exceptions():
+        with signals_as_exceptions(stay_quiet=True):
             return args.func(args)
     except AesiError as exc:
         print(f"aesi: error: {exc}", file=sys.stderr)

@@ -211,18 +211,27 @@ class _Silence(logging.Filter):
         return False
 
 
+_SILENCED: list[tuple[logging.Handler, logging.Filter]] = []
+
+
 def _silence_console() -> None:
     """Stop log records reaching the terminal: after an interruption, Prefect reports the crash
     of the flow and its task runs (with tracebacks) to the console; the API still gets them."""
-    from logging import StreamHandler
-
     loggers = [logging.getLogger()] + [lg for lg in logging.Logger.manager.loggerDict.values()
                                        if isinstance(lg, logging.Logger)]
     for logger in loggers:
         for handler in logger.handlers:
-            if isinstance(handler, StreamHandler) and not any(
+            if isinstance(handler, logging.StreamHandler) and not any(
                     isinstance(f, _Silence) for f in handler.filters):
-                handler.addFilter(_Silence())
+                silence = _Silence()
+                handler.addFilter(silence)
+                _SILENCED.append((handler, silence))
+
+
+def _unsilence_console() -> None:
+    while _SILENCED:
+        handler, silence = _SILENCED.pop()
+        handler.removeFilter(silence)
 
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
@@ -236,11 +245,12 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def signals_as_exceptions() -> Iterator[None]:
+def signals_as_exceptions(stay_quiet: bool = False) -> Iterator[None]:
     """Within the block, SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated`,
-    and either silences the console's log output (see :func:`_silence_console`). Prefect's
-    flow engine swaps in its own SIGTERM handler while a flow runs and calls this one after
-    recording the crash. Outside the main thread, nothing changes."""
+    and either silences the console's log output (see :func:`_silence_console`) until the
+    block ends, or for good with ``stay_quiet`` (the command line: the process is ending).
+    Prefect's flow engine swaps in its own SIGTERM handler while a flow runs and calls this one
+    after recording the crash. Outside the main thread, nothing changes."""
     try:
         before = {signal.SIGINT: signal.signal(signal.SIGINT, _on_sigint),
                   signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm)}
@@ -252,3 +262,5 @@ def signals_as_exceptions() -> Iterator[None]:
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+        if not stay_quiet:
+            _unsilence_console()
