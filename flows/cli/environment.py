@@ -68,7 +68,7 @@ def check_writable(path: str | Path, what: str) -> None:
     """
     target = Path(path).expanduser()
     probe = target.absolute()
-    while not probe.exists() and probe != probe.parent:
+    while not _exists(probe) and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():
         problem = ("is a file, not a folder" if probe == target.absolute()
@@ -82,6 +82,13 @@ def check_writable(path: str | Path, what: str) -> None:
         where = "" if probe == target.absolute() else f" (its parent {probe} is not writable)"
         raise NotWritableError(target, f"{what} is not writable{where}: "
                                f"{exc.strerror or exc}") from exc
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:             # e.g. a parent that may not be searched: look further up
+        return False
 
 
 def check_file_writable(path: str | Path, what: str) -> None:
