@@ -38,6 +38,7 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
             pmi_shape=np.asarray(pmi.shape),
             predicate_ids=_optional(features.predicate_ids),
             argument_positions=_optional(features.argument_positions),
+            chain_ids=_optional(features.chain_ids),
             vocab=np.asarray(json.dumps({
                 "heads": vocab.heads, "deps": vocab.deps, "types": vocab.types,
                 "documents": vocab.documents, "oov_rate": vocab.oov_rate,
@@ -69,6 +70,7 @@ def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
                                   shape=tuple(z["pmi_shape"])),
                 predicate_ids=_stored_optional(z, "predicate_ids"),
                 argument_positions=_stored_optional(z, "argument_positions"),
+                chain_ids=_stored_optional(z, "chain_ids"),
             )
             raw = json.loads(str(z["vocab"]))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:

@@ -57,6 +57,7 @@ class EntityFeatures:
     pmi: sp.csr_matrix
     predicate_ids: np.ndarray | None = None
     argument_positions: np.ndarray | None = None
+    chain_ids: np.ndarray | None = None
 
     @property
     def n_entities(self) -> int:
@@ -73,7 +74,7 @@ class EntityFeatures:
             "sentence_ids": self.sentence_ids.shape[0],
             "doc_ids": self.doc_ids.shape[0],
         }
-        for name in ("predicate_ids", "argument_positions"):
+        for name in ("predicate_ids", "argument_positions", "chain_ids"):
             value = getattr(self, name)
             if value is not None:
                 checks[name] = value.shape[0]
@@ -163,6 +164,8 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
     Parameters
     ----------
     entities : DataFrame with columns ``doc_id, sent_id, head_lemma, predicate, dep, ner``
+        and, when the store has coreference chains, ``chain`` (the chain id within the
+        document; missing or null: the mention is a chain of its own)
         (``Store.entity_table``), one row per mention, in the order the model will use.
     pmi_table : DataFrame ``word1, word2, pmi, npmi`` over head lemmas (``Store.head_pmi``).
     vectors : gensim KeyedVectors (``aesi_lib.lexicon.vectors.load_vectors``).
@@ -217,8 +220,21 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         pmi=pmi_matrix(pmi_table, vocabulary, options.pmi_variant),
         predicate_ids=pred_ids.astype(np.int64),
         argument_positions=argument_positions(dep_names)[dep_ids],
+        chain_ids=_chain_ids(entities),
     )
     features.validate()
     vocab = FeatureVocabulary(tuple(head_names), tuple(dep_names), type_names, tuple(doc_names),
                               oov_rate, tuple(pred_names))
     return features, vocab
+
+
+def _chain_ids(entities: pd.DataFrame) -> np.ndarray | None:
+    """Corpus-wide chain ids from the per-document ``chain`` column (None without one)."""
+    if "chain" not in entities.columns:
+        return None
+    chain = entities["chain"]
+    # A mention without a chain is a chain of its own: a unique negative key per row.
+    own = pd.Series(-np.arange(1, len(entities) + 1), index=entities.index)
+    local = chain.fillna(own).astype(np.int64).astype(str)
+    keys = entities["doc_id"].astype(str) + "\x1f" + local
+    return np.unique(keys.to_numpy(), return_inverse=True)[1].astype(np.int64)

@@ -67,6 +67,11 @@ class SimilarityOptions:
     cos_h_weight : float
         Weight of the head-vector cosine in W_H (:func:`head_class_similarity`, not in the
         paper); ``type_weight`` weighs its type term.
+    chain_weight, chain_h_weight : float
+        Weights of ``δ(chain_i = chain_j)``, the two mentions corefer
+        (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
+        leaves the term out. Tied by predicate (head word), the term links the predicates
+        (heads) whose arguments corefer. Needs ``EntityFeatures.chain_ids``.
     cosine : {"shift", "clip", "raw"}
         How cosines enter the graph; see the module docstring.
     diagonal : {"keep", "zero"}
@@ -85,6 +90,8 @@ class SimilarityOptions:
     dep_weight: float = 1.0
     type_weight: float = 1.0
     cos_h_weight: float = 1.0
+    chain_weight: float = 0.0
+    chain_h_weight: float = 0.0
     cosine: CosineMode = "shift"
     diagonal: DiagonalMode = "keep"
     term_normalization: TermNormalization = "none"
@@ -123,10 +130,23 @@ def _type_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupTe
     return GroupTerm("type", set_ids, S, S.shape[1], row_group_ids=row_ids)
 
 
+def _chain_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupTerm:
+    """δ(chain_i = chain_j): the two mentions are in one coreference chain. A chain belongs to
+    one document, so new mentions (``rows``) share none with the training mentions."""
+    if features.chain_ids is None:
+        raise ValueError("a chain term needs features.chain_ids (build the features from an "
+                         "entity table with chains)")
+    chains = np.asarray(features.chain_ids, dtype=np.int64)
+    n = int(chains.max()) + 1 if chains.size else 0
+    row_ids = None if rows is None else np.full(rows.n_entities, -1, dtype=np.int64)
+    return GroupTerm("chain", chains, None, n, row_group_ids=row_ids)
+
+
 def template_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
-    """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1).
+    """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
+    ``chain_weight · δ(chain_i = chain_j)`` when that weight is not 0 (not in the paper).
 
     ``vec_hp`` is the concatenation head vector ⊕ predicate vector; the cosine is taken on the
     concatenation. PMI is ``H P Hᵀ`` with H the |E|×|V| head indicator.
@@ -147,7 +167,7 @@ def template_terms(
     """
     row_heads = None if rows is None else rows.head_ids
     row_vectors = None if rows is None else [rows.head_vectors, rows.predicate_vectors]
-    return [
+    terms: WeightedTerms = [
         (options.pmi_weight,
          GroupTerm("pmi", features.head_ids, _positive_pmi(features.pmi, options.pmi),
                    features.pmi.shape[0], row_group_ids=row_heads)),
@@ -155,6 +175,9 @@ def template_terms(
          CosineTerm("cos_hp", [features.head_vectors, features.predicate_vectors],
                     options.cosine, options.clip_chunk, row_blocks=row_vectors)),
     ]
+    if options.chain_weight:
+        terms.append((options.chain_weight, _chain_term(features, rows)))
+    return terms
 
 
 def slot_terms(
@@ -182,7 +205,8 @@ def slot_terms(
 def head_class_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
-    """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j).
+    """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j), and
+    ``chain_h_weight · δ(chain_i = chain_j)`` when that weight is not 0.
 
     Not in the paper: the graph of the semantic classes of factored slots
     (``aesi_lib.model.factored_slots``). It keeps the type term of W_S (Eq. 2) and replaces the
@@ -192,12 +216,15 @@ def head_class_terms(
     :func:`template_terms`.
     """
     row_vectors = None if rows is None else [rows.head_vectors]
-    return [
+    terms: WeightedTerms = [
         (options.type_weight, _type_term(features, rows)),
         (options.cos_h_weight,
          CosineTerm("cos_h", [features.head_vectors], options.cosine, options.clip_chunk,
                     row_blocks=row_vectors)),
     ]
+    if options.chain_h_weight:
+        terms.append((options.chain_h_weight, _chain_term(features, rows)))
+    return terms
 
 
 TermsOf = Callable[[EntityFeatures, SimilarityOptions, "EntityFeatures | None"], WeightedTerms]
