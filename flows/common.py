@@ -20,7 +20,7 @@ from prefect.utilities.annotations import quote
 from aesi_lib.corpus.types import Document
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.run.config import RunConfig
-from tasks.features import entity_table_task, features_task, pmi_task
+from tasks.features import chain_table_task, entity_table_task, features_task, pmi_task
 from tasks.ingest import (
     corpus_fingerprint_task,
     parse_batch_task,
@@ -192,6 +192,9 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                            doc_ids)
     entities = steps.run(f"entity-table{tag}", entity_table_task, project.db, doc_ids,
                          corpus_key, project.work_dir)
+    if config.features.chains:
+        entities = steps.run(f"coreference{tag}", chain_table_task, entities, project.db,
+                             config, project.parse_cache, project.work_dir)
     pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids, corpus_key,
                     config.features.min_pair_docs, project.work_dir)
     features = steps.run(f"build-features{tag}", features_task, entities, pmi, config,

@@ -52,6 +52,54 @@ def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_di
     return str(path)
 
 
+def _chained_file(entities_path: str, config: RunConfig, work_dir: str) -> Path:
+    key = content_key("chained", source_hash(chain_table_task.fn), resolved(work_dir),
+                      file_sha256(entities_path), config.parser, config.features.pronouns)
+    return Path(work_dir) / "tables" / f"{key}.parquet"
+
+
+def _chained_cache_key(context: Any, p: dict[str, Any]) -> str:
+    path = _chained_file(p["entities_path"], p["config"], p["work_dir"])
+    return file_backed_key(context, path.stem, [path])
+
+
+@task(name="coreference", persist_result=True, cache_key_fn=_chained_cache_key)
+def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_cache: str,
+                     work_dir: str) -> str:
+    """Coreference chains of the entity table's documents (``aesi_lib.entities.chain_tables``):
+    the table with each mention's ``chain``, and the resolved pronouns' rows with
+    ``features.pronouns``, as Parquet; the chain rows also go to the store's ``chains`` table.
+
+    The parses come from the per-document parse cache (a document whose parse is missing
+    there is parsed again)."""
+    from aesi_lib.entities.chain_tables import chain_frames, with_chains
+    from aesi_lib.parse.cache import parse_with_cache
+    from tasks.parsers import PARSERS
+
+    log = get_run_logger()
+    table = pd.read_parquet(entities_path)
+    doc_ids = sorted(table["doc_id"].unique())
+    with Store(db_path, read_only=True) as store:
+        wanted = set(doc_ids)
+        documents = [d for d in store.documents() if d.doc_id in wanted]
+    with PARSERS.checkout(config.parser) as parser:
+        parses, stats = parse_with_cache(parser, documents, parse_cache)
+    chains, pronouns = chain_frames(parses)
+    with Store(db_path) as store:
+        store.replace_chains(doc_ids, chains)
+    chained = with_chains(table, chains, pronouns if config.features.pronouns else None)
+    chained["entity_id"] = np.arange(len(chained), dtype=np.int64)
+    path = _chained_file(entities_path, config, work_dir)
+    write_parquet(chained, path)
+    linked = int(chained["chain"].notna().sum())
+    log.info("coreference: %d chains over %d mentions in %d documents (%d parses from the "
+             "cache); %d entity mentions in chains, %d resolved pronoun mentions%s",
+             chains.groupby(["doc_id", "chain"]).ngroups, len(chains), len(doc_ids),
+             stats.reused, linked, len(pronouns),
+             " added" if config.features.pronouns else " (not added)")
+    return str(path)
+
+
 def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> Path:
     key = content_key("pmi", source_hash(pmi_task.fn), resolved(work_dir), corpus_key,
                       sorted(doc_ids), min_pair_docs)

@@ -188,8 +188,8 @@ def test_a_healthy_store_reads_to_the_last_row(tmp_path):
     _big_store(path, n_docs=3, words=5)
     with Store(path, read_only=True) as store:
         counts = store.check_readable()
-    assert counts == {"documents": 3, "sentences": 3, "tokens": 15, "entities": 15, "runs": 0,
-                      "assignments": 0}
+    assert counts == {"documents": 3, "sentences": 3, "tokens": 15, "entities": 15,
+                      "chains": 0, "runs": 0, "assignments": 0}
 
 
 def test_the_journal_follows_puts_and_deletes(tmp_path):
@@ -278,3 +278,19 @@ def test_keep_runs_setting_reads_the_environment(monkeypatch):
     monkeypatch.setenv("AESI_KEEP_RUNS", "many")
     with pytest.raises(AesiError, match="AESI_KEEP_RUNS must be a whole number >= 0, not 'many'"):
         keep_runs_setting()
+
+
+def test_chains_are_replaced_per_document_and_deleted_with_it(tmp_path):
+    path = tmp_path / "aesi.duckdb"
+    _big_store(path, n_docs=3, words=5)
+    with Store(path) as store:
+        ids = store.document_ids()
+        rows = pd.DataFrame([(d, 0, i, i % 2, "nominal", "h", "h", "the h")
+                             for d in ids for i in range(4)],
+                            columns=["doc_id", "sent_id", "head_index", "chain", "kind", "head",
+                                     "head_lemma", "mention"])
+        store.replace_chains(ids, rows)
+        store.replace_chains(ids[:1], rows[rows["doc_id"] == ids[0]].head(2))
+        assert len(store.chain_table(ids)) == 2 + 4 * 2
+        store.delete_documents([ids[1]])
+        assert set(store.chain_table(ids)["doc_id"]) == {ids[0], ids[2]}

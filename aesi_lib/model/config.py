@@ -51,10 +51,12 @@ class ModelConfig:
     n_init : int
         Yu-Shi discretisations per cut (seeds ``seed..seed+n_init-1``); the best normalized
         association wins.
-    template_unit : {"mention", "predicate"}
-        What a template label is given to: each entity mention (the paper), or each predicate
+    template_unit : {"mention", "predicate", "chain"}
+        What a template label is given to: each entity mention (the paper), each predicate
         lemma, all of whose mentions then share a template (the cut of ``Gᵀ W_T G``; see
-        ``aesi_lib.model.tying.unit_indicator``). Not in the paper: an option of the quality track.
+        ``aesi_lib.model.tying.unit_indicator``), or each coreference chain (all mentions of
+        one entity share a template; needs ``features.chains``). Not in the paper: options of
+        the quality track.
     slot_unit : {"mention", "pattern"}
         What a slot label is given to: each entity mention (the paper), or each pattern
         (dependency label, set of semantic types) shared by several mentions.
@@ -78,7 +80,7 @@ class ModelConfig:
     eig_tol: float = 1e-8
     deflate: bool = False
     n_init: int = 1
-    template_unit: Literal["mention", "predicate"] = "mention"
+    template_unit: Literal["mention", "predicate", "chain"] = "mention"
     slot_unit: Literal["mention", "pattern"] = "mention"
     slot_model: Literal["cut", "factored"] = "cut"
 

@@ -100,11 +100,23 @@ class FeatureOptions:
     pmi_variant : ``"pmi"`` (PMI; W_T keeps its positive part by default), ``"npmi"``
         (normalised PMI, in [-1, 1]) or ``"none"`` (no PMI term).
     min_pair_docs : pairs of heads seen together in fewer documents get PMI 0.
+    chains : compute coreference chains (``aesi_lib.entities.chains``, a deterministic sieve)
+        and give every mention its chain (``EntityFeatures.chain_ids``); not in the paper. The
+        chain terms and units of the model need them.
+    pronouns : add the pronouns the chains resolve as entity mentions of their own, headed by
+        their chain's representative (``aesi_lib.entities.chain_tables``); needs ``chains``.
     """
 
     type_scheme: str = "hypernyms"
     pmi_variant: str = "pmi"
     min_pair_docs: int = 1
+    chains: bool = False
+    pronouns: bool = False
+
+    def __post_init__(self) -> None:
+        if self.pronouns and not self.chains:
+            raise ValueError("features.pronouns needs features.chains (the chains resolve the "
+                             "pronouns)")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import duckdb
 import pandas as pd
 
 from aesi_lib.corpus.types import Document
+from aesi_lib.entities.chain_tables import CHAIN_COLUMNS
 from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument
 
@@ -329,6 +330,31 @@ class Store:
             self.con.rollback()
             raise
         return {name: int(counts[name]) for name in counts.index}
+
+    def replace_chains(self, doc_ids: Iterable[str], chains: pd.DataFrame) -> None:
+        """Replace the coreference chain rows of ``doc_ids`` (``chains``: the columns of
+        ``aesi_lib.entities.chain_tables.CHAIN_COLUMNS``) in one transaction."""
+        doomed = pd.DataFrame({"doc_id": sorted(set(doc_ids))})
+        self.con.begin()
+        try:
+            self.con.register("doomed", doomed)
+            self.con.execute(load_sql("delete_chain_rows"))
+            self.con.unregister("doomed")
+            if len(chains):
+                self.con.from_df(chains.reindex(columns=list(CHAIN_COLUMNS))).insert_into(
+                    "chains")
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+
+    def chain_table(self, doc_ids: Iterable[str]) -> pd.DataFrame:
+        """The chain rows of ``doc_ids``, in document order."""
+        self.con.register("wanted_docs", pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
+        try:
+            return self.con.execute(load_sql("chain_table")).df()
+        finally:
+            self.con.unregister("wanted_docs")
 
     def document_ids(self, splits: Iterable[str] | None = None) -> list[str]:
         """Stored doc ids (optionally of some splits), sorted."""

@@ -38,6 +38,17 @@ CREATE TABLE IF NOT EXISTS entities (
     dep        VARCHAR NOT NULL,
     ner        VARCHAR NOT NULL
 );
+-- Coreference chains (aesi_lib.entities.chain_tables): one row per mention of a document.
+CREATE TABLE IF NOT EXISTS chains (
+    doc_id     VARCHAR NOT NULL,
+    sent_id    INTEGER NOT NULL,
+    head_index INTEGER NOT NULL,
+    chain      INTEGER NOT NULL,
+    kind       VARCHAR NOT NULL,
+    head       VARCHAR NOT NULL,
+    head_lemma VARCHAR NOT NULL,
+    mention    VARCHAR NOT NULL
+);
 CREATE TABLE IF NOT EXISTS runs (
     run_id      VARCHAR PRIMARY KEY,
     started_at  TIMESTAMP NOT NULL,

@@ -9,6 +9,8 @@ SELECT 'tokens', count(*), sum(hash(t)) FROM tokens t
 UNION ALL
 SELECT 'entities', count(*), sum(hash(t)) FROM entities t
 UNION ALL
+SELECT 'chains', count(*), sum(hash(t)) FROM chains t
+UNION ALL
 SELECT 'runs', count(*), sum(hash(t)) FROM runs t
 UNION ALL
 SELECT 'assignments', count(*), sum(hash(t)) FROM assignments t;

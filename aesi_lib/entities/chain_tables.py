@@ -1,0 +1,96 @@
+"""Coreference chains as tables: one row per mention with its chain, and the entity rows of the
+pronouns the chains resolve.
+
+These are what the store keeps (``chains``) and what the model reads: the ``chain`` column of
+the entity table (``aesi_lib.model.features``) and, as an option, the resolved pronouns as
+entity mentions of their own. A resolved pronoun's head is the head of its chain's
+representative (``they`` in "they kidnapped the mayor" becomes a subject of *kidnap* headed
+by *guerrillas*), so that its role counts for the entity it refers to; its mention text stays
+the pronoun's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import astuple
+
+import pandas as pd
+
+from aesi_lib.entities.chains import ChainOptions, CoreferenceResult, resolve_coreference
+from aesi_lib.entities.rules import ENTITY_COLUMNS, EntityRecord, extract_entities
+from aesi_lib.parse.types import ParsedDocument
+
+#: Columns of the chain table: one row per mention of a document.
+CHAIN_COLUMNS: tuple[str, ...] = ("doc_id", "sent_id", "head_index", "chain", "kind", "head",
+                                  "head_lemma", "mention")
+
+
+def chain_rows(result: CoreferenceResult) -> list[tuple]:
+    """One row (:data:`CHAIN_COLUMNS`) per mention of one document's coreference result."""
+    return [(result.doc_id, m.sent_id, m.head_index, result.chains[m.key], m.kind, m.head,
+             m.head_lemma, m.text) for m in result.mentions]
+
+
+def pronoun_records(result: CoreferenceResult) -> list[tuple[EntityRecord, int]]:
+    """The entity records of the resolved pronouns, headed by their chain's representative,
+    each with its chain id."""
+    out: list[tuple[EntityRecord, int]] = []
+    for m in result.linked_pronouns():
+        chain = result.chains[m.key]
+        rep = result.representative(chain)
+        for predicate, dep in m.arguments:
+            out.append((EntityRecord(doc_id=result.doc_id, sent_id=m.sent_id,
+                                     head_index=m.head_index, head=rep.head,
+                                     head_lemma=rep.head_lemma, mention=m.text,
+                                     predicate=predicate, dep=dep, ner=""), chain))
+    return out
+
+
+def chain_frames(parses: Iterable[ParsedDocument], options: ChainOptions | None = None
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Chains and resolved pronouns of several documents.
+
+    Parameters
+    ----------
+    parses : iterable of ParsedDocument
+    options : ChainOptions, optional
+        Which sieves run (all by default).
+
+    Returns
+    -------
+    chains : DataFrame with :data:`CHAIN_COLUMNS`
+        One row per mention (``chain`` is the chain id within its document).
+    pronouns : DataFrame with the entity columns and ``chain``
+        One row per (resolved pronoun, predicate it is an argument of).
+    """
+    chains: list[tuple] = []
+    pronouns: list[tuple] = []
+    for parsed in parses:
+        result = resolve_coreference(parsed, options, extract_entities(parsed))
+        chains += chain_rows(result)
+        pronouns += [(*astuple(record), chain) for record, chain in pronoun_records(result)]
+    chain_frame = pd.DataFrame(chains, columns=list(CHAIN_COLUMNS))
+    pronoun_frame = pd.DataFrame(pronouns, columns=[*ENTITY_COLUMNS, "chain"])
+    types = {"sent_id": "int64", "head_index": "int64", "chain": "int64"}
+    return chain_frame.astype(types), pronoun_frame.astype(types)
+
+
+def with_chains(table: pd.DataFrame, chains: pd.DataFrame, pronouns: pd.DataFrame | None = None
+                ) -> pd.DataFrame:
+    """The entity table with each mention's ``chain`` (null where the sieve saw no mention),
+    and the resolved pronouns' rows added when ``pronouns`` is given, in the entity table's
+    order (document, sentence, head position, predicate, dependency)."""
+    key = ["doc_id", "sent_id", "head_index"]
+    out = table.drop(columns=["chain"], errors="ignore").merge(
+        chains[[*key, "chain"]].drop_duplicates(key), on=key, how="left")
+    if pronouns is not None and len(pronouns):
+        extra = pronouns[pronouns["doc_id"].isin(set(table["doc_id"]))]
+        if "split" in out.columns:
+            splits = table.drop_duplicates("doc_id").set_index("doc_id")["split"]
+            extra = extra.assign(split=extra["doc_id"].map(splits))
+        out = pd.concat([out, extra[[c for c in out.columns if c in extra.columns]]],
+                        ignore_index=True)
+        out = out.sort_values(["doc_id", "sent_id", "head_index", "predicate", "dep"],
+                              kind="stable").reset_index(drop=True)
+    out["chain"] = out["chain"].astype("Int64")
+    return out
