@@ -228,14 +228,19 @@ def _value_at(config: RunConfig, key: str) -> Any:
     return value
 
 
+# Keys whose new value needs another key set too (the configuration's own combination checks).
+COMPANIONS = {"features.pronouns": ["features.chains=true"]}
+
+
 def test_every_configuration_key_can_be_set_from_the_command_line(tmp_path):
     base = RunConfig.from_dict(preset("reproduction-sc"))
     keys = config_keys()
     assert len(keys) >= 35
     for key, info in keys.items():
         text, expected = _example_value(key, info, _value_at(base, key), tmp_path)
+        companions = [a for item in COMPANIONS.get(key, []) for a in ("--set", item)]
         args = cli.build_parser().parse_args(
-            ["run", "--preset", "reproduction-sc", "--set", f"{key}={text}"])
+            ["run", "--preset", "reproduction-sc", *companions, "--set", f"{key}={text}"])
         config = RunConfig.from_dict(run_config(args))
         assert _value_at(config, key) == expected, key
         assert _value_at(config, key) != _value_at(base, key), key

@@ -259,7 +259,13 @@ def test_sizes_the_corpus_cannot_hold_fail_with_the_key_and_the_bound():
          f"cut: use at most {n}")]
     units = np.arange(n) % 5
     with pytest.raises(ConfigError, match="only 5 predicate lemmas to cut: use at most 5"):
-        check_unit_counts(ModelConfig(n_templates=6), features, units_t=units)
+        check_unit_counts(ModelConfig(n_templates=6, template_unit="predicate"), features,
+                          units_t=units)
+    with pytest.raises(ConfigError, match="only 5 coreference chains to cut: use at most 5"):
+        check_unit_counts(ModelConfig(n_templates=6, template_unit="chain"), features,
+                          units_t=units)
+    check_unit_counts(ModelConfig(n_templates=5, template_unit="chain"), features,
+                      units_t=units)
     heads = len(np.unique(features.head_ids))
     factored = ModelConfig(mode="sc", slot_model="factored", n_slots=4 * (heads + 1))
     with pytest.raises(ConfigError, match=f"only {heads} head words: use at most {4 * heads}"):

@@ -154,7 +154,9 @@ def check_unit_counts(config: ModelConfig, features: EntityFeatures,
 
     problems = []
     template_units = count(units_t)
-    what_t = "predicate lemmas" if units_t is not None else "entity mentions"
+    what_t = ({"predicate": "predicate lemmas", "chain": "coreference chains"}
+              .get(config.template_unit, f"{config.template_unit} units")
+              if units_t is not None else "entity mentions")
     if config.n_templates > template_units:
         problems.append(("model.n_templates", f"{config.n_templates} templates, but the corpus has "
                          f"only {template_units} {what_t} to cut: use at most {template_units}"))

@@ -354,7 +354,8 @@ def _build(cls: type, values: Any, prefix: str) -> Any:
     except (TypeError, ValueError) as exc:
         # A dataclass's own check names its field first ("n_process must be ..."): key it so.
         words = str(exc).split()
-        named = words[0] if words and words[0] in kwargs else ""
+        first = words[0].removeprefix(prefix) if words else ""
+        named = first if first in kwargs else ""
         raise ConfigError([(f"{prefix}{named}".rstrip("."), str(exc))]) from None
 
 
