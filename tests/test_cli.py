@@ -121,11 +121,12 @@ def test_dask_options_choose_the_dask_runner():
     runner = with_runner(induce_flow, args).task_runner
     assert isinstance(runner, DaskTaskRunner)
     assert runner.cluster_kwargs["n_workers"] == 3
-    # The default: one worker thread, so parse batches do not each load a model in parallel.
+    # The default: two worker threads, two parse batches in flight for the parse processes
+    # (flows.common.default_task_runner); the threads do not load models themselves.
     args = cli.build_parser().parse_args(["run"])
     default = with_runner(induce_flow, args).task_runner
     assert type(default).__name__ == "ThreadPoolTaskRunner"
-    assert default._max_workers == 1
+    assert default._max_workers == 2
 
 
 def test_scores_print_the_bounds_beside_the_scores(capsys):
