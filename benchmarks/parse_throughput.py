@@ -1,22 +1,29 @@
 """Parse throughput on the MUC-4 texts: bare spaCy vs. aesi's parse + casing + entities.
 
 Both sides use the same model with the same components; the bare side only runs
-``nlp.pipe`` on the raw texts, aesi's side runs :class:`SpacyParser` (casing, paragraph breaks,
-conversion to the neutral format) through the parse cache (cold: every document is parsed and
-stored) and extracts the entities. The corpus is processed in alternating chunks (bare chunk,
-aesi chunk, ...) so that load from other processes on the machine hits both sides alike.
-A second pass through the (now warm) cache shows what an unchanged re-run costs.
+``nlp.pipe`` on the raw texts in this one process, aesi's side runs the parser
+:func:`~aesi_lib.parse.backends.make_parser` builds (casing, paragraph breaks, conversion to
+the neutral format), by default in one worker process per usable core
+(:mod:`aesi_lib.parse.parallel`; ``--processes 1``: in this process), through the parse cache
+(cold: every document is parsed and stored) and extracts the entities. The corpus is processed
+in alternating chunks (bare chunk, aesi chunk, ...) so that load from other processes on the
+machine hits both sides alike. A second pass through the (now warm) cache shows what an
+unchanged re-run costs. ``--check`` also parses every message in this process, untimed, and
+compares the parses (and their cache bytes) with the cold run's.
 
 Usage::
 
     .venv/bin/python benchmarks/parse_throughput.py [--limit N] [--ner] [--muc4-dir DIR]
+        [--processes N] [--check]
 
-Prints a Markdown table.
+Prints a Markdown table, the ratio of aesi's throughput to bare single-process ``nlp.pipe``,
+and the peak memory of this process and of each parse worker process.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -26,9 +33,10 @@ from pathlib import Path
 from aesi_lib.corpus.muc4 import read_muc4_messages
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities import extract_entities
-from aesi_lib.parse.cache import parse_with_cache
+from aesi_lib.parse.backends import ParserConfig, make_parser, usable_cores
+from aesi_lib.parse.cache import encode_parse, parse_with_cache
 from aesi_lib.parse.casing import DEFAULT_CASING
-from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL, SpacyParser, load_spacy_pipeline
+from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL, load_spacy_pipeline
 
 DEFAULT_MUC4 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "muc4"
 TEXT_FILES = {
@@ -65,9 +73,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chunk", type=int, default=100, help="messages per alternating chunk")
     ap.add_argument("--ner-cost", action="store_true",
                     help="also time bare nlp.pipe with the NER component (when --ner is off)")
+    ap.add_argument("--processes", type=int, default=usable_cores(),
+                    help="aesi's parse processes (default: the usable cores, "
+                    f"{usable_cores()} here; 1: in this process)")
+    ap.add_argument("--check", action="store_true",
+                    help="compare the parses with those of one in-process parser (untimed)")
     args = ap.parse_args(argv)
 
     t_start = time.perf_counter()
+    load_start = os.getloadavg()[0]
     docs = load_messages(args.muc4_dir)[: args.limit]
     words = sum(len(d.text.split()) for d in docs)
 
@@ -75,9 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     ner_nlp = None
     if args.ner_cost and not args.ner:
         ner_nlp = load_spacy_pipeline(args.model, ner=True, paragraph_breaks=False)
-    # Loaded outside the timed region, like bare_nlp.
-    parser = SpacyParser(model=args.model, casing=args.casing, ner=args.ner,
-                         batch_size=args.batch_size).load()
+    # Loaded outside the timed region, like bare_nlp (with several processes: the workers
+    # started and their models loaded).
+    config = ParserConfig(model=args.model, casing=args.casing, ner=args.ner,
+                          batch_size=args.batch_size, n_process=args.processes)
+    parser = make_parser(config)
+    parser.load()
     # Warm-up of both pipelines (first-call allocations, truecaser lexicon).
     for nlp in (bare_nlp, ner_nlp):
         for _ in nlp.pipe([d.text for d in docs[:2]]) if nlp is not None else ():
@@ -85,18 +102,27 @@ def main(argv: list[str] | None = None) -> int:
     list(parser.parse(docs[:2]))
 
     bare_s = aesi_s = ner_s = 0.0
+    # CPU seconds: of this process while each side runs, and of the parse workers (as of
+    # their last reply, which follows their last piece).
+    bare_cpu = aesi_cpu = 0.0
+    workers_cpu_before = sum(getattr(parser, "worker_cpu_s", {}).values())
     n_entities = n_parsed = 0
+    cold_parses = []
     with tempfile.TemporaryDirectory(prefix="aesi-parse-cache-") as cache_dir:
         for lo in range(0, len(docs), args.chunk):
             chunk = docs[lo:lo + args.chunk]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for _ in bare_nlp.pipe((d.text for d in chunk), batch_size=args.batch_size):
                 pass
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             parsed, cold = parse_with_cache(parser, chunk, cache_dir)
             n_parsed += cold.parsed
             n_entities += sum(len(extract_entities(p)) for p in parsed)
             t2 = time.perf_counter()
+            bare_cpu += c1 - c0
+            aesi_cpu += time.process_time() - c1
+            if args.check:
+                cold_parses += parsed
             bare_s += t1 - t0
             aesi_s += t2 - t1
             if ner_nlp is not None:
@@ -111,10 +137,23 @@ def main(argv: list[str] | None = None) -> int:
         warm_s = time.perf_counter() - t0
         cache_mib = sum(f.stat().st_size for f in Path(cache_dir).rglob("*") if f.is_file())
         cache_mib /= 2**20
+    workers = getattr(parser, "worker_peak_rss_mib", {})
+    workers_cpu = sum(getattr(parser, "worker_cpu_s", {}).values()) - workers_cpu_before
     total_s = time.perf_counter() - t_start
+    load_end = os.getloadavg()[0]
+    same = None
+    if args.check:
+        single = make_parser(ParserConfig(model=args.model, casing=args.casing, ner=args.ner,
+                                          batch_size=args.batch_size, n_process=1))
+        reference = list(single.parse(docs))
+        same = (reference == cold_parses and [encode_parse(p) for p in reference]
+                == [encode_parse(p) for p in cold_parses])
 
+    processes = len(workers) or 1
+    where = (f"{processes} worker processes" if workers else "this process")
     print(f"{len(docs)} MUC-4 messages, {words} words (whitespace-separated), model "
-          f"{args.model}, casing={args.casing}, ner={args.ner}, batch_size={args.batch_size}\n")
+          f"{args.model}, casing={args.casing}, ner={args.ner}, batch_size={args.batch_size}; "
+          f"bare `nlp.pipe` in this process, aesi in {where}; {usable_cores()} usable cores\n")
     print("| run | seconds | words/s | documents parsed | |E| |")
     print("|---|---|---|---|---|")
     print(f"| bare `nlp.pipe` | {bare_s:.1f} | {words / bare_s:,.0f} | {len(docs)} | - |")
@@ -126,9 +165,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| aesi, second run (warm cache) | {warm_s:.1f} | {words / warm_s:,.0f} | "
           f"{stats.parsed} (reused {stats.reused}) | {n_entities_2} |")
     print()
-    print(f"- throughput ratio aesi / bare: {bare_s / aesi_s:.2f}")
-    print(f"- peak RSS after the cold run: {rss_first:.0f} MiB; at the end: "
+    print(f"- throughput ratio aesi ({processes} process{'es' if processes > 1 else ''}) / "
+          f"bare single-process `nlp.pipe`: {bare_s / aesi_s:.2f}")
+    print(f"- peak RSS of this process after the cold run: {rss_first:.0f} MiB; at the end: "
           f"{peak_rss_mib():.0f} MiB")
+    print(f"- CPU seconds, cold run: bare {bare_cpu:.1f}; aesi {aesi_cpu + workers_cpu:.1f} "
+          f"(this process {aesi_cpu:.1f}, parse workers {workers_cpu:.1f}): aesi uses "
+          f"{(aesi_cpu + workers_cpu) / bare_cpu:.2f}x the CPU of bare `nlp.pipe`")
+    print(f"- load average (1 min) at the start / end: {load_start:.1f} / {load_end:.1f} on "
+          f"{os.cpu_count()} cores (other processes share them)")
+    if workers:
+        print("- peak RSS of each parse worker process: "
+              + ", ".join(f"{mib:.0f} MiB" for mib in sorted(workers.values())))
+    if same is not None:
+        print(f"- parses identical to one in-process parser's (and their cache bytes): {same}")
     print(f"- cache size: {cache_mib:.1f} MiB for {len(docs)} documents")
     print(f"- total wall time of the benchmark: {total_s:.1f} s")
     return 0

@@ -14,6 +14,9 @@ Usage::
 
     .venv/bin/python benchmarks/pipeline_timing.py [--muc4-dir DIR] [--work DIR] [--keep]
 
+"peak memory" is the ``aesi`` process's own; the parse worker processes it starts (one per
+usable core for a large ingest, none for a few documents) have their own column.
+
 Prints the stage table and the per-step table of every stage (Markdown) and writes them, with
 the raw results, to ``<work>/pipeline_timing.json``. ``--work`` defaults to a new temporary
 folder (removed afterwards unless ``--keep``); PREFECT_HOME is a fresh folder inside it, so
@@ -149,14 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     r = stages["cold"]["results"]
     summary = [
         "| stage | end to end (s) | share of cold | documents parsed | entity mentions | "
-        "peak memory (GB) |",
-        "|---|---|---|---|---|---|",
+        "peak memory (GB) | parse processes (peak GB each) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, stage in stages.items():
         res = stage["results"]
         summary.append(f"| {name} | {stage['wall_s']:.1f} | {stage['wall_s'] / cold:.0%} | "
                        f"{res['documents_parsed']} | {_mentions(res)} | "
-                       f"{stage['peak_rss_gb']:.1f} |")
+                       f"{stage['peak_rss_gb']:.1f} | {_parse_processes(res)} |")
     text = "\n".join([
         f"MUC-4: {r['documents']} documents; machine: {os.cpu_count()} cores; "
         f"{time.strftime('%Y-%m-%d %H:%M')}",
@@ -172,6 +175,17 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(path, ignore_errors=True)
     print(f"\ntables, raw results and logs in {work}")
     return 0 if all(checks.values()) else 1
+
+
+def _parse_processes(results: dict[str, Any]) -> str:
+    """``"2 (0.42, 0.42)"``: the parse worker processes and their peak memory; ``"in-process"``
+    when the command parsed in its own process, ``"–"`` when it parsed nothing."""
+    ingest = results.get("ingest", {})
+    workers = ingest.get("parse_process_peak_mib") or {}
+    if workers:
+        return f"{len(workers)} (" + ", ".join(
+            f"{mib / 1024:.2f}" for mib in sorted(workers.values())) + ")"
+    return "in-process" if ingest.get("parse_processes") == 1 else "–"
 
 
 def _mentions(results: dict[str, Any]) -> str:

@@ -150,14 +150,15 @@ def test_pieces_cover_the_documents_in_order_and_shrink():
     for n_docs in (1, 2, 7, 50, 400):
         sizes = [rng.randint(1, 5000) for _ in range(n_docs)]
         for n_process in (2, 3, 8):
-            pieces = plan_pieces(sizes, n_process, max_docs=32)
+            pieces = plan_pieces(sizes, n_process, max_docs=32, min_docs=4)
             assert pieces[0][0] == 0 and pieces[-1][1] == n_docs
-            assert all(a < b and b - a <= 32 for a, b in pieces)
             assert all(p[1] == q[0] for p, q in zip(pieces, pieces[1:], strict=False))
+            assert all(4 <= b - a <= 32 for a, b in pieces[:-1])
+            assert 1 <= pieces[-1][1] - pieces[-1][0] <= 32
             if n_docs == 400:
-                # Large pieces first, single documents at the end.
+                # Large pieces first, the fewest documents at the end.
                 text = [sum(sizes[a:b]) for a, b in pieces]
-                assert text[0] > 4 * text[-1] and pieces[-1][1] - pieces[-1][0] == 1
+                assert text[0] > 3 * text[-1] and pieces[-2][1] - pieces[-2][0] == 4
 
 
 def test_process_count():
