@@ -469,6 +469,6 @@ def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
         pull = d.pull_steps[0]["prefect.deployments.steps.set_working_directory"]
         assert Path(pull["directory"]) == REPO
     assert full.schedules[0].schedule.cron == "0 2 * * *"
-    assert incremental.schedules[0].schedule.cron == "0 * * * *"
+    assert incremental.schedules[0].schedule.cron == "30 * * * *"
     assert incremental.parameters["allow_empty"] is True
     assert incremental.parameters["docs_path"] == "inbox"

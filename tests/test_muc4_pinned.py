@@ -1,0 +1,118 @@
+"""Pinned MUC-4 results: the figures the README reports, and what a user of the tool relies on.
+
+Runs only where the corpus is (``../shared/data/muc4`` or ``$AESI_MUC4_DIR``); CI runs it
+there. One cold ``aesi run`` of the default configuration (seed 0) in a temporary project, then
+on the same project: slot filling of TST1+TST2 with the run's own schema, an update with 10
+new documents (which carries on from the default run), then the reproduction preset (seed 0).
+A change that moves a pinned score fails here until the README moves with it (README,
+"Results on MUC-4": the seed-0 figures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: Seed-0 scores on TST1+TST2 (the selection split) as the README reports them, 3 decimals.
+DEFAULT_SEED0 = {"test-mapped/lenient": 0.368, "dev-mapped/lenient": 0.356,
+                 "test-mapped/strict": 0.354, "dev-mapped/strict": 0.342}
+REPRODUCTION_SEED0 = {"test-mapped/lenient": 0.146, "dev-mapped/lenient": 0.127}
+
+pytestmark = [pytest.mark.muc4, pytest.mark.slow]
+
+
+def _aesi(args: list[str], cwd: Path, log: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update({"PYTHONPATH": str(REPO), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+                "DO_NOT_TRACK": "1", "PREFECT_HOME": str(cwd / "prefect-home")})
+    with open(log, "w") as fh:
+        proc = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=cwd, env=env,
+                              stdout=fh, stderr=subprocess.STDOUT, timeout=1200)
+    assert proc.returncode == 0, log.read_text()[-4000:]
+
+
+def _results(out: Path) -> dict[str, Any]:
+    return json.loads((out / "results.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def default_run(muc4_dir: Path, tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("muc4-pinned")
+    project, out = root / "project", root / "out"
+    _aesi(["run", "--muc4-dir", str(muc4_dir), "--project-dir", str(project), "--out",
+           str(out), "--seed", "0"], root, root / "run.log")
+    return {"root": root, "project": project, "out": out, "muc4": muc4_dir}
+
+
+def _f1s(results: dict[str, Any], names) -> dict[str, float]:
+    return {name: round(results["scores"][name]["f1"], 3) for name in names}
+
+
+def test_default_seed0_scores_are_the_readmes(default_run):
+    results = _results(default_run["out"])
+    assert results["corpus"] == "muc4" and results["evaluated_on"] == "TST1+TST2"
+    assert _f1s(results, DEFAULT_SEED0) == DEFAULT_SEED0
+
+
+def test_extract_gives_the_training_mentions_their_induced_labels(default_run):
+    """``aesi extract`` applies the run's own rule: re-extracting TST1+TST2 with the run's
+    schema gives back (at least 99 % of) the induced labels and the same F1."""
+    from aesi_lib.corpus.sources import load_corpus
+    from aesi_lib.evaluate import score_grid
+
+    corpus = load_corpus(str(default_run["muc4"]), None)
+    tst = [d for d in corpus.documents if d.split in ("tst1", "tst2")]
+    docs = default_run["root"] / "tst.jsonl"
+    docs.write_text("".join(json.dumps({"id": d.doc_id, "text": d.text}) + "\n" for d in tst))
+    out = default_run["root"] / "extracted"
+    _aesi(["extract", "--docs", str(docs), "--run", str(default_run["out"]), "--out", str(out)],
+          default_run["root"], default_run["root"] / "extract.log")
+    extracted = pd.read_parquet(out / "assignments.parquet")
+    run = pd.read_parquet(default_run["out"] / "assignments.parquet")
+    run = run[run["doc_id"].isin({d.doc_id for d in tst})]
+    key = ["doc_id", "sent_id", "head", "predicate", "dep", "mention"]
+    both = extracted.drop_duplicates(key).merge(run.drop_duplicates(key), on=key,
+                                                suffixes=("", "_run"))
+    assert len(both) >= 0.99 * len(run)
+    assert (both["template"] == both["template_run"]).mean() >= 0.99
+    assert (both["slot"] == both["slot_run"]).mean() >= 0.99
+    f1 = score_grid(extracted, corpus.eval_keys, bounds=False).cell("test-mapped").result.f1
+    assert round(f1, 3) == DEFAULT_SEED0["test-mapped/lenient"]
+
+
+def test_update_with_ten_documents_keeps_the_ids(default_run):
+    from aesi_lib.corpus.muc4 import read_muc4_messages
+
+    mixed = default_run["muc4"] / "tst4" / "tst4-muc4.mixed-case"
+    new = read_muc4_messages(mixed, "new")[:10]
+    inbox = default_run["root"] / "new.jsonl"
+    inbox.write_text("".join(json.dumps({"id": f"NEW-{d.doc_id}", "text": d.text}) + "\n"
+                             for d in new))
+    out = default_run["root"] / "update"
+    _aesi(["update", "--docs", str(inbox), "--project-dir", str(default_run["project"]),
+           "--out", str(out)], default_run["root"], default_run["root"] / "update.log")
+    results = _results(out)
+    assert results["documents_parsed"] == 10
+    carried = results["solve"]["carried"]
+    assert carried["previous_mentions"] > 80_000 and carried["new_mentions"] > 0
+    assert carried["template_kept_share"] >= 0.95
+    assert carried["slot_kept_share"] >= 0.95
+
+
+def test_reproduction_seed0_scores_are_the_readmes(default_run):
+    out = default_run["root"] / "reproduction"
+    _aesi(["run", "--muc4-dir", str(default_run["muc4"]), "--project-dir",
+           str(default_run["project"]), "--out", str(out), "--preset", "reproduction",
+           "--seed", "0"], default_run["root"], default_run["root"] / "reproduction.log")
+    results = _results(out)
+    assert results["documents_parsed"] == 0          # the default run's parses are reused
+    assert _f1s(results, REPRODUCTION_SEED0) == REPRODUCTION_SEED0
