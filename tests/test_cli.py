@@ -36,10 +36,22 @@ SUBCOMMANDS = {
 
 @pytest.mark.parametrize("command", sorted(SUBCOMMANDS))
 def test_every_subcommand_has_help(command, capsys):
+    """Every option of every subcommand says what it does (an option without help, as
+    ``evaluate --matcher`` once was, fails), and --help prints them all."""
+    import argparse
+
+    sub = next(a for a in cli.build_parser()._actions
+               if isinstance(a, argparse._SubParsersAction)).choices[command]
+    options = [a for a in sub._actions if a.option_strings and a.dest != "help"]
+    undocumented = [a.option_strings[0] for a in options
+                    if not a.help or a.help == argparse.SUPPRESS]
+    assert undocumented == []
     with pytest.raises(SystemExit) as exc:
         cli.main([command, "--help"])
     assert exc.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
+    missing = [a.option_strings[-1] for a in options if a.option_strings[-1] not in text]
+    assert missing == []
     for needle in SUBCOMMANDS[command]:
         assert needle in text, f"{command} --help lacks {needle!r}"
 

@@ -68,7 +68,8 @@ def test_build_features_aligns_rows_and_ids():
     np.testing.assert_allclose(features.head_vectors[0], _vectors()["bomb"])
     # Unknown words get a non-zero vector so cosines stay defined.
     assert np.linalg.norm(features.head_vectors[2]) > 0
-    assert 0 < vocab.oov_rate < 1
+    # bomb, house, destroy, attack are known; guerrilla and explode are not: 2 of 6 words.
+    assert vocab.oov_rate == pytest.approx(2 / 6)
     bomb, guerrilla = vocab.heads.index("bomb"), vocab.heads.index("guerrilla")
     assert features.pmi[bomb, guerrilla] == pytest.approx(-0.2)
 
