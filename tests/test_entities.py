@@ -179,7 +179,7 @@ def test_entities_frame_columns_and_types(spacy_parser):
     frame = entities_frame(entities(spacy_parser, "The guerrillas attacked the village."))
     assert tuple(frame.columns) == ENTITY_COLUMNS == (
         "doc_id", "sent_id", "head_index", "head", "head_lemma", "mention", "predicate", "dep",
-        "ner")
+        "ner", "start_char", "end_char")
     assert len(frame) == 2
     assert str(frame["sent_id"].dtype) == "int64"
     empty = entities_frame([])
@@ -238,3 +238,13 @@ def test_ud_by_on_a_passive_without_agent_subtype_is_the_agent():
 def test_mention_text_helper():
     assert mention_text(CLEAR, 8) == "church"
     assert mention_text(CLEAR, 1) == "bomb"
+
+
+def test_character_spans_point_at_the_mention_in_the_text(spacy_parser):
+    text = "Yesterday the guerrillas attacked the military base near the border."
+    records = entities(spacy_parser, text)
+    assert records
+    for r in records:
+        assert text[r.start_char:r.end_char] == r.mention
+    spans = {text[r.start_char:r.end_char] for r in records}
+    assert {"guerrillas", "military base"} <= spans

@@ -30,7 +30,7 @@ def _parse(doc_id: str, words: list[str]) -> ParsedDocument:
 
 
 def _entities(doc_id: str, heads: list[str]) -> pd.DataFrame:
-    return pd.DataFrame([(doc_id, 0, i, h, h.lower(), h, "kill", "dobj", "")
+    return pd.DataFrame([(doc_id, 0, i, h, h.lower(), h, "kill", "dobj", "", -1, -1)
                          for i, h in enumerate(heads)], columns=ENTITY_COLUMNS)
 
 
@@ -294,3 +294,27 @@ def test_chains_are_replaced_per_document_and_deleted_with_it(tmp_path):
         assert len(store.chain_table(ids)) == 2 + 4 * 2
         store.delete_documents([ids[1]])
         assert set(store.chain_table(ids)["doc_id"]) == {ids[0], ids[2]}
+
+
+def test_a_store_from_before_character_offsets_opens_and_reads_minus_one(tmp_path):
+    path = tmp_path / "aesi.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE documents (doc_id VARCHAR PRIMARY KEY, split VARCHAR NOT NULL, "
+                "source VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, text VARCHAR NOT NULL, "
+                "header VARCHAR NOT NULL DEFAULT '', parse_config VARCHAR, "
+                "added_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
+    con.execute("CREATE TABLE entities (doc_id VARCHAR NOT NULL, sent_id INTEGER NOT NULL, "
+                "head_index INTEGER NOT NULL, head VARCHAR NOT NULL, head_lemma VARCHAR NOT NULL, "
+                "mention VARCHAR NOT NULL, predicate VARCHAR NOT NULL, dep VARCHAR NOT NULL, "
+                "ner VARCHAR NOT NULL)")
+    con.execute("INSERT INTO documents (doc_id, split, source, sha256, text) "
+                "VALUES ('old', 'user', 'x', 'h', 'THE BOMB')")
+    con.execute("INSERT INTO entities VALUES ('old', 0, 1, 'BOMB', 'bomb', 'BOMB', 'explode', "
+                "'nsubj', '')")
+    con.close()
+    with Store(path) as store:
+        _add(store, Document("new", "A bomb hit a house.", "user", "x.txt"), ["Bomb", "House"])
+        table = store.entity_table()
+    old = table[table["doc_id"] == "old"]
+    assert old[["start_char", "end_char"]].values.tolist() == [[-1, -1]]
+    assert len(table[table["doc_id"] == "new"]) == 2

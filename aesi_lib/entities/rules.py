@@ -123,7 +123,9 @@ class EntityRecord:
     ``head_index`` is the head's token index within sentence ``sent_id`` (both 0-based);
     ``head`` its text as in the document; ``head_lemma`` its lemma lowercased; ``mention`` the
     noun phrase text; ``predicate`` the verb lemma lowercased; ``dep`` one of ``nsubj``,
-    ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's NER type or ``""``.
+    ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's NER type or ``""``;
+    ``start_char`` and ``end_char`` the mention's character span ``[start, end)`` in the
+    document text (-1 when the parser gives no offsets).
     """
 
     doc_id: str
@@ -135,6 +137,8 @@ class EntityRecord:
     predicate: str
     dep: str
     ner: str
+    start_char: int = -1
+    end_char: int = -1
 
 
 ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
@@ -313,10 +317,12 @@ def _verb_entities(view: _SentenceView, verb: int, rules: EntityRules) -> list[t
 def mention_text(sentence: Sentence, head: int) -> str:
     """The noun phrase of token ``head`` (see "Mention" in the module docstring)."""
     view = _SentenceView(sentence)
-    return _mention(view, head)
+    return _mention(view, head)[0]
 
 
-def _mention(view: _SentenceView, head: int) -> str:
+def _mention(view: _SentenceView, head: int) -> tuple[str, int, int]:
+    """The mention text of ``head`` and its character span in the document (-1, -1 without
+    token offsets)."""
     inside = {head}
     stack = [c for c in view.children[head] if view.tokens[c].dep not in MENTION_EXCLUDED]
     while stack:
@@ -339,7 +345,9 @@ def _mention(view: _SentenceView, head: int) -> str:
         parts.append(tokens[i].text)
         if i < hi and tokens[i].whitespace_after:
             parts.append(" ")
-    return "".join(parts)
+    start = tokens[lo].start_char
+    end = tokens[hi].start_char + len(tokens[hi].text) if tokens[hi].start_char >= 0 else -1
+    return "".join(parts), (start if start >= 0 and end >= 0 else -1), end
 
 
 def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
@@ -348,7 +356,7 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
     view = _SentenceView(sentence)
     seen: set[tuple[int, int, str]] = set()
     records: list[EntityRecord] = []
-    mentions: dict[int, str] = {}
+    mentions: dict[int, tuple[str, int, int]] = {}
     for verb, tok in enumerate(view.tokens):
         if tok.upos not in PREDICATE_UPOS or tok.dep in NON_PREDICATE_DEPS:
             continue
@@ -361,10 +369,12 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             head_tok = view.tokens[noun]
             if noun not in mentions:
                 mentions[noun] = _mention(view, noun)
+            text, start, end = mentions[noun]
             records.append(EntityRecord(
                 doc_id=doc_id, sent_id=sent_id, head_index=noun, head=head_tok.text,
-                head_lemma=(head_tok.lemma or head_tok.text).lower(), mention=mentions[noun],
-                predicate=predicate, dep=dep, ner=head_tok.ent_type,
+                head_lemma=(head_tok.lemma or head_tok.text).lower(), mention=text,
+                predicate=predicate, dep=dep, ner=head_tok.ent_type, start_char=start,
+                end_char=end,
             ))
     return records
 
@@ -395,4 +405,5 @@ def entities_frame(records: Iterable[EntityRecord]) -> pd.DataFrame:
     """A DataFrame with one row per record and the columns :data:`ENTITY_COLUMNS`."""
     rows = [astuple(r) for r in records]
     frame = pd.DataFrame(rows, columns=list(ENTITY_COLUMNS))
-    return frame.astype({"sent_id": "int64", "head_index": "int64"})
+    return frame.astype({"sent_id": "int64", "head_index": "int64", "start_char": "int64",
+                         "end_char": "int64"})

@@ -29,8 +29,9 @@ from aesi_lib.store import Store
 
 log = logging.getLogger("aesi")
 
+#: The export (evaluation.md's columns, then the mention's character span in its document).
 EXPORT_COLUMNS = ["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
-                  "template", "slot"]
+                  "template", "slot", "start_char", "end_char"]
 Progress = Callable[[str], None]
 
 
@@ -109,8 +110,8 @@ def run_induction(features: EntityFeatures, config: RunConfig,
 
 def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFrame:
     """The export (evaluation.md): one row per entity mention with its template and slot."""
-    frame = table[["doc_id", "sent_id", "entity_id", "head", "mention", "predicate",
-                   "dep"]].copy()
+    frame = table[["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
+                   "start_char", "end_char"]].copy()
     frame["template"] = np.asarray(result.template_labels, dtype=np.int64)
     frame["slot"] = np.asarray(result.slot_labels, dtype=np.int64)
     return frame[EXPORT_COLUMNS]

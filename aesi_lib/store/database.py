@@ -28,7 +28,7 @@ SENTENCE_COLUMNS = ["doc_id", "sent_id", "text", "n_tokens"]
 TOKEN_COLUMNS = ["doc_id", "sent_id", "token_id", "text", "lemma", "upos", "tag", "head", "dep",
                  "ent_type"]
 ENTITY_COLUMNS = ["doc_id", "sent_id", "head_index", "head", "head_lemma", "mention", "predicate",
-                  "dep", "ner"]
+                  "dep", "ner", "start_char", "end_char"]
 ASSIGNMENT_COLUMNS = ["run_id", "doc_id", "sent_id", "entity_id", "head", "mention", "predicate",
                       "dep", "template", "slot"]
 JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config", "text"]

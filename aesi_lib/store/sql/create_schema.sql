@@ -36,8 +36,13 @@ CREATE TABLE IF NOT EXISTS entities (
     mention    VARCHAR NOT NULL,
     predicate  VARCHAR NOT NULL,
     dep        VARCHAR NOT NULL,
-    ner        VARCHAR NOT NULL
+    ner        VARCHAR NOT NULL,
+    start_char INTEGER NOT NULL DEFAULT -1,
+    end_char   INTEGER NOT NULL DEFAULT -1
 );
+-- Stores made before mentions had character offsets: their rows read -1 until re-ingested.
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS start_char INTEGER DEFAULT -1;
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS end_char INTEGER DEFAULT -1;
 -- Coreference chains (aesi_lib.entities.chain_tables): one row per mention of a document.
 CREATE TABLE IF NOT EXISTS chains (
     doc_id     VARCHAR NOT NULL,
