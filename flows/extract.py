@@ -50,7 +50,8 @@ def read_run(run_dir: str | Path) -> dict[str, Any]:
 
 @flow(name="aesi-extract", log_prints=True, task_runner=default_task_runner())
 def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = None,
-                 split: str = "user", parse_batch_size: int = 50) -> dict[str, Any]:
+                 split: str = "user", parse_batch_size: int = 50, encoding: str = "utf-8",
+                 skip_bad: bool = False) -> dict[str, Any]:
     """Fill the slots of the documents in ``docs_path`` with the schema of ``run_dir``.
 
     The documents are parsed (through the run's parse cache; nothing is written to the store)
@@ -66,7 +67,8 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     artifacts = run["artifacts"]
     steps = Steps()
 
-    corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False, split)
+    corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,
+                       encoding=encoding, skip_bad=skip_bad)
     t = time.perf_counter()
     futures = parse_batch_task.map(batches(corpus.documents, parse_batch_size),
                                    unmapped(config.parser), unmapped(artifacts["parse_cache"]))

@@ -30,8 +30,8 @@ from tasks.solve import record_run_task
 @flow(name="aesi-induce", log_prints=True, task_runner=default_task_runner())
 def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str | None = None,
                 docs_path: str | None = None, demo: bool = False,
-                config: dict[str, Any] | None = None, parse_batch_size: int = 50
-                ) -> dict[str, Any]:
+                config: dict[str, Any] | None = None, parse_batch_size: int = 50,
+                encoding: str = "utf-8", skip_bad: bool = False) -> dict[str, Any]:
     """Induce schemas for a corpus and write the export and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -45,6 +45,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     config : a ``RunConfig`` as a dict; None means the ``default`` preset
         (``aesi_lib.run.presets``), the best configuration found on DEV/TST1/TST2.
     parse_batch_size : documents per mapped parse task.
+    encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
+        unreadable files or lines with a warning instead of stopping).
 
     Returns
     -------
@@ -56,14 +58,16 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     project = Project.at(project_dir)
     steps = Steps(project.results)
 
-    corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo)
+    corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo,
+                       encoding=encoding, skip_bad=skip_bad)
     ingested = ingest(corpus.documents, run_config.parser, project, steps, parse_batch_size)
     doc_ids = [d.doc_id for d in corpus.documents]
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps)
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
 
-    corpus_spec = {"muc4_dir": muc4_dir, "docs_path": docs_path, "demo": demo}
+    corpus_spec = {"muc4_dir": muc4_dir, "docs_path": docs_path, "demo": demo,
+                   "encoding": encoding, "skip_bad": skip_bad}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
                          "out_dir": out_dir, "last_solution": solution_record(artifacts)})
     results = {

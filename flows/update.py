@@ -42,7 +42,8 @@ def _nothing_to_read(docs_path: str) -> bool:
 def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out",
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
-                allow_empty: bool = False) -> dict[str, Any]:
+                allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False
+                ) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
     project and refresh the schema.
 
@@ -61,6 +62,8 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
         run (``project.json``); the defaults when there is none.
     split : split name stored with the new documents.
     parse_batch_size : documents per mapped parse task.
+    encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
+        unreadable files or lines with a warning instead of stopping).
     evaluate : also score the refreshed export with the keys of the project's corpus (MUC-4 or
         demo, from ``project.json``), when it has any.
     allow_empty : a missing ``docs_path`` or a folder without documents means "nothing new"
@@ -78,7 +81,8 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
     run_config = RunConfig.from_dict(deep_merge(state.get("config", {}), config or {}))
     steps = Steps(project.results)
 
-    new_docs = steps.run("load-documents", load_corpus_task, None, docs_path, False, split)
+    new_docs = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,
+                         encoding=encoding, skip_bad=skip_bad)
     ingested = ingest(new_docs.documents, run_config.parser, project, steps, parse_batch_size)
     log.info("update: %d documents given: %d new, %d changed, %d unchanged; %d parsed",
              ingested["documents"], ingested["new"], ingested["changed"],

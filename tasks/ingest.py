@@ -28,9 +28,11 @@ from tasks.retry import RETRY
 
 @task(name="load-corpus", cache_policy=NO_CACHE, **RETRY)
 def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
-                     demo: bool = False, split: str = "user") -> Corpus:
+                     demo: bool = False, split: str = "user", encoding: str = "utf-8",
+                     skip_bad: bool = False) -> Corpus:
     """The run's corpus (``aesi_lib.corpus.sources.load_corpus``); ``demo`` forces the embedded
-    demo corpus, ``split`` names the split of a user's documents."""
+    demo corpus, ``split`` names the split of a user's documents, read in ``encoding``
+    (``skip_bad``: unreadable files or lines are left out with a warning)."""
     if demo:
         from aesi_lib.corpus.demo import load_demo_corpus
 
@@ -39,7 +41,9 @@ def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
     elif docs_path is not None:
         from aesi_lib.corpus.plain import read_plain_documents
 
-        corpus = Corpus("user", read_plain_documents(docs_path, split=split), None, None, "")
+        documents = read_plain_documents(docs_path, split=split, encoding=encoding,
+                                         on_error="skip" if skip_bad else "raise")
+        corpus = Corpus("user", documents, None, None, "")
     else:
         corpus = load_corpus(muc4_dir, None)
     get_run_logger().info("corpus %s: %d documents", corpus.name, len(corpus.documents))

@@ -26,7 +26,7 @@ from flows.cli.environment import (
     prefect_environment,
     store_path,
 )
-from flows.cli.options import check_corpus, check_docs, run_config, with_runner
+from flows.cli.options import check_corpus, check_docs, reading, run_config, with_runner
 from flows.cli.printing import print_bounds, print_documents, print_scores, print_steps
 
 KEEP_RUNS_DEFAULT = 3
@@ -52,7 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = with_runner(induce_flow, args)(
             project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
             docs_path=args.docs, demo=args.demo, config=config,
-            parse_batch_size=args.batch_size)
+            parse_batch_size=args.batch_size, **reading(args))
     ingest = results["ingest"]
     print(f"\ncorpus: {results['corpus']} ({results['documents']} documents: "
           f"{ingest['new']} new, {ingest['changed']} changed, {ingest['unchanged']} unchanged; "
@@ -66,7 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_update(args: argparse.Namespace) -> int:
     config = run_config(args)
-    check_docs(args.docs)
+    check_docs(args.docs, **reading(args))
     check_project(args.project_dir)
     check_writable(args.out, "--out")
     prefect_environment(args.project_dir)
@@ -75,7 +75,8 @@ def cmd_update(args: argparse.Namespace) -> int:
 
         results = with_runner(update_flow, args)(
             docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
-            split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate)
+            split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate,
+            **reading(args))
     ingest = results["ingest"]
     print(f"\nupdate: {ingest['documents']} documents given: {ingest['new']} new, "
           f"{ingest['changed']} changed, {ingest['unchanged']} unchanged; {ingest['parsed']} "
@@ -96,7 +97,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from flows.extract import read_run
 
     run = read_run(args.run)
-    check_docs(args.docs)
+    check_docs(args.docs, **reading(args))
     project_dir = run["artifacts"].get("project_dir", ".aesi")
     check_writable(project_dir, "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
@@ -106,7 +107,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
         results = with_runner(extract_flow, args)(
             docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,
-            parse_batch_size=args.batch_size)
+            parse_batch_size=args.batch_size, **reading(args))
     print(f"\nextract: {results['documents']} documents ({results['documents_parsed']} parsed, "
           f"{results['documents_from_parse_cache']} from the parse cache), "
           f"{results['mentions']} mentions filled with the schema of {args.run}")

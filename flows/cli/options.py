@@ -179,6 +179,17 @@ def add_corpus_options(p: argparse.ArgumentParser) -> None:
                    "with id and text")
     g.add_argument("--demo", action="store_true",
                    help="the embedded demo corpus (40 invented messages with a key)")
+    add_reading_options(g)
+
+
+def add_reading_options(g: Any) -> None:
+    """How the files of --docs are read (an argument group or a parser)."""
+    g.add_argument("--encoding", default="utf-8",
+                   help="text encoding of the --docs files (a Python codec name such as "
+                   "latin-1 or cp1252; default utf-8)")
+    g.add_argument("--skip-bad", action="store_true",
+                   help="leave out unreadable --docs files or JSONL lines with a warning that "
+                   "names each, instead of stopping (default: stop and list them all)")
 
 
 def add_project_options(p: argparse.ArgumentParser, out_default: str) -> None:
@@ -306,16 +317,22 @@ def with_runner(flow_fn: Any, args: argparse.Namespace) -> Any:
     return flow_fn
 
 
-def check_docs(path: str) -> None:
+def reading(args: argparse.Namespace) -> dict[str, Any]:
+    """The --docs reading options as the flows take them."""
+    return {"encoding": getattr(args, "encoding", "utf-8"),
+            "skip_bad": bool(getattr(args, "skip_bad", False))}
+
+
+def check_docs(path: str, encoding: str = "utf-8", skip_bad: bool = False) -> None:
     """Fail early, with the reader's message, on an unusable --docs."""
     from aesi_lib.corpus.plain import read_plain_documents
 
-    read_plain_documents(path)
+    read_plain_documents(path, on_error="skip" if skip_bad else "raise", encoding=encoding)
 
 
 def check_corpus(args: argparse.Namespace) -> None:
     if getattr(args, "docs", None):
-        check_docs(args.docs)
+        check_docs(args.docs, **reading(args))
     elif getattr(args, "muc4_dir", None) and not getattr(args, "demo", False):
         from aesi_lib.corpus.muc4 import resolve_muc4_dir
 

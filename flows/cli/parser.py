@@ -18,6 +18,7 @@ from flows.cli.options import (
     add_config_options,
     add_corpus_options,
     add_project_options,
+    add_reading_options,
     add_runner_options,
     cmd_config,
 )
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         "last `aesi run`; options given here override it.")
     up.add_argument("--docs", required=True,
                     help="the new documents: a folder of .txt files or a JSONL file (id, text)")
+    add_reading_options(up)
     up.add_argument("--split", default="user", help="split name stored with them (default user)")
     up.add_argument("--evaluate", action="store_true",
                     help="also score the refreshed export with the keys of the project's "
@@ -72,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and W_S similarity), without solving again and without touching the store.")
     ex.add_argument("--docs", required=True,
                     help="the documents: a folder of .txt files or a JSONL file (id, text)")
+    add_reading_options(ex)
     ex.add_argument("--run", required=True, help="the --out folder of a finished run")
     ex.add_argument("--out", help="where assignments.csv/.parquet go (default RUN/extracted)")
     ex.add_argument("--split", default="user", help="split name given to the documents")

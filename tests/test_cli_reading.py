@@ -1,0 +1,52 @@
+"""--encoding and --skip-bad: the --docs files are checked before any work with the options
+given, and the flows read them the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flows import cli
+
+
+def _docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.txt").write_bytes("EL ALCALDE DE SAN JOSÉ FUE ASESINADO.".encode("latin-1"))
+    (folder / "empty.txt").write_text(" \n")
+    return folder
+
+
+def test_bad_files_stop_the_command_before_any_work(tmp_path, capsys):
+    folder = _docs(tmp_path)
+    code = cli.main(["run", "--docs", str(folder), "--project-dir", str(tmp_path / "p"),
+                     "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "2 bad files" in err and "empty.txt: empty file" in err
+    assert "good.txt: line 1: not valid UTF-8" in err and "--skip-bad" in err
+    assert not (tmp_path / "p").exists()
+
+
+def test_the_loader_reads_with_the_encoding_and_skips_what_it_must(tmp_path):
+    from prefect.logging import disable_run_logger
+
+    from aesi_lib.errors import InputError
+    from tasks.ingest import load_corpus_task
+
+    folder = _docs(tmp_path)
+    with disable_run_logger():
+        corpus = load_corpus_task.fn(docs_path=str(folder), encoding="latin-1", skip_bad=True)
+        assert [d.doc_id for d in corpus.documents] == ["good"]
+        assert corpus.documents[0].text == "EL ALCALDE DE SAN JOSÉ FUE ASESINADO."
+        with pytest.raises(InputError, match="empty file"):
+            load_corpus_task.fn(docs_path=str(folder), encoding="latin-1")
+
+
+def test_update_and_extract_take_the_reading_options():
+    parser = cli.build_parser()
+    for command in (["update", "--docs", "x"], ["extract", "--docs", "x", "--run", "r"],
+                    ["run"]):
+        args = parser.parse_args([*command, "--encoding", "cp1252", "--skip-bad"])
+        assert (args.encoding, args.skip_bad) == ("cp1252", True)
