@@ -122,8 +122,11 @@ def solve_task(features_path: str, model: ModelConfig, work_dir: str,
     summary.pop("template_labels")
     summary.pop("slot_labels")
     Path(paths["info"]).write_text(json.dumps(summary, indent=1, default=str))
-    log.info("solve finished in %.1f s (%d iterations, converged=%s)",
-             result.timings["total"], result.n_iter, result.converged)
+    if model.mode == "sc":
+        log.info("solve finished in %.1f s", result.timings["total"])
+    else:
+        log.info("solve finished in %.1f s (%d AMP iterations, converged=%s)",
+                 result.timings["total"], result.n_iter, result.converged)
     return paths
 
 

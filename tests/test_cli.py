@@ -357,3 +357,21 @@ def test_sizes_above_the_corpus_fail_in_one_line_without_a_traceback(tmp_path):
                            "has only ")
     assert last.endswith(tuple(f"use at most {n}" for n in range(1, 900)))
     assert "Traceback" not in done.stderr
+
+
+def test_log_lines_name_their_step():
+    import logging
+
+    from flows.cli import _StepName
+
+    record = logging.LogRecord("prefect.task_runs", logging.INFO, __file__, 1,
+                               "Finished in state Completed()", None, None)
+    record.task_run_name = "solve-4e2"
+    assert _StepName().filter(record) and record.step == "solve-4e2"
+    flow_line = logging.LogRecord("prefect.flow_runs", logging.INFO, __file__, 1, "x", None, None)
+    flow_line.flow_run_name = "outgoing-deer"
+    _StepName().filter(flow_line)
+    assert flow_line.step == "outgoing-deer"
+    plain = logging.LogRecord("aesi", logging.INFO, __file__, 1, "x", None, None)
+    _StepName().filter(plain)
+    assert plain.step == "aesi"

@@ -29,10 +29,23 @@ QUIET_LOGGERS = ("httpx", "httpcore", "gensim", "urllib3", "distributed", "async
 __all__ = ["build_parser", "main"]
 
 
+class _StepName(logging.Filter):
+    """Names each log line after what it is about: the task run (``solve-4e2``) or flow run
+    Prefect tags it with, else the logger. Prefect's own ``Finished in state Completed()``
+    lines then say which step finished."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.step = (getattr(record, "task_run_name", None)
+                       or getattr(record, "flow_run_name", None) or record.name)
+        return True
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+                        format="%(asctime)s %(levelname)s %(step)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_StepName())
     if not args.verbose:
         for name in QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
