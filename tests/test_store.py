@@ -192,6 +192,22 @@ def test_a_healthy_store_reads_to_the_last_row(tmp_path):
                       "chains": 0, "runs": 0, "assignments": 0}
 
 
+def test_a_store_of_an_older_schema_is_read_to_the_last_row_too(tmp_path):
+    """A project made before a table was added (opened read-only, nothing is created) is
+    checked on the tables it has, not waved through."""
+    path = tmp_path / "aesi.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE documents AS SELECT 'D' || range AS doc_id, "
+                    "repeat('text ', 50) || range AS text FROM range(40000)")
+    with Store(path, read_only=True) as store:
+        assert store.check_readable() == {"documents": 40000}
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StoreDamagedError, match="the project database is damaged"):
+        with Store(path, read_only=True) as store:
+            store.check_readable()
+
+
 def test_the_journal_follows_puts_and_deletes(tmp_path):
     path = tmp_path / "aesi.duckdb"
     with Store(path) as store:

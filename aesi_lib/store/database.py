@@ -197,7 +197,8 @@ class Store:
         self.close()
 
     def check_readable(self) -> dict[str, int]:
-        """Read every row of every table (``sql/table_checksums.sql``); row counts per table.
+        """Read every row of every table the file has (``sql/table_checksum.sql``, whatever
+        schema version made the file); row counts per table.
 
         A truncated or overwritten file can open and fail only when a query reaches the
         damaged blocks; this finds that before a run starts.
@@ -207,13 +208,14 @@ class Store:
         StoreDamagedError
             Some block of the file cannot be read.
         """
+        counts: dict[str, int] = {}
         try:
-            rows = self.con.execute(load_sql("table_checksums")).fetchall()
-        except duckdb.CatalogException:
-            return {}           # a read-only view of a file that has no tables yet
+            for (table,) in self.con.execute(load_sql("store_tables")).fetchall():
+                row = self.con.execute(load_sql("table_checksum"), {"table_name": table})
+                counts[table] = int(row.fetchone()[0])
         except duckdb.Error as exc:
             raise _damaged(self.path, exc) from exc
-        return {table: int(count) for table, count, _ in rows}
+        return counts
 
     # -- document journal ----------------------------------------------------------------
     def _start_journal(self, existed: bool) -> None:
