@@ -248,7 +248,8 @@ def test_delete_documents_removes_every_row_in_one_go(tmp_path):
         _add(store, Document("D2", "b", "dev", "x"), ["mine"])
         _add(store, Document("D3", "c", "dev", "x"), ["priest", "car", "town"])
         removed = store.delete_documents(["D1"], splits=["dev"])
-        assert removed == {"documents": 3, "sentences": 3, "tokens": 6, "entities": 6}
+        assert removed == {"documents": 3, "sentences": 3, "tokens": 6, "entities": 6,
+                           "chains": 0}
         assert store.document_ids() == []
         for table in ("sentences", "tokens", "entities"):
             assert store.con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)

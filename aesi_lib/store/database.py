@@ -291,14 +291,15 @@ class Store:
 
     def delete_documents(self, doc_ids: Iterable[str] = (), splits: Iterable[str] = ()
                          ) -> dict[str, int]:
-        """Delete documents (named, and every one of ``splits``) with their sentences, tokens
-        and entities, in one transaction. The parse cache keeps their parses; the assignments
-        of recorded runs stay (they are those runs' results).
+        """Delete documents (named, and every one of ``splits``) with their sentences, tokens,
+        entities and coreference chains, in one transaction. The parse cache keeps their
+        parses; the assignments of recorded runs stay (they are those runs' results).
 
         Returns
         -------
         dict
-            Rows removed per table (``documents``, ``sentences``, ``tokens``, ``entities``).
+            Rows removed per table (``documents``, ``sentences``, ``tokens``, ``entities``,
+            ``chains``).
 
         Raises
         ------
@@ -319,7 +320,7 @@ class Store:
                              "nothing was deleted")
         doomed = sorted(set(doc_ids) | set(self.document_ids(splits) if splits else []))
         if not doomed:
-            return {"documents": 0, "sentences": 0, "tokens": 0, "entities": 0}
+            return {"documents": 0, "sentences": 0, "tokens": 0, "entities": 0, "chains": 0}
         self.con.begin()
         try:
             self.con.register("doomed", pd.DataFrame({"doc_id": doomed}))
