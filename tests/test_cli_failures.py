@@ -133,9 +133,12 @@ def _stored_project(project: Path, n_docs: int = 60, words: int = 400) -> Path:
     """A project whose store spans several DuckDB blocks, with its document journal."""
     heads = {f"D{i:03d}": [f"w{i}_{j}" for j in range(words)] for i in range(n_docs)}
     db = project / STORE_FILE
+    base = ["doc_id", "sent_id", "head_index", "head", "head_lemma", "mention", "predicate",
+            "dep", "ner"]
     entities = pd.concat([
         pd.DataFrame([(d, 0, i, w, w, w, "kill", "dobj", "") for i, w in enumerate(h)],
-                     columns=ENTITY_COLUMNS) for d, h in heads.items()])
+                     columns=base) for d, h in heads.items()]
+    ).reindex(columns=ENTITY_COLUMNS, fill_value=-1)      # later columns: character offsets
     with Store(db) as store:
         store.replace_documents([Document(d, " ".join(h), "user", "x") for d, h in heads.items()],
                                 [_parse(d, h) for d, h in heads.items()], entities, "cfg")
