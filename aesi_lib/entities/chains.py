@@ -65,7 +65,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import ClassVar
 
 from aesi_lib.entities.mentions import (
     ANIMATE,
@@ -113,8 +112,6 @@ class ChainOptions:
     relaxed_head: bool = True
     pronouns: bool = True
     pronoun_window: int = DEFAULT_PRONOUN_WINDOW
-
-    ALL: ClassVar[tuple[str, ...]] = SIEVES
 
     def __post_init__(self) -> None:
         if self.pronoun_window < 0:
