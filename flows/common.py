@@ -142,7 +142,7 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
     futures: list[Any] = []
     for batch in batches(todo, batch_size):
         futures.append(parse_batch_task.submit(
-            quote(batch), batch_config, project.parse_cache,
+            batch, batch_config, project.parse_cache,
             wait_for=futures[-1:] if one_at_a_time else None))
     n_batches = len(futures)
     parsed = reused = done = entities = 0

@@ -103,7 +103,8 @@ def make_parser(config: ParserConfig) -> Parser:
 
         # The automatic count parses small calls in-process until workers run: a caller that
         # does not say how much it will parse may parse a sentence at a time.
-        return ParallelParser(config, n_process, small_in_process=config.n_process == 0,
+        return ParallelParser(make_parser, config, n_process,
+                              small_in_process=config.n_process == 0,
                               small_chars=CHARS_PER_PROCESS)
     if config.backend == "spacy":
         from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL, SpacyParser

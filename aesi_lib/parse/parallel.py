@@ -41,7 +41,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -120,11 +120,9 @@ def worker_main(conn: Connection) -> None:
     parent closes the connection or is gone.
     """
     _exit_with_parent()
-    config = conn.recv()
+    factory, config = conn.recv()
     try:
-        from aesi_lib.parse.backends import make_parser
-
-        parser = make_parser(config)
+        parser = factory(config)
         load = getattr(parser, "load", None)
         parser = load() if load is not None else parser
         _reply(conn, parser.config_id)
@@ -154,7 +152,7 @@ def _parse_piece(parser: Any, docs: list[Document]) -> list[tuple[str, list[Sent
 class _Pool:
     """The worker processes of one configuration, fed from one queue of pieces."""
 
-    def __init__(self, config: Any, n_process: int) -> None:
+    def __init__(self, factory: Callable[[Any], Any], config: Any, n_process: int) -> None:
         self.n_process = n_process
         # pid -> (peak resident MiB, CPU seconds) of each worker, as of its last reply.
         self.usage: dict[int, tuple[float, float]] = {}
@@ -176,16 +174,17 @@ class _Pool:
             conn = Connection(ours.detach())
             self._ready.append(ready)
             self._procs.append(proc)
-            threading.Thread(target=self._serve, args=(conn, proc, config, ready),
+            threading.Thread(target=self._serve, args=(conn, proc, (factory, config), ready),
                              name=f"aesi-parse-worker-{i}", daemon=True).start()
 
-    def _serve(self, conn: Connection, proc: subprocess.Popen[bytes], config: Any,
+    def _serve(self, conn: Connection, proc: subprocess.Popen[bytes], setup: tuple[Any, Any],
                ready: Future[str]) -> None:
-        """Feed one worker: its configuration, then pieces from the queue, until ``None``."""
+        """Feed one worker: its parser factory and configuration, then pieces from the queue,
+        until ``None``."""
         job: tuple[Future[Any], list[Document]] | None = None
         try:
             conn.send(sys.path)
-            conn.send(config)
+            conn.send(setup)
             status, value = conn.recv()
             if status != "ok":
                 ready.set_exception(value)
@@ -257,19 +256,19 @@ class _Pool:
                 proc.wait()
 
 
-_POOLS: dict[tuple[Any, int], _Pool] = {}
+_POOLS: dict[tuple[Any, Any, int], _Pool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def _shared_pool(config: Any, n_process: int) -> _Pool:
+def _shared_pool(factory: Callable[[Any], Any], config: Any, n_process: int) -> _Pool:
     """This process's pool for ``config`` (a new one when there is none or it broke)."""
-    key = (config, n_process)
+    key = (factory, config, n_process)
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None or pool.broken:
             if pool is not None:
                 pool.close(wait=False)
-            pool = _POOLS[key] = _Pool(config, n_process)
+            pool = _POOLS[key] = _Pool(factory, config, n_process)
         return pool
 
 
@@ -321,6 +320,10 @@ class ParallelParser:
 
     Parameters
     ----------
+    factory
+        Builds a parser from a configuration, in a worker and for small calls here
+        (:func:`~aesi_lib.parse.backends.make_parser`; a module-level function, which the
+        workers import by name).
     config
         The configuration; each worker builds its in-process parser (``n_process=1``).
     n_process
@@ -334,6 +337,7 @@ class ParallelParser:
         See ``small_in_process``.
     """
 
+    factory: Callable[[Any], Any]
     config: Any
     n_process: int
     small_in_process: bool = False
@@ -350,21 +354,19 @@ class ParallelParser:
     def pool(self) -> _Pool:
         """This process's pool of workers for the configuration (started on first use)."""
         if self._pool is None or self._pool.broken:
-            self._pool = _shared_pool(self.config, self.n_process)
+            self._pool = _shared_pool(self.factory, self.config, self.n_process)
         return self._pool
 
     def _pool_running(self) -> bool:
         if self._pool is not None and not self._pool.broken:
             return True
         with _POOLS_LOCK:
-            pool = _POOLS.get((self.config, self.n_process))
+            pool = _POOLS.get((self.factory, self.config, self.n_process))
         return pool is not None and not pool.broken
 
     def _in_process(self) -> Any:
         if self._local is None:
-            from aesi_lib.parse.backends import make_parser
-
-            self._local = make_parser(self.config)
+            self._local = self.factory(self.config)
         return self._local
 
     def load(self) -> ParallelParser:
