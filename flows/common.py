@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -121,14 +123,14 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
 
     Parsing is cut into tasks of ``batch_size`` documents (``parse_batch_task``): one task per
     batch keeps the orchestration overhead small next to the parse itself, and each document
-    inside a batch still goes through the per-document parse cache. The flow's task runner
-    decides where batches run: by default two threads of this process, so that the parse
-    processes (one per usable core, ``aesi_lib.parse.parallel``) are fed the next batch while
-    the last one's entities are extracted; a Dask cluster with ``--dask``. A plan that parses
-    in-process (``--parse-processes 1``, or a few documents) runs its batches one after
-    another, one parser and one model. Batches are written to DuckDB from the flow process as
-    they finish, in order, each in one transaction, so a killed run keeps every batch it
-    stored.
+    inside a batch still goes through the per-document parse cache. The plan says how many
+    processes parse (``aesi_lib.parse.backends.parse_processes``: one per usable core for a
+    large ingest, in-process for a few documents or ``--parse-processes 1``). The flow's task
+    runner decides where batches run: one worker thread by default, a Dask cluster with
+    ``--dask``; with parse processes under a thread runner, two threads of ``ingest``'s own
+    keep two batches in flight, so that the processes parse the next batch while the last
+    one's entities are extracted. Batches are written to DuckDB from the flow process as they
+    finish, in order, each in one transaction, so a killed run keeps every batch it stored.
     """
     log = get_run_logger()
     plan = steps.run("plan-ingest", plan_ingest_task, quote(documents), parser_config, project.db,
@@ -136,32 +138,32 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
     todo: list[Document] = plan["todo"]
     processes: int = plan["parse_processes"]
     batch_config = replace(parser_config, n_process=processes)
-    # Threads of this process share one in-process parser's model: one batch at a time.
-    one_at_a_time = processes == 1 and isinstance(_task_runner(), ThreadPoolTaskRunner)
     started = time.perf_counter()
-    futures: list[Any] = []
-    for batch in batches(todo, batch_size):
-        futures.append(parse_batch_task.submit(
-            batch, batch_config, project.parse_cache,
-            wait_for=futures[-1:] if one_at_a_time else None))
-    n_batches = len(futures)
     parsed = reused = done = entities = 0
     workers: set[str] = set()
     worker_mib: dict[str, float] = {}
-    for i in range(n_batches):
-        result = futures[i].result()
-        futures[i] = None           # let the batch's parses go once stored
-        workers.add(result["worker"])
-        worker_mib.update({str(pid): mib
-                           for pid, mib in result.get("parse_worker_mib", {}).items()})
-        entities += store_batch_task(quote(result), plan["config_id"], project.db)
-        parsed += result["parsed"]
-        reused += result["reused"]
-        done += len(result["documents"])
-        rate = done / max(time.perf_counter() - started, 1e-9)
-        log.info("ingest: %d/%d documents stored (%d parsed, %d from the parse cache), "
-                 "%.1f documents/s, about %.0f s left", done, len(todo), parsed, reused, rate,
-                 (len(todo) - done) / rate)
+    with _parse_runner(processes) as runner:
+        futures: list[Any] = [
+            runner.submit(parse_batch_task, {"batch": batch, "parser_config": batch_config,
+                                             "cache_dir": project.parse_cache})
+            if runner is not None else
+            parse_batch_task.submit(batch, batch_config, project.parse_cache)
+            for batch in batches(todo, batch_size)]
+        n_batches = len(futures)
+        for i in range(n_batches):
+            result = futures[i].result()
+            futures[i] = None           # let the batch's parses go once stored
+            workers.add(result["worker"])
+            worker_mib.update({str(pid): mib
+                               for pid, mib in result.get("parse_worker_mib", {}).items()})
+            entities += store_batch_task(quote(result), plan["config_id"], project.db)
+            parsed += result["parsed"]
+            reused += result["reused"]
+            done += len(result["documents"])
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            log.info("ingest: %d/%d documents stored (%d parsed, %d from the parse cache), "
+                     "%.1f documents/s, about %.0f s left", done, len(todo), parsed, reused,
+                     rate, (len(todo) - done) / rate)
     seconds = time.perf_counter() - started
     steps.add("parse+store", "Completed" if todo else "Skipped", seconds, batches=n_batches,
               documents_parsed=parsed)
@@ -172,12 +174,21 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
             "parse_process_peak_mib": worker_mib}
 
 
-def _task_runner() -> Any:
-    """The task runner of the running flow."""
+@contextmanager
+def _parse_runner(processes: int) -> Iterator[ThreadPoolTaskRunner | None]:
+    """Two threads for the parse batches when parse processes do the parsing and the flow
+    runs its tasks in threads of this process; None (the flow's own runner) otherwise: a
+    Dask cluster spreads the batches itself, and in-process parsing keeps the one model to
+    one batch at a time."""
     from prefect.context import FlowRunContext
 
     context = FlowRunContext.get()
-    return context.task_runner if context is not None else None
+    flow_runner = context.task_runner if context is not None else None
+    if processes < 2 or not isinstance(flow_runner, ThreadPoolTaskRunner):
+        yield None
+        return
+    with ThreadPoolTaskRunner(max_workers=2) as runner:
+        yield runner
 
 
 def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps: Steps,
@@ -288,12 +299,11 @@ def write_results(out_dir: str, results: dict[str, Any]) -> str:
 
 
 def default_task_runner() -> ThreadPoolTaskRunner:
-    """Two worker threads: two parse batches in flight, so that the parse processes always
-    have a batch to work on while a finished batch's entities are extracted and the flow
-    thread stores it. The threads only feed the processes (``aesi_lib.parse.parallel``, one
-    model each); a plan that parses in-process runs its batches one after another
-    (:func:`ingest`), so one model is loaded and used by one thread at a time."""
-    return ThreadPoolTaskRunner(max_workers=2)
+    """One worker thread: parse batches run one after another (one spaCy model in memory)
+    while the flow thread stores finished batches. On a small machine, several threads that
+    each load a model and parse compete for the same cores and only add memory. (A large
+    ingest parses in processes of its own, fed from two threads: :func:`ingest`.)"""
+    return ThreadPoolTaskRunner(max_workers=1)
 
 
 def dask_task_runner(address: str | None = None, n_workers: int = 2,
