@@ -22,7 +22,13 @@ from prefect.utilities.annotations import quote
 from aesi_lib.corpus.types import Document
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.run.config import RunConfig
-from tasks.features import chain_table_task, entity_table_task, features_task, pmi_task
+from tasks.features import (
+    chain_table_task,
+    context_task,
+    entity_table_task,
+    features_task,
+    pmi_task,
+)
 from tasks.ingest import (
     corpus_fingerprint_task,
     parse_batch_task,
@@ -208,8 +214,12 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                              config, project.parse_cache, project.work_dir)
     pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids, corpus_key,
                     config.features.min_pair_docs, project.work_dir)
+    context = None
+    if config.features.context:
+        context = steps.run(f"sentence-vectors{tag}", context_task, entities, project.db,
+                            str(project.root / "sentence-vectors"), project.work_dir)
     features = steps.run(f"build-features{tag}", features_task, entities, pmi, config,
-                         project.work_dir)
+                         project.work_dir, context)
     return {"project_dir": str(project.root), "parse_cache": project.parse_cache,
             "entities": entities, "pmi": pmi, "features": features["features"]}
 
@@ -240,8 +250,8 @@ def solve_summary(info_path: str) -> dict[str, Any]:
 
 _TIMING_GROUPS = {
     "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
-    "features": ("stored-documents", "corpus-fingerprint", "entity-table", "head-pmi",
-                 "build-features"),
+    "features": ("stored-documents", "corpus-fingerprint", "entity-table", "coreference",
+                 "head-pmi", "sentence-vectors", "build-features"),
     "solve": ("solve",),
     "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
 }

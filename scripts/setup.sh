@@ -8,9 +8,10 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$repo_root/.venv"
 python_bin="${AESI_PYTHON:-python3}"
-# Optional dependency groups of pyproject.toml to install: dev (pytest, ruff, scikit-learn) and
-# stanza (the Stanza parser backend with the CPU build of torch).
-extras="${AESI_EXTRAS:-dev,stanza}"
+# Optional dependency groups of pyproject.toml to install: dev (pytest, ruff, scikit-learn),
+# stanza (the Stanza parser backend with the CPU build of torch) and context (sentence vectors
+# from all-MiniLM-L6-v2 for features.context, on the same torch).
+extras="${AESI_EXTRAS:-dev,stanza,context}"
 
 log() { printf '[aesi setup] %s\n' "$*" >&2; }
 
@@ -57,7 +58,7 @@ install_venv() {
     "$venv/bin/python" -m pip install -q --upgrade pip
     # The CPU build of torch first, so that Stanza's dependency on torch does not pull a
     # multi-GB CUDA build.
-    if [[ ",$extras," == *",stanza,"* ]]; then
+    if [[ ",$extras," == *",stanza,"* || ",$extras," == *",context,"* ]]; then
         "$venv/bin/python" -m pip install -q "torch==2.13.0"
     fi
     "$venv/bin/python" -m pip install -q -e "$repo_root[$extras]"

@@ -6,6 +6,7 @@ Each step returns the path of a file named after its cache key inside the projec
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,56 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
     return str(path)
 
 
+def _context_file(entities_path: str, work_dir: str) -> Path:
+    from aesi_lib.lexicon.sentence_vectors import model_id
+
+    key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
+                      file_sha256(entities_path), model_id())
+    return Path(work_dir) / "features" / f"{key}.npy"
+
+
+def _context_cache_key(context: Any, p: dict[str, Any]) -> str:
+    path = _context_file(p["entities_path"], p["work_dir"])
+    return file_backed_key(context, path.stem, [path])
+
+
+@task(name="sentence-vectors", persist_result=True, cache_key_fn=_context_cache_key)
+def context_task(entities_path: str, db_path: str, vectors_cache: str, work_dir: str) -> str:
+    """The all-MiniLM-L6-v2 vector of every mention's sentence
+    (``aesi_lib.lexicon.sentence_vectors``), one row per row of the entity table, as ``.npy``.
+    Sentences are embedded through a per-document cache (``vectors_cache``), so a corpus that
+    grows embeds only its new documents."""
+    from aesi_lib.lexicon.sentence_vectors import (
+        document_sentence_vectors,
+        load_sentence_encoder,
+    )
+
+    log = get_run_logger()
+    table = pd.read_parquet(entities_path)
+    doc_ids = sorted(table["doc_id"].unique())
+    with Store(db_path, read_only=True) as store:
+        sentences = store.sentence_texts(doc_ids)
+    grouped = {d: rows for d, rows in sentences.groupby("doc_id", sort=True)}
+    texts = [grouped[d]["text"].astype(str).tolist() for d in doc_ids]
+    encoder = load_sentence_encoder()
+    vectors, embedded = document_sentence_vectors(encoder, texts, vectors_cache)
+    row_of = {}
+    for d, block in zip(doc_ids, vectors, strict=True):
+        for sent_id, vector in zip(grouped[d]["sent_id"], block, strict=True):
+            row_of[(d, int(sent_id))] = vector
+    matrix = np.stack([row_of[(d, int(s))] for d, s in zip(table["doc_id"], table["sent_id"],
+                                                            strict=True)]).astype(np.float32)
+    path = _context_file(entities_path, work_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part.npy")
+    np.save(tmp, matrix)
+    tmp.replace(path)
+    log.info("sentence vectors: %d sentences of %d documents (%d embedded now, the others "
+             "from the cache) for %d mentions", sum(len(t) for t in texts), len(doc_ids),
+             embedded, len(table))
+    return str(path)
+
+
 def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> Path:
     key = content_key("pmi", source_hash(pmi_task.fn), resolved(work_dir), corpus_key,
                       sorted(doc_ids), min_pair_docs)
@@ -123,27 +174,30 @@ def pmi_task(db_path: str, doc_ids: list[str], corpus_key: str, min_pair_docs: i
     return str(path)
 
 
-def _features_file(entities_path: str, pmi_path: str, config: RunConfig,
-                   work_dir: str) -> Path:
+def _features_file(entities_path: str, pmi_path: str, config: RunConfig, work_dir: str,
+                   context_path: str | None = None) -> Path:
     key = content_key("features", source_hash(features_task.fn), resolved(work_dir),
                       file_sha256(entities_path), file_sha256(pmi_path), config.features,
-                      resource_key(config.vectors_path), resource_key(config.wordnet_path))
+                      resource_key(config.vectors_path), resource_key(config.wordnet_path),
+                      file_sha256(context_path) if context_path else None)
     return Path(work_dir) / "features" / f"{key}.npz"
 
 
 def _features_cache_key(context: Any, p: dict[str, Any]) -> str:
-    path = _features_file(p["entities_path"], p["pmi_path"], p["config"], p["work_dir"])
+    path = _features_file(p["entities_path"], p["pmi_path"], p["config"], p["work_dir"],
+                          p.get("context_path"))
     return file_backed_key(context, path.stem, [path])
 
 
 @task(name="build-features", persist_result=True, retries=1, cache_key_fn=_features_cache_key)
 def features_task(entities_path: str, pmi_path: str, config: RunConfig,
-                  work_dir: str) -> dict[str, str]:
+                  work_dir: str, context_path: str | None = None) -> dict[str, str]:
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one
     ``.npz`` (``aesi_lib.model.feature_files.save_features``); returns its path and the table's.
 
     The key holds the feature options and the lexicon resources but not the model options,
-    so runs that differ only in the model (or the seed) share the features."""
+    so runs that differ only in the model (or the seed) share the features. ``context_path``
+    (``context_task``) adds the mentions' sentence vectors."""
     log = get_run_logger()
     from aesi_lib.model.features import build_features
 
@@ -151,7 +205,10 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
     table = pd.read_parquet(entities_path)
     pmi = pd.read_parquet(pmi_path)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
-    path = _features_file(entities_path, pmi_path, config, work_dir)
+    if context_path:
+        features = dataclasses.replace(features, context_vectors=np.load(context_path))
+        features.validate()
+    path = _features_file(entities_path, pmi_path, config, work_dir, context_path)
     save_features(path, features, vocab)
     log.info("features: |E| = %d mentions, %d head words, %d PMI entries, %.1f%% OOV words",
              features.n_entities, len(vocab.heads), features.pmi.nnz, 100 * vocab.oov_rate)

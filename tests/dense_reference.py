@@ -58,7 +58,13 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
     chains = None if features.chain_ids is None else np.asarray(features.chain_ids)
     same_chain = (np.zeros((len(row_heads), len(heads))) if chains is None or rows is not None
                   else (chains[:, None] == chains[None, :]).astype(float))
+    context = {}
+    if features.context_vectors is not None:
+        row_context = (r.context_vectors if r.context_vectors is not None
+                       else np.zeros((r.n_entities, features.context_vectors.shape[1])))
+        context = {"context": dense_cosine(features.context_vectors, options.cosine, row_context)}
     return {
+        **context,
         "chain": same_chain,
         "pmi": pmi,
         "cos_hp": dense_cosine(hp, options.cosine, row_hp),

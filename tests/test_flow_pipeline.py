@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -421,6 +422,25 @@ def test_coreference_step_adds_chains_and_pronouns(prefect_here, reference, tmp_
     chained = pd.read_parquet(r["artifacts"]["entities"])
     per_chain = export.assign(chain=chained["chain"].to_numpy()).dropna(subset=["chain"])
     assert (per_chain.groupby(["doc_id", "chain"])["template"].nunique() == 1).all()
+
+
+def test_sentence_vector_step_feeds_the_context_term(prefect_here, reference, tmp_path):
+    pytest.importorskip("sentence_transformers", reason="the context extra is not installed")
+    from flows.induce import induce_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    config = deep_merge(preset("default"), {"features": {"context": True},
+                                            "model": {"similarity": {"context_weight": 0.75}}})
+    r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
+                    config=config)
+    assert r["steps"]["sentence-vectors"]["state"] == "Completed"
+    vectors = np.load(next((project / "features").glob("context-*.npy")))
+    assert vectors.shape == (len(pd.read_parquet(r["artifacts"]["entities"])), 384)
+    again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
+                        config=config)
+    assert again["steps"]["sentence-vectors"]["state"] == "Cached"
+    assert again["steps"]["solve"]["state"] == "Cached"
 
 
 def test_report_command_writes_the_report(reference, tmp_path):

@@ -58,6 +58,7 @@ class EntityFeatures:
     predicate_ids: np.ndarray | None = None
     argument_positions: np.ndarray | None = None
     chain_ids: np.ndarray | None = None
+    context_vectors: np.ndarray | None = None
 
     @property
     def n_entities(self) -> int:
@@ -74,7 +75,7 @@ class EntityFeatures:
             "sentence_ids": self.sentence_ids.shape[0],
             "doc_ids": self.doc_ids.shape[0],
         }
-        for name in ("predicate_ids", "argument_positions", "chain_ids"):
+        for name in ("predicate_ids", "argument_positions", "chain_ids", "context_vectors"):
             value = getattr(self, name)
             if value is not None:
                 checks[name] = value.shape[0]
@@ -105,6 +106,9 @@ class FeatureOptions:
         chain terms and units of the model need them.
     pronouns : add the pronouns the chains resolve as entity mentions of their own, headed by
         their chain's representative (``aesi_lib.entities.chain_tables``); needs ``chains``.
+    context : give every mention the all-MiniLM-L6-v2 vector of its sentence
+        (``EntityFeatures.context_vectors``, ``aesi_lib.lexicon.sentence_vectors``; needs the
+        ``context`` extra); not in the paper. The context term of W_T needs them.
     """
 
     type_scheme: str = "hypernyms"
@@ -112,6 +116,7 @@ class FeatureOptions:
     min_pair_docs: int = 1
     chains: bool = False
     pronouns: bool = False
+    context: bool = False
 
     def __post_init__(self) -> None:
         if self.pronouns and not self.chains:

@@ -67,6 +67,9 @@ class SimilarityOptions:
     cos_h_weight : float
         Weight of the head-vector cosine in W_H (:func:`head_class_similarity`, not in the
         paper); ``type_weight`` weighs its type term.
+    context_weight : float
+        Weight of the cosine of the mentions' sentence vectors (``features.context``) in W_T.
+        Not in the paper; 0 (the default) leaves the term out.
     chain_weight, chain_h_weight : float
         Weights of ``δ(chain_i = chain_j)``, the two mentions corefer
         (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
@@ -90,6 +93,7 @@ class SimilarityOptions:
     dep_weight: float = 1.0
     type_weight: float = 1.0
     cos_h_weight: float = 1.0
+    context_weight: float = 0.0
     chain_weight: float = 0.0
     chain_h_weight: float = 0.0
     cosine: CosineMode = "shift"
@@ -142,11 +146,28 @@ def _chain_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupT
     return GroupTerm("chain", chains, None, n, row_group_ids=row_ids)
 
 
+def _context_term(features: EntityFeatures, options: SimilarityOptions,
+                  rows: EntityFeatures | None) -> CosineTerm:
+    """cos(sentence vector_i, sentence vector_j), with the graph's cosine convention. New
+    mentions without sentence vectors (``rows``) have zero vectors: cosine 0 with everything."""
+    if features.context_vectors is None:
+        raise ValueError("a context term needs features.context_vectors: set features.context")
+    row_blocks = None
+    if rows is not None:
+        vectors = rows.context_vectors
+        if vectors is None:
+            vectors = np.zeros((rows.n_entities, features.context_vectors.shape[1]))
+        row_blocks = [vectors]
+    return CosineTerm("context", [features.context_vectors], options.cosine, options.clip_chunk,
+                      row_blocks=row_blocks)
+
+
 def template_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
-    ``chain_weight · δ(chain_i = chain_j)`` when that weight is not 0 (not in the paper).
+    ``context_weight · cos(sentence_i, sentence_j)`` and ``chain_weight · δ(chain_i =
+    chain_j)`` when those weights are not 0 (not in the paper).
 
     ``vec_hp`` is the concatenation head vector ⊕ predicate vector; the cosine is taken on the
     concatenation. PMI is ``H P Hᵀ`` with H the |E|×|V| head indicator.
@@ -175,6 +196,8 @@ def template_terms(
          CosineTerm("cos_hp", [features.head_vectors, features.predicate_vectors],
                     options.cosine, options.clip_chunk, row_blocks=row_vectors)),
     ]
+    if options.context_weight:
+        terms.append((options.context_weight, _context_term(features, options, rows)))
     if options.chain_weight:
         terms.append((options.chain_weight, _chain_term(features, rows)))
     return terms

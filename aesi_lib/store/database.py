@@ -351,6 +351,14 @@ class Store:
             self.con.rollback()
             raise
 
+    def sentence_texts(self, doc_ids: Iterable[str]) -> pd.DataFrame:
+        """``doc_id, sent_id, text`` of every sentence of ``doc_ids``, in document order."""
+        self.con.register("wanted_docs", pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
+        try:
+            return self.con.execute(load_sql("sentence_texts")).df()
+        finally:
+            self.con.unregister("wanted_docs")
+
     def chain_table(self, doc_ids: Iterable[str]) -> pd.DataFrame:
         """The chain rows of ``doc_ids``, in document order."""
         self.con.register("wanted_docs", pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
