@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from aesi_lib.model.similarity import SimilarityOptions, template_similarity
 from dense_reference import dense_template_similarity
 from test_similarity import random_features
+
+from aesi_lib.model.similarity import SimilarityOptions, template_similarity
 
 sentence_vectors = pytest.importorskip(
     "aesi_lib.lexicon.sentence_vectors", reason="the context extra is not installed")
