@@ -35,6 +35,7 @@ from tasks.ingest import (
     plan_ingest_task,
     store_batch_task,
 )
+from tasks.parsers import release_parse_processes
 from tasks.solve import export_task, solve_task, usable_previous
 
 PROJECT_STATE = "project.json"
@@ -170,6 +171,7 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
             log.info("ingest: %d/%d documents stored (%d parsed, %d from the parse cache), "
                      "%.1f documents/s, about %.0f s left", done, len(todo), parsed, reused,
                      rate, (len(todo) - done) / rate)
+    release_parse_processes()
     seconds = time.perf_counter() - started
     steps.add("parse+store", "Completed" if todo else "Skipped", seconds, batches=n_batches,
               documents_parsed=parsed)

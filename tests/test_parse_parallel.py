@@ -26,7 +26,12 @@ from aesi_lib.parse.backends import (
     usable_cores,
 )
 from aesi_lib.parse.cache import encode_parse, parse_with_cache
-from aesi_lib.parse.parallel import ParallelParser, ParseWorkerError, plan_pieces
+from aesi_lib.parse.parallel import (
+    ParallelParser,
+    ParseWorkerError,
+    plan_pieces,
+    shutdown_pools,
+)
 from aesi_lib.parse.spacy_backend import SpacyParser, spacy_doc_to_parsed
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
@@ -204,6 +209,16 @@ def test_dead_workers_fail_the_call_and_the_next_call_gets_new_ones(light_model,
         list(parser.parse(demo_docs))
     assert list(parser.parse(demo_docs)) == expected
     assert not old_pids & set(parser.worker_peak_rss_mib)
+
+
+def test_released_workers_end_and_the_parser_starts_new_ones(light_model, demo_docs):
+    parser = make_parser(light_config(light_model)).load()
+    first = list(parser.parse(demo_docs[:3]))
+    old_pids = set(parser.worker_peak_rss_mib)
+    shutdown_pools()
+    assert not any(_alive(p) for p in old_pids)
+    assert list(parser.parse(demo_docs[:3])) == first
+    assert set(parser.worker_peak_rss_mib).isdisjoint(old_pids)
 
 
 def _alive(pid: int) -> bool:

@@ -245,7 +245,9 @@ class _Pool:
         return future
 
     def close(self, wait: bool = True) -> None:
-        """Stop the workers: after their current piece (``wait``), or at once."""
+        """Stop the workers: after their current piece (``wait``), or at once. The pool is
+        then ``broken``: its parsers start a new one when used again."""
+        self.broken = True
         for _ in self._procs:
             self._jobs.put(None)
         for proc in self._procs:
@@ -275,7 +277,8 @@ def _shared_pool(factory: Callable[[Any], Any], config: Any, n_process: int) -> 
 
 
 def shutdown_pools(wait: bool = True) -> None:
-    """Stop every parse worker process of this process.
+    """Stop every parse worker process of this process (their memory is freed; a parser
+    used again starts new ones).
 
     At exit it runs with ``wait=False``: nobody is left to read a result, so the workers are
     killed instead of finishing their piece.
