@@ -133,12 +133,12 @@ def test_dask_options_choose_the_dask_runner():
     runner = with_runner(induce_flow, args).task_runner
     assert isinstance(runner, DaskTaskRunner)
     assert runner.cluster_kwargs["n_workers"] == 3
-    # The default: two worker threads, two parse batches in flight for the parse processes
-    # (flows.common.default_task_runner); the threads do not load models themselves.
+    # The default: one worker thread (flows.common.default_task_runner); ingest keeps two
+    # parse batches in flight with a two-thread runner of its own when processes parse.
     args = cli.build_parser().parse_args(["run"])
     default = with_runner(induce_flow, args).task_runner
     assert type(default).__name__ == "ThreadPoolTaskRunner"
-    assert default._max_workers == 2
+    assert default._max_workers == 1
 
 
 def test_scores_print_the_bounds_beside_the_scores(capsys):
