@@ -99,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--processes", type=int, default=usable_cores(),
                     help="aesi's parse processes (default: the usable cores, "
                     f"{usable_cores()} here; 1: in this process)")
+    ap.add_argument("--spacy-processes", type=int, default=0, metavar="N",
+                    help="also time spaCy's own multiprocessing, bare nlp.pipe(n_process=N) "
+                    "over all messages in one call, after the alternating chunks: what N "
+                    "processes can gain on this machine (0: skip)")
     ap.add_argument("--check", action="store_true",
                     help="compare the parses with those of one in-process parser (untimed)")
     args = ap.parse_args(argv)
@@ -165,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
         warm_s = time.perf_counter() - t0
         cache_mib = sum(f.stat().st_size for f in Path(cache_dir).rglob("*") if f.is_file())
         cache_mib /= 2**20
+    spacy_mp_s = None
+    if args.spacy_processes:
+        t0 = time.perf_counter()
+        for _ in bare_nlp.pipe((d.text for d in docs), batch_size=args.batch_size,
+                               n_process=args.spacy_processes):
+            pass
+        spacy_mp_s = time.perf_counter() - t0
     workers = getattr(parser, "worker_peak_rss_mib", {})
     workers_cpu = sum(getattr(parser, "worker_cpu_s", {}).values()) - workers_cpu_before
     total_s = time.perf_counter() - t_start
@@ -188,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     if ner_nlp is not None:
         print(f"| bare `nlp.pipe` with ner | {ner_s:.1f} | {words / ner_s:,.0f} | {len(docs)} "
               "| - |")
+    if spacy_mp_s is not None:
+        print(f"| bare `nlp.pipe`, n_process={args.spacy_processes} (one call, after) | "
+              f"{spacy_mp_s:.1f} | {words / spacy_mp_s:,.0f} | {len(docs)} | - |")
     print(f"| aesi parse + casing + entities, cold cache | {aesi_s:.1f} | {words / aesi_s:,.0f} | "
           f"{n_parsed} | {n_entities} |")
     print(f"| aesi, second run (warm cache) | {warm_s:.1f} | {words / warm_s:,.0f} | "
@@ -195,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"- throughput ratio aesi ({processes} process{'es' if processes > 1 else ''}) / "
           f"bare single-process `nlp.pipe`: {bare_s / aesi_s:.2f}")
+    if spacy_mp_s is not None:
+        print(f"- spaCy's own {args.spacy_processes} processes / bare single-process "
+              f"`nlp.pipe`: {bare_s / spacy_mp_s:.2f} (timed once, not alternated)")
     print(f"- peak RSS of this process after the cold run: {rss_first:.0f} MiB; at the end: "
           f"{peak_rss_mib():.0f} MiB")
     print(f"- CPU seconds, cold run: bare {bare_cpu:.1f}; aesi {aesi_cpu + workers_cpu:.1f} "

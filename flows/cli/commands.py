@@ -46,7 +46,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         os.environ[KEEP_RUNS_ENV] = str(args.keep_runs)
     keep_runs_setting()                                 # a bad $AESI_KEEP_RUNS fails now
     prefect_environment(args.project_dir)
-    with prefect_api(args.project_dir):
+    with prefect_api(args.project_dir, preload=["flows.induce"]):
         from flows.induce import induce_flow
 
         results = with_runner(induce_flow, args)(
@@ -70,7 +70,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     check_project(args.project_dir)
     check_writable(args.out, "--out")
     prefect_environment(args.project_dir)
-    with prefect_api(args.project_dir):
+    with prefect_api(args.project_dir, preload=["flows.update"]):
         from flows.update import update_flow
 
         results = with_runner(update_flow, args)(
@@ -102,7 +102,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     check_writable(project_dir, "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
     prefect_environment(project_dir)
-    with prefect_api(project_dir):
+    with prefect_api(project_dir, preload=["flows.extract"]):
         from flows.extract import extract_flow
 
         results = with_runner(extract_flow, args)(
@@ -231,7 +231,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     check_project(args.project_dir)
     check_writable(args.out, "--out")
     prefect_environment(args.project_dir)
-    with prefect_api(args.project_dir):
+    with prefect_api(args.project_dir, preload=["flows.sweep"]):
         from flows.sweep import sweep_flow
 
         results = with_runner(sweep_flow, args)(
@@ -328,7 +328,7 @@ def cmd_store_rebuild(args: argparse.Namespace) -> int:
     if moved:
         print(f"moved the damaged database aside: {moved}")
     prefect_environment(args.project_dir)
-    with prefect_api(args.project_dir):
+    with prefect_api(args.project_dir, preload=["flows.rebuild"]):
         from flows.rebuild import rebuild_store_flow
 
         results = with_runner(rebuild_store_flow, args)(

@@ -9,11 +9,12 @@ the way out; nothing here imports Prefect before :func:`prefect_environment` has
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
@@ -165,13 +166,15 @@ def _drain_prefect(timeout: float = 10.0) -> None:
 
 
 @contextlib.contextmanager
-def prefect_api(project_dir: str | Path) -> Iterator[str]:
+def prefect_api(project_dir: str | Path, preload: Sequence[str] = ()) -> Iterator[str]:
     """The Prefect API a command's flows talk to, for the duration of the ``with`` block.
 
     The configured one (``PREFECT_API_URL`` or the profile) must answer; else this process
     starts a :class:`~flows.cli.server.TemporaryServer` (log in ``<project>/prefect-server.log``)
     that stops when the block ends, however it ends, and dies with the process when it is
-    killed. Call after :func:`prefect_environment`.
+    killed. The modules named in ``preload`` (the command's flows) are imported while that
+    server boots: a few seconds of each command's start-up that the two overlap. Call after
+    :func:`prefect_environment`.
 
     Raises
     ------
@@ -192,7 +195,8 @@ def prefect_api(project_dir: str | Path) -> Iterator[str]:
     log.info("starting a temporary Prefect server (stopped at the end; set PREFECT_API_URL to "
              "use your own)")
     try:
-        url = server.start(timeout=timeout)
+        url = server.start(timeout=timeout,
+                           while_starting=lambda: [importlib.import_module(m) for m in preload])
         log.info("temporary Prefect server on %s", url)
         os.environ["PREFECT_API_URL"] = url          # for processes this one starts (Dask)
         with temporary_settings({PREFECT_API_URL: url}):

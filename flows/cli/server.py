@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -63,8 +64,12 @@ class TemporaryServer:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/api"
 
-    def start(self, timeout: float = 120.0) -> str:
+    def start(self, timeout: float = 120.0,
+              while_starting: Callable[[], object] | None = None) -> str:
         """Start the server and wait until it answers; returns its API URL.
+
+        ``while_starting`` runs once, in this process, while the server process boots (for
+        example the imports of the flows the command will run: the two overlap on two cores).
 
         Raises
         ------
@@ -90,6 +95,9 @@ class TemporaryServer:
                  "--parent-pid", str(os.getpid())],
                 env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
                 start_new_session=True)
+            if while_starting is not None:
+                while_starting()
+                while_starting = None
             with httpx.Client(timeout=2) as client:
                 while time.monotonic() < deadline and self.process.poll() is None:
                     with contextlib.suppress(httpx.HTTPError):
