@@ -121,8 +121,8 @@ def context_task(entities_path: str, db_path: str, vectors_cache: str, work_dir:
     Sentences are embedded through a per-document cache (``vectors_cache``), so a corpus that
     grows embeds only its new documents."""
     from aesi_lib.lexicon.sentence_vectors import (
-        document_sentence_vectors,
         load_sentence_encoder,
+        mention_sentence_vectors,
     )
 
     log = get_run_logger()
@@ -130,23 +130,15 @@ def context_task(entities_path: str, db_path: str, vectors_cache: str, work_dir:
     doc_ids = sorted(table["doc_id"].unique())
     with Store(db_path, read_only=True) as store:
         sentences = store.sentence_texts(doc_ids)
-    grouped = {d: rows for d, rows in sentences.groupby("doc_id", sort=True)}
-    texts = [grouped[d]["text"].astype(str).tolist() for d in doc_ids]
-    encoder = load_sentence_encoder()
-    vectors, embedded = document_sentence_vectors(encoder, texts, vectors_cache)
-    row_of = {}
-    for d, block in zip(doc_ids, vectors, strict=True):
-        for sent_id, vector in zip(grouped[d]["sent_id"], block, strict=True):
-            row_of[(d, int(sent_id))] = vector
-    matrix = np.stack([row_of[(d, int(s))] for d, s in zip(table["doc_id"], table["sent_id"],
-                                                            strict=True)]).astype(np.float32)
+    matrix, n_sentences, embedded = mention_sentence_vectors(
+        table, sentences, load_sentence_encoder(), vectors_cache)
     path = _context_file(entities_path, work_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part.npy")
     np.save(tmp, matrix)
     tmp.replace(path)
     log.info("sentence vectors: %d sentences of %d documents (%d embedded now, the others "
-             "from the cache) for %d mentions", sum(len(t) for t in texts), len(doc_ids),
+             "from the cache) for %d mentions", n_sentences, len(doc_ids),
              embedded, len(table))
     return str(path)
 

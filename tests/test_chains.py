@@ -10,11 +10,11 @@ import pytest
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities import extract_entities
+from aesi_lib.entities.acronyms import acronym_matches, is_acronym_candidate
 from aesi_lib.entities.chains import (
     SIEVES,
     ChainOptions,
     CoreferenceResult,
-    acronym_matches,
     coreference_chains,
     resolve_coreference,
 )
@@ -186,6 +186,17 @@ def test_parenthesised_acronym_is_an_apposition_then_an_exact_match(parser):
 ])
 def test_acronym_matches(acronym, words, expected):
     assert acronym_matches(acronym, words) is expected
+
+
+@pytest.mark.parametrize("head, n_words, lemma, expected", [
+    ("FMLN", 1, "FMLN", True),
+    ("PLACE", 1, "place", False),      # a common word the truecaser knew
+    ("UN", 1, "UN", False),            # two letters
+    ("FMLN", 2, "FMLN", False),        # not a one-word phrase
+    ("Fmln", 1, "Fmln", False),
+])
+def test_acronym_candidates(head, n_words, lemma, expected):
+    assert is_acronym_candidate(head, n_words, lemma) is expected
 
 
 # --- S6 strict head match --------------------------------------------------------------------

@@ -277,7 +277,8 @@ def test_set_overrides_the_named_options_and_null_unsets(tmp_path):
          "model.similarity.dep_weight=0.25", "--set", "parser.model=null"])
     config = run_config(args)
     assert config["model"]["n_templates"] == 9
-    assert config["model"]["similarity"] == {"dep_weight": 0.25}
+    # The default preset's own similarity options (the context weight) stay beside the one set.
+    assert config["model"]["similarity"] == {"context_weight": 1.0, "dep_weight": 0.25}
     assert config["parser"] == {"model": None}
 
 

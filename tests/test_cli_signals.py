@@ -120,7 +120,8 @@ def _signal_and_wait(run: dict, send) -> tuple[int, str, str]:
     sizes = {name: path.stat().st_size for name, path in run["out"].items()}
     send(run["proc"].pid)
     code = run["proc"].wait(timeout=60)
-    after = {name: path.read_text()[sizes[name]:] for name, path in run["out"].items()}
+    # Sizes are in bytes, and the log before the signal may hold non-ASCII characters.
+    after = {name: path.read_bytes()[sizes[name]:].decode() for name, path in run["out"].items()}
     return code, after["stdout"], after["stderr"]
 
 

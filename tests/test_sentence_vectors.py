@@ -41,6 +41,20 @@ def test_documents_are_embedded_once(encoder, tmp_path):
     np.testing.assert_array_equal(again[0], first[0])
 
 
+def test_each_mention_gets_its_own_sentences_vector(encoder, tmp_path):
+    import pandas as pd
+
+    sentences = pd.DataFrame({"doc_id": ["a", "a", "b"], "sent_id": [0, 1, 0],
+                              "text": ["A bomb exploded.", "Two died.", "The army attacked."]})
+    mentions = pd.DataFrame({"doc_id": ["b", "a", "a", "a"], "sent_id": [0, 1, 0, 1]})
+    matrix, n_sentences, embedded = sentence_vectors.mention_sentence_vectors(
+        mentions, sentences, encoder, tmp_path)
+    assert matrix.shape == (4, sentence_vectors.DIMENSION) and matrix.dtype == np.float32
+    assert (n_sentences, embedded) == (3, 2)
+    direct = sentence_vectors.embed_sentences(encoder, list(sentences["text"]))
+    np.testing.assert_allclose(matrix, direct[[2, 1, 0, 1]], atol=1e-5)
+
+
 def test_the_context_term_matches_its_dense_definition():
     rng = np.random.default_rng(0)
     f = random_features(25, seed=2)

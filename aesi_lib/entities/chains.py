@@ -26,7 +26,7 @@ S3 ``predicate_nominative``
 S4 ``role_appositive``
     A title in front of a name corefers with the name (``Mayor Jose Garcia``; the title is a
     mention of its own, see M3 in :mod:`~aesi_lib.entities.mentions`).
-S5 ``acronym``
+S5 ``acronym`` (the tests of :mod:`aesi_lib.entities.acronyms`)
     A one-word, all upper-case mention of 3-8 letters whose lemma is not all lower case (the
     truecaser lowercases words it knows as common words: ``PLACE``) corefers with a phrase
     that does not contain it and whose capitalised content words have these initials. Names
@@ -66,6 +66,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 
+from aesi_lib.entities.acronyms import acronym_matches, is_acronym_candidate
 from aesi_lib.entities.mentions import (
     ANIMATE,
     INANIMATE,
@@ -327,46 +328,6 @@ def _role_appositive(parsed: ParsedDocument, c: _Clusters,
             c.merge(name, i, "role_appositive")
 
 
-def _acronym_candidate(m: Mention, lemma: str) -> bool:
-    # The truecaser lowercases a word it knows as a common word ("PLACE"), so an acronym keeps
-    # an upper-case letter in its lemma. Two-letter acronyms match too many pairs of words.
-    return (m.kind != PRONOUN and m.end - m.start == 1 and 3 <= len(m.head) <= 8
-            and m.head.isalpha() and m.head.isupper() and not lemma.islower())
-
-
-def acronym_matches(acronym: str, words: Sequence[str]) -> bool:
-    """True when ``acronym`` is made of the initials of ``words`` (rule S5).
-
-    Parameters
-    ----------
-    acronym
-        Upper-case letters, e.g. ``"FMLN"``.
-    words
-        The capitalised content words of a phrase, e.g. ``("Farabundo", "Marti", "National",
-        "Liberation", "Front")``.
-
-    Returns
-    -------
-    bool
-        The letters equal the initials as a multiset (any order); for an acronym of three
-        letters or more, also when the initials are the letters plus one more.
-    """
-    if len(words) < 2 or len(acronym) < 2:
-        return False
-    letters = sorted(acronym.upper())
-    initials = sorted(w[0].upper() for w in words)
-    if initials == letters:
-        return True
-    if len(letters) < 3 or len(initials) != len(letters) + 1:
-        return False
-    rest = list(initials)
-    for ch in letters:
-        if ch not in rest:
-            return False
-        rest.remove(ch)
-    return True
-
-
 def _acronym(parsed: ParsedDocument, c: _Clusters) -> None:
     # Names indexed by their sorted initials, and by those initials less one letter, so that
     # each acronym is two dictionary look-ups; acronym_matches then confirms each candidate.
@@ -381,7 +342,7 @@ def _acronym(parsed: ParsedDocument, c: _Clusters) -> None:
             less_one.setdefault(initials[:k] + initials[k + 1:], set()).add(j)
     for i, m in enumerate(c.mentions):
         lemma = parsed.sentences[m.sent_id].tokens[m.head_index].lemma
-        if not _acronym_candidate(m, lemma):
+        if m.kind == PRONOUN or not is_acronym_candidate(m.head, m.end - m.start, lemma):
             continue
         letters = "".join(sorted(m.head.upper()))
         found = set(exact.get(letters, ())) | less_one.get(letters, set())

