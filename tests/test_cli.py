@@ -100,6 +100,21 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     assert cut["model"]["slot_model"] == "cut" and cut["model"]["n_slots"] == 5
 
 
+def test_a_missing_sentence_encoder_fails_before_any_work(capsys, monkeypatch):
+    # The default preset embeds sentences: without the context extra, the command stops at
+    # the start with the install command, and runs when the option is switched off.
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None
+                        if name == "sentence_transformers" else real(name, *a))
+    _one_line_error(capsys, ["run", "--demo"], "sentence-transformers is not installed: "
+                    "install them with `.venv/bin/pip install 'sentence-transformers==6.2.0'")
+    off = run_config(cli.build_parser().parse_args(
+        ["run", "--set", "features.context=false", "--set", "model.similarity.context_weight=0"]))
+    assert off["features"]["context"] is False
+
+
 def test_run_config_merges_file_and_options(tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"model": {"n_templates": 8, "seed": 1},

@@ -15,6 +15,7 @@ caches them per document text, like the parse cache, so a rerun embeds only new 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -45,6 +46,20 @@ def _package_version() -> str:
         raise ResourceMissingError(
             f"the sentence-vector model package {MODEL_PACKAGE} is not installed: "
             + INSTALL_HINT) from None
+
+
+def check_sentence_encoder() -> None:
+    """Fail fast, before any work, when the sentence encoder cannot be loaded: the context
+    extra (sentence-transformers) or the model package is not installed. Imports neither.
+
+    Raises
+    ------
+    ResourceMissingError
+        Naming what is missing and the install command.
+    """
+    _package_version()
+    if importlib.util.find_spec("sentence_transformers") is None:
+        raise ResourceMissingError("sentence-transformers is not installed: " + INSTALL_HINT)
 
 
 def model_id() -> str:

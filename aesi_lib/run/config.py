@@ -417,14 +417,21 @@ def check_resources(data: dict[str, Any]) -> None:
     Parameters
     ----------
     data : dict
-        A configuration as nested dicts (only ``vectors_path`` and ``wordnet_path`` are read).
+        A configuration as nested dicts (only ``vectors_path``, ``wordnet_path`` and
+        ``features.context`` are read).
 
     Raises
     ------
     InputError
         When ``vectors_path`` is not a file, or ``wordnet_path`` is not a folder holding the
         WordNet database files (itself, or under ``corpora/wordnet``, ``wordnet`` or ``dict``).
+    ResourceMissingError
+        When ``features.context`` is on and the sentence encoder is not installed.
     """
+    if (data.get("features") or {}).get("context"):
+        from aesi_lib.lexicon.sentence_vectors import check_sentence_encoder
+
+        check_sentence_encoder()
     vectors = data.get("vectors_path")
     if vectors:
         path = Path(vectors).expanduser()
