@@ -351,21 +351,24 @@ class Store:
             self.con.rollback()
             raise
 
+    def _query_with(self, query: str, name: str, frame: pd.DataFrame,
+                    params: dict[str, Any] | None = None) -> pd.DataFrame:
+        """Run the named SQL file with ``frame`` visible to it as the table ``name``."""
+        self.con.register(name, frame)
+        try:
+            return self.con.execute(load_sql(query), params).df()
+        finally:
+            self.con.unregister(name)
+
     def sentence_texts(self, doc_ids: Iterable[str]) -> pd.DataFrame:
         """``doc_id, sent_id, text`` of every sentence of ``doc_ids``, in document order."""
-        self.con.register("wanted_docs", pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
-        try:
-            return self.con.execute(load_sql("sentence_texts")).df()
-        finally:
-            self.con.unregister("wanted_docs")
+        return self._query_with("sentence_texts", "wanted_docs",
+                                pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
 
     def chain_table(self, doc_ids: Iterable[str]) -> pd.DataFrame:
         """The chain rows of ``doc_ids``, in document order."""
-        self.con.register("wanted_docs", pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
-        try:
-            return self.con.execute(load_sql("chain_table")).df()
-        finally:
-            self.con.unregister("wanted_docs")
+        return self._query_with("chain_table", "wanted_docs",
+                                pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
 
     def document_ids(self, splits: Iterable[str] | None = None) -> list[str]:
         """Stored doc ids (optionally of some splits), sorted."""
@@ -387,11 +390,7 @@ class Store:
         """Entities of the given splits (all when None), ordered, with ``entity_id``."""
         wanted = pd.DataFrame({"split": list(splits) if splits is not None
                                else self._all_splits()})
-        self.con.register("wanted", wanted)
-        try:
-            return self.con.execute(load_sql("entity_table")).df()
-        finally:
-            self.con.unregister("wanted")
+        return self._query_with("entity_table", "wanted", wanted)
 
     def head_pmi(self, doc_ids: Iterable[str] | None = None, min_pair_docs: int = 1
                  ) -> pd.DataFrame:
@@ -400,12 +399,8 @@ class Store:
         Columns ``word1, word2, pmi, npmi, pair_docs``, both orders of every pair.
         """
         ids = list(doc_ids) if doc_ids is not None else self.document_ids()
-        self.con.register("wanted_docs", pd.DataFrame({"doc_id": ids}))
-        try:
-            return self.con.execute(load_sql("head_pmi"),
-                                    {"min_pair_docs": int(min_pair_docs)}).df()
-        finally:
-            self.con.unregister("wanted_docs")
+        return self._query_with("head_pmi", "wanted_docs", pd.DataFrame({"doc_id": ids}),
+                                {"min_pair_docs": int(min_pair_docs)})
 
     def summary(self) -> pd.DataFrame:
         return self.con.execute(load_sql("store_summary")).df()
