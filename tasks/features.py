@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,7 +19,7 @@ from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store
 from tasks.files import resolved, write_parquet
-from tasks.keys import content_key, file_backed_key, resource_key, source_hash
+from tasks.keys import content_key, file_result_key, resource_key, source_hash
 
 
 def _entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:
@@ -29,12 +28,8 @@ def _entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:
     return Path(work_dir) / "tables" / f"{key}.parquet"
 
 
-def _entities_cache_key(context: Any, p: dict[str, Any]) -> str:
-    path = _entities_file(p["work_dir"], p["corpus_key"], p["doc_ids"])
-    return file_backed_key(context, path.stem, [path])
-
-
-@task(name="entity-table", persist_result=True, cache_key_fn=_entities_cache_key)
+@task(name="entity-table", persist_result=True, cache_key_fn=file_result_key(
+    lambda p: _entities_file(p["work_dir"], p["corpus_key"], p["doc_ids"])))
 def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_dir: str) -> str:
     """The entity table of ``doc_ids`` (SQL ``entity_table.sql``) as Parquet; returns the path.
 
@@ -59,12 +54,8 @@ def _chained_file(entities_path: str, config: RunConfig, work_dir: str) -> Path:
     return Path(work_dir) / "tables" / f"{key}.parquet"
 
 
-def _chained_cache_key(context: Any, p: dict[str, Any]) -> str:
-    path = _chained_file(p["entities_path"], p["config"], p["work_dir"])
-    return file_backed_key(context, path.stem, [path])
-
-
-@task(name="coreference", persist_result=True, cache_key_fn=_chained_cache_key)
+@task(name="coreference", persist_result=True, cache_key_fn=file_result_key(
+    lambda p: _chained_file(p["entities_path"], p["config"], p["work_dir"])))
 def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_cache: str,
                      work_dir: str) -> str:
     """Coreference chains of the entity table's documents (``aesi_lib.entities.chain_tables``):
@@ -109,12 +100,8 @@ def _context_file(entities_path: str, work_dir: str) -> Path:
     return Path(work_dir) / "features" / f"{key}.npy"
 
 
-def _context_cache_key(context: Any, p: dict[str, Any]) -> str:
-    path = _context_file(p["entities_path"], p["work_dir"])
-    return file_backed_key(context, path.stem, [path])
-
-
-@task(name="sentence-vectors", persist_result=True, cache_key_fn=_context_cache_key)
+@task(name="sentence-vectors", persist_result=True, cache_key_fn=file_result_key(
+    lambda p: _context_file(p["entities_path"], p["work_dir"])))
 def context_task(entities_path: str, db_path: str, vectors_cache: str, work_dir: str) -> str:
     """The all-MiniLM-L6-v2 vector of every mention's sentence
     (``aesi_lib.lexicon.sentence_vectors``), one row per row of the entity table, as ``.npy``.
@@ -149,12 +136,8 @@ def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs:
     return Path(work_dir) / "tables" / f"{key}.parquet"
 
 
-def _pmi_cache_key(context: Any, p: dict[str, Any]) -> str:
-    path = _pmi_file(p["work_dir"], p["corpus_key"], p["doc_ids"], p["min_pair_docs"])
-    return file_backed_key(context, path.stem, [path])
-
-
-@task(name="head-pmi", persist_result=True, cache_key_fn=_pmi_cache_key)
+@task(name="head-pmi", persist_result=True, cache_key_fn=file_result_key(
+    lambda p: _pmi_file(p["work_dir"], p["corpus_key"], p["doc_ids"], p["min_pair_docs"])))
 def pmi_task(db_path: str, doc_ids: list[str], corpus_key: str, min_pair_docs: int,
              work_dir: str) -> str:
     """Document-level PMI of head lemmas (SQL ``head_pmi.sql``) as Parquet; returns the path."""
@@ -175,13 +158,9 @@ def _features_file(entities_path: str, pmi_path: str, config: RunConfig, work_di
     return Path(work_dir) / "features" / f"{key}.npz"
 
 
-def _features_cache_key(context: Any, p: dict[str, Any]) -> str:
-    path = _features_file(p["entities_path"], p["pmi_path"], p["config"], p["work_dir"],
-                          p.get("context_path"))
-    return file_backed_key(context, path.stem, [path])
-
-
-@task(name="build-features", persist_result=True, retries=1, cache_key_fn=_features_cache_key)
+@task(name="build-features", persist_result=True, retries=1, cache_key_fn=file_result_key(
+    lambda p: _features_file(p["entities_path"], p["pmi_path"], p["config"], p["work_dir"],
+                             p.get("context_path"))))
 def features_task(entities_path: str, pmi_path: str, config: RunConfig,
                   work_dir: str, context_path: str | None = None) -> dict[str, str]:
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one

@@ -72,3 +72,14 @@ def file_backed_key(context: Any, key: str, files: Iterable[str | os.PathLike[st
     if store is not None and store.exists(key):
         return f"{key}-rebuild-{uuid.uuid4().hex[:12]}"
     return key
+
+
+def file_result_key(file_of: Callable[[dict[str, Any]], Path]
+                    ) -> Callable[[Any, dict[str, Any]], str]:
+    """The cache key function of a step whose result is the one file ``file_of(parameters)``
+    names after its content key (:func:`file_backed_key` on that file)."""
+    def key(context: Any, parameters: dict[str, Any]) -> str:
+        path = file_of(parameters)
+        return file_backed_key(context, path.stem, [path])
+    return key
+
