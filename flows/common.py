@@ -218,12 +218,14 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                     config.features.min_pair_docs, project.work_dir)
     context = None
     if config.features.context:
-        context = steps.run(f"sentence-vectors{tag}", context_task, entities, project.db,
-                            str(project.root / "sentence-vectors"), project.work_dir)
+        context = steps.run(f"context-vectors{tag}", context_task, entities, project.db,
+                            config.features, str(project.root / "context-vectors"),
+                            project.work_dir, config.vectors_path)
     features = steps.run(f"build-features{tag}", features_task, entities, pmi, config,
                          project.work_dir, context)
     return {"project_dir": str(project.root), "parse_cache": project.parse_cache,
-            "entities": entities, "pmi": pmi, "features": features["features"]}
+            "entities": entities, "pmi": pmi, "context": context,
+            "features": features["features"]}
 
 
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
@@ -253,7 +255,7 @@ def solve_summary(info_path: str) -> dict[str, Any]:
 _TIMING_GROUPS = {
     "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
     "features": ("stored-documents", "corpus-fingerprint", "entity-table", "coreference",
-                 "head-pmi", "sentence-vectors", "build-features"),
+                 "head-pmi", "context-vectors", "build-features"),
     "solve": ("solve",),
     "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
 }

@@ -15,6 +15,7 @@ from prefect.utilities.annotations import quote
 from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import document_summary, mapped_templates
+from aesi_lib.store.database import parse_frames
 from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
 from tasks.extract import fill_slots_task
 from tasks.ingest import load_corpus_task, parse_batch_task
@@ -72,11 +73,12 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     t = time.perf_counter()
     futures = parse_batch_task.map(batches(corpus.documents, parse_batch_size),
                                    unmapped(config.parser), unmapped(artifacts["parse_cache"]))
-    frames, parsed, reused = [], 0, 0
+    frames, parses, parsed, reused = [], [], 0, 0
     for i in range(len(futures)):
         result = futures[i].result()
         futures[i] = None
         frames.append(result["entities"])
+        parses.extend(result["parses"])
         parsed += result["parsed"]
         reused += result["reused"]
         log.info("extract: %d/%d documents parsed (%d from the parse cache)",
@@ -85,8 +87,9 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     entities = pd.concat(frames, ignore_index=True).sort_values(ENTITY_ORDER, kind="stable")
     entities = entities.reset_index(drop=True)
     entities.insert(0, "entity_id", range(len(entities)))
+    sentences, tokens = parse_frames(parses)
     export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
-                       out_dir)
+                       out_dir, quote(sentences), quote(tokens))
 
     given = [d.doc_id for d in corpus.documents]
     results = {

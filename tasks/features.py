@@ -14,7 +14,10 @@ import pandas as pd
 from prefect import get_run_logger, task
 
 from aesi_lib.fingerprint import file_sha256
+from aesi_lib.lexicon.context_files import load_context, save_context
+from aesi_lib.lexicon.encoder import encoder_recipe_key, make_encoder, mention_context_vectors
 from aesi_lib.model.feature_files import save_features
+from aesi_lib.model.features import FeatureOptions
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store
@@ -92,41 +95,38 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
     return str(path)
 
 
-def _context_file(entities_path: str, work_dir: str) -> Path:
-    from aesi_lib.lexicon.sentence_vectors import model_id
-
+def _context_file(entities_path: str, work_dir: str, features: FeatureOptions,
+                  vectors_path: str | None) -> Path:
     key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
-                      file_sha256(entities_path), model_id())
-    return Path(work_dir) / "features" / f"{key}.npy"
+                      file_sha256(entities_path), features.token_context,
+                      encoder_recipe_key(features.encoder, vectors_path))
+    return Path(work_dir) / "features" / f"{key}.npz"
 
 
-@task(name="sentence-vectors", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _context_file(p["entities_path"], p["work_dir"])))
-def context_task(entities_path: str, db_path: str, vectors_cache: str, work_dir: str) -> str:
-    """The all-MiniLM-L6-v2 vector of every mention's sentence
-    (``aesi_lib.lexicon.sentence_vectors``), one row per row of the entity table, as ``.npy``.
-    Sentences are embedded through a per-document cache (``vectors_cache``), so a corpus that
-    grows embeds only its new documents."""
-    from aesi_lib.lexicon.sentence_vectors import (
-        load_sentence_encoder,
-        mention_sentence_vectors,
-    )
-
+@task(name="context-vectors", persist_result=True, cache_key_fn=file_result_key(
+    lambda p: _context_file(p["entities_path"], p["work_dir"], p["features"],
+                            p.get("vectors_path"))))
+def context_task(entities_path: str, db_path: str, features: FeatureOptions,
+                 vectors_cache: str, work_dir: str, vectors_path: str | None = None) -> str:
+    """One encoder pass over the sentences that hold mentions (``aesi_lib.lexicon.encoder``):
+    each mention's sentence vector and, with ``features.token_context``, the in-context
+    vectors of its predicate and head, one row per row of the entity table, as ``.npz``.
+    Sentences go through a per-document cache (``vectors_cache``), so a corpus that grows
+    embeds only its new documents, and a run whose vectors are all cached loads no model."""
     log = get_run_logger()
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
     with Store(db_path, read_only=True) as store:
         sentences = store.sentence_texts(doc_ids)
-    matrix, n_sentences, embedded = mention_sentence_vectors(
-        table, sentences, load_sentence_encoder(), vectors_cache)
-    path = _context_file(entities_path, work_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part.npy")
-    np.save(tmp, matrix)
-    tmp.replace(path)
-    log.info("sentence vectors: %d sentences of %d documents (%d embedded now, the others "
-             "from the cache) for %d mentions", n_sentences, len(doc_ids),
-             embedded, len(table))
+        tokens = store.mention_sentence_tokens(doc_ids)
+    encoder = make_encoder(features.encoder, vectors_path)
+    context = mention_context_vectors(table, sentences, tokens, encoder, vectors_cache)
+    path = _context_file(entities_path, work_dir, features, vectors_path)
+    save_context(path, context.feature_arrays(features.token_context))
+    log.info("context vectors (%s): %d mention sentences of %d documents (%d documents "
+             "embedded now, the others from the cache%s) for %d mentions",
+             encoder.recipe.model, context.n_sentences, len(doc_ids), context.embedded,
+             "" if getattr(encoder, "loaded", True) else "; no model loaded", len(table))
     return str(path)
 
 
@@ -168,7 +168,7 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
 
     The key holds the feature options and the lexicon resources but not the model options,
     so runs that differ only in the model (or the seed) share the features. ``context_path``
-    (``context_task``) adds the mentions' sentence vectors."""
+    (``context_task``) adds the mentions' context vectors."""
     log = get_run_logger()
     from aesi_lib.model.features import build_features
 
@@ -177,7 +177,7 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
     pmi = pd.read_parquet(pmi_path)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if context_path:
-        features = dataclasses.replace(features, context_vectors=np.load(context_path))
+        features = dataclasses.replace(features, **load_context(context_path))
         features.validate()
     path = _features_file(entities_path, pmi_path, config, work_dir, context_path)
     save_features(path, features, vocab)

@@ -18,6 +18,7 @@ from prefect.cache_policies import NO_CACHE
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities import entities_frame, extract_entities
+from aesi_lib.entities.rules import stored_config_id
 from aesi_lib.fingerprint import corpus_fingerprint
 from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache
@@ -63,7 +64,7 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
     # will use for a corpus of this size (so a pool of processes starts only once).
     id_config = replace(parser_config, n_process=parse_processes(
         parser_config, sum(len(d.text) for d in documents)))
-    config_id = parser_config_id(id_config, cache_dir)
+    config_id = stored_config_id(parser_config_id(id_config, cache_dir))
     with Store(db_path) as store:
         stored = store.stored_hashes()
     todo: list[Document] = []

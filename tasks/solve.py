@@ -17,7 +17,6 @@ from aesi_lib.model.carry import PreviousLabels, previous_labels
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.feature_files import load_features
 from aesi_lib.run import pipeline
-from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store, keep_runs_setting
 from tasks.files import resolved
 from tasks.keys import content_key, file_backed_key, source_hash
@@ -108,8 +107,7 @@ def solve_task(features_path: str, model: ModelConfig, work_dir: str,
         carried = _load_previous(previous, entities_path, model)
         if carried is None:
             log.info("solve: the previous solution has another |T| or |S|: solved afresh")
-    config = RunConfig(model=model)
-    result = pipeline.run_induction(features, config, progress=progress, previous=carried)
+    result = pipeline.run_induction(features, model, progress=progress, previous=carried)
     if result.carried:
         c = result.carried
         log.info("solve: %d of %d previous mentions kept their template id, %d their slot id "

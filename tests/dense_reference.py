@@ -59,10 +59,16 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
     same_chain = (np.zeros((len(row_heads), len(heads))) if chains is None or rows is not None
                   else (chains[:, None] == chains[None, :]).astype(float))
     context = {}
-    if features.context_vectors is not None:
-        row_context = (r.context_vectors if r.context_vectors is not None
-                       else np.zeros((r.n_entities, features.context_vectors.shape[1])))
-        context = {"context": dense_cosine(features.context_vectors, options.cosine, row_context)}
+    for name, attribute in (("context", "context_vectors"),
+                            ("predicate_context", "predicate_context_vectors"),
+                            ("head_context", "head_context_vectors")):
+        vectors = getattr(features, attribute)
+        if vectors is None:
+            continue
+        row_vectors = getattr(r, attribute)
+        if row_vectors is None:
+            row_vectors = np.zeros((r.n_entities, vectors.shape[1]))
+        context[name] = dense_cosine(vectors, options.cosine, row_vectors)
     return {
         **context,
         "chain": same_chain,

@@ -107,12 +107,35 @@ def test_a_missing_sentence_encoder_fails_before_any_work(capsys, monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None
-                        if name == "sentence_transformers" else real(name, *a))
-    _one_line_error(capsys, ["run", "--demo"], "sentence-transformers is not installed: "
-                    "install them with `.venv/bin/pip install 'sentence-transformers==6.2.0'")
+                        if name == "transformers" else real(name, *a))
+    _one_line_error(capsys, ["run", "--demo"], "transformers is not installed: "
+                    "install them with `.venv/bin/pip install 'transformers==5.24.0'")
     off = run_config(cli.build_parser().parse_args(
         ["run", "--set", "features.context=false", "--set", "model.similarity.context_weight=0"]))
     assert off["features"]["context"] is False
+    # The static encoder needs no extra.
+    static = run_config(cli.build_parser().parse_args(
+        ["run", "--set", "features.encoder=static"]))
+    assert static["features"]["encoder"] == "static"
+
+
+def test_a_weight_without_its_feature_fails_in_one_line(capsys):
+    _one_line_error(capsys, ["run", "--demo", "--set", "features.context=false"],
+                    "model.similarity.context_weight (from preset default): 1 needs "
+                    "features.context=true")
+    _one_line_error(capsys, ["run", "--demo", "--set",
+                             "model.similarity.predicate_context_weight=1"],
+                    "needs features.token_context=true")
+    _one_line_error(capsys, ["run", "--demo", "--set", "model.template_unit=chain"],
+                    "model.template_unit")
+    _one_line_error(capsys, ["run", "--demo", "--set", "features.token_context=true",
+                             "--set", "features.context=false", "--set",
+                             "model.similarity.context_weight=0"],
+                    "features.token_context needs features.context")
+    for weight in ("context_weight", "chain_weight", "chain_h_weight",
+                   "predicate_context_weight", "head_context_weight", "pmi_weight"):
+        _one_line_error(capsys, ["run", "--demo", "--set", f"model.similarity.{weight}=-1"],
+                        f"model.similarity.{weight}")
 
 
 def test_run_config_merges_file_and_options(tmp_path):
@@ -257,7 +280,18 @@ def _value_at(config: RunConfig, key: str) -> Any:
 
 
 # Keys whose new value needs another key set too (the configuration's own combination checks).
-COMPANIONS = {"features.pronouns": ["features.chains=true"]}
+COMPANIONS = {
+    "features.pronouns": ["features.chains=true"],
+    "features.token_context": ["features.context=true"],
+    "model.similarity.context_weight": ["features.context=true"],
+    "model.similarity.predicate_context_weight": ["features.context=true",
+                                                  "features.token_context=true"],
+    "model.similarity.head_context_weight": ["features.context=true",
+                                             "features.token_context=true"],
+    "model.similarity.chain_weight": ["features.chains=true"],
+    "model.similarity.chain_h_weight": ["features.chains=true"],
+    "model.template_unit": ["features.chains=true"],
+}
 
 
 def test_every_configuration_key_can_be_set_from_the_command_line(tmp_path):

@@ -179,9 +179,11 @@ def test_entities_frame_columns_and_types(spacy_parser):
     frame = entities_frame(entities(spacy_parser, "The guerrillas attacked the village."))
     assert tuple(frame.columns) == ENTITY_COLUMNS == (
         "doc_id", "sent_id", "head_index", "head", "head_lemma", "mention", "predicate", "dep",
-        "ner", "start_char", "end_char")
+        "ner", "start_char", "end_char", "predicate_index")
     assert len(frame) == 2
     assert str(frame["sent_id"].dtype) == "int64"
+    # Both mentions are arguments of "attacked", token 2 of the sentence.
+    assert frame["predicate_index"].tolist() == [2, 2]
     empty = entities_frame([])
     assert tuple(empty.columns) == ENTITY_COLUMNS and len(empty) == 0
 

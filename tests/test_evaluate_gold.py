@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -186,26 +185,18 @@ def test_doc_list_selects_messages_and_a_missing_key_is_an_error():
 
 # --- real keys -----------------------------------------------------------------------------
 
-MUC4 = Path(
-    os.environ.get("AESI_MUC4_DIR", Path(__file__).resolve().parents[2] / "shared/data/muc4")
-)
 TST_KEYS = ("tst1/key-tst1.v7", "tst2/key-tst2.v4")
 
 
-def read_tst_keys() -> list[KeyTemplate]:
-    paths = [MUC4 / p for p in TST_KEYS]
-    if not all(p.is_file() for p in paths):
-        pytest.skip(f"MUC-4 keys not found under {MUC4}")
-    try:
-        from aesi_lib.corpus.muc4_keys import read_muc4_keys
-    except ImportError as exc:
-        pytest.skip(f"key reader aesi_lib.corpus.muc4_keys.read_muc4_keys not available: {exc}")
-    return [k for p in paths for k in read_muc4_keys(p)]
+def read_tst_keys(muc4_dir: Path) -> list[KeyTemplate]:
+    from aesi_lib.corpus.muc4_keys import read_muc4_keys
+
+    return [k for p in TST_KEYS for k in read_muc4_keys(muc4_dir / p)]
 
 
 @pytest.mark.muc4
-def test_sanity_counts_of_tst1_tst2():
-    keys = read_tst_keys()
+def test_sanity_counts_of_tst1_tst2(muc4_dir: Path):
+    keys = read_tst_keys(muc4_dir)
     gold = extract_gold(keys)
     assert len(gold) == 200
     assert len(relevant_message_ids(keys)) == 116

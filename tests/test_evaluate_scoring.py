@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -448,20 +447,11 @@ def test_type_maps_equal_an_exhaustive_loop(seed):
 
 # --- real keys -----------------------------------------------------------------------------
 
-MUC4 = Path(
-    os.environ.get("AESI_MUC4_DIR", Path(__file__).resolve().parents[2] / "shared/data/muc4")
-)
-
-
 @pytest.mark.muc4
-def test_oracle_output_on_tst1_tst2_scores_one():
-    paths = [MUC4 / "tst1/key-tst1.v7", MUC4 / "tst2/key-tst2.v4"]
-    if not all(p.is_file() for p in paths):
-        pytest.skip(f"MUC-4 keys not found under {MUC4}")
-    try:
-        from aesi_lib.corpus.muc4_keys import read_muc4_keys
-    except ImportError as exc:
-        pytest.skip(f"key reader aesi_lib.corpus.muc4_keys.read_muc4_keys not available: {exc}")
+def test_oracle_output_on_tst1_tst2_scores_one(muc4_dir: Path):
+    from aesi_lib.corpus.muc4_keys import read_muc4_keys
+
+    paths = [muc4_dir / "tst1/key-tst1.v7", muc4_dir / "tst2/key-tst2.v4"]
     keys = [k for p in paths for k in read_muc4_keys(p)]
     gold = extract_gold(keys)
     # One mention per gold entity, its head in a role of its own per gold slot.

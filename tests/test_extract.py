@@ -202,6 +202,27 @@ def test_unseen_units_are_placed_by_similarity():
     fill = fill_slots(features, vocab, result.template_labels, result.slot_labels, features,
                       renamed, TIED)
     assert not fill.template_known.any() and fill.slot_known.all()
-    np.testing.assert_array_equal(fill.template, np.argmax(fill.template_scores, axis=1))
+    # Each unseen predicate is placed once, as the training tie would: all its mentions take
+    # the best template of their summed scores.
+    for p in np.unique(features.predicate_ids):
+        members = features.predicate_ids == p
+        assert len(set(fill.template[members])) == 1
+        assert fill.template[members][0] == np.argmax(fill.template_scores[members].sum(axis=0))
     # Factored slots keep the mention's own argument position.
     np.testing.assert_array_equal(fill.slot // 2, features.argument_positions)
+
+
+def test_an_unseen_head_word_takes_one_class_in_every_position():
+    features = _tied_corpus()
+    vocab = _vocab(features)
+    result = induce(features, TIED)
+    renamed = FeatureVocabulary(tuple(f"new-{h}" for h in vocab.heads), vocab.deps, vocab.types,
+                                (), 0.0, vocab.predicates)
+    fill = fill_slots(features, vocab, result.template_labels, result.slot_labels, features,
+                      renamed, TIED)
+    assert fill.template_known.all() and not fill.slot_known.any()
+    n_classes = TIED.n_slots // 4
+    np.testing.assert_array_equal(fill.slot // n_classes, features.argument_positions)
+    for h in np.unique(features.head_ids):
+        members = features.head_ids == h
+        assert len(set(fill.slot[members] % n_classes)) == 1

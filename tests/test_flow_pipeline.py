@@ -430,22 +430,27 @@ def test_coreference_step_adds_chains_and_pronouns(prefect_here, reference, tmp_
     assert (per_chain.groupby(["doc_id", "chain"])["template"].nunique() == 1).all()
 
 
-def test_sentence_vector_step_feeds_the_context_term(prefect_here, reference, tmp_path):
-    pytest.importorskip("sentence_transformers", reason="the context extra is not installed")
+def test_context_vector_step_feeds_the_context_terms(prefect_here, reference, tmp_path):
+    pytest.importorskip("transformers", reason="the context extra is not installed")
     from flows.induce import induce_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
-    config = deep_merge(preset("default"), {"features": {"context": True},
-                                            "model": {"similarity": {"context_weight": 0.75}}})
+    config = deep_merge(preset("default"), {
+        "features": {"context": True, "token_context": True},
+        "model": {"similarity": {"context_weight": 0.75, "predicate_context_weight": 0.5,
+                                 "head_context_weight": 0.5}}})
     r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                     config=config)
-    assert r["steps"]["sentence-vectors"]["state"] == "Completed"
-    vectors = np.load(next((project / "features").glob("context-*.npy")))
-    assert vectors.shape == (len(pd.read_parquet(r["artifacts"]["entities"])), 384)
+    assert r["steps"]["context-vectors"]["state"] == "Completed"
+    n = len(pd.read_parquet(r["artifacts"]["entities"]))
+    with np.load(r["artifacts"]["context"]) as z:
+        assert {k: z[k].shape for k in z.files} == {
+            "context_vectors": (n, 384), "predicate_context_vectors": (n, 384),
+            "head_context_vectors": (n, 384)}
     again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                         config=config)
-    assert again["steps"]["sentence-vectors"]["state"] == "Cached"
+    assert again["steps"]["context-vectors"]["state"] == "Cached"
     assert again["steps"]["solve"]["state"] == "Cached"
 
 

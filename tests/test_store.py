@@ -30,7 +30,7 @@ def _parse(doc_id: str, words: list[str]) -> ParsedDocument:
 
 
 def _entities(doc_id: str, heads: list[str]) -> pd.DataFrame:
-    return pd.DataFrame([(doc_id, 0, i, h, h.lower(), h, "kill", "dobj", "", -1, -1)
+    return pd.DataFrame([(doc_id, 0, i, h, h.lower(), h, "kill", "dobj", "", -1, -1, -1)
                          for i, h in enumerate(heads)], columns=ENTITY_COLUMNS)
 
 
@@ -313,7 +313,7 @@ def test_chains_are_replaced_per_document_and_deleted_with_it(tmp_path):
         assert set(store.chain_table(ids)["doc_id"]) == {ids[0], ids[2]}
 
 
-def test_a_store_from_before_character_offsets_opens_and_reads_minus_one(tmp_path):
+def test_a_store_from_before_character_offsets_and_predicate_indices_reads_minus_one(tmp_path):
     path = tmp_path / "aesi.duckdb"
     con = duckdb.connect(str(path))
     con.execute("CREATE TABLE documents (doc_id VARCHAR PRIMARY KEY, split VARCHAR NOT NULL, "
@@ -333,5 +333,5 @@ def test_a_store_from_before_character_offsets_opens_and_reads_minus_one(tmp_pat
         _add(store, Document("new", "A bomb hit a house.", "user", "x.txt"), ["Bomb", "House"])
         table = store.entity_table()
     old = table[table["doc_id"] == "old"]
-    assert old[["start_char", "end_char"]].values.tolist() == [[-1, -1]]
+    assert old[["start_char", "end_char", "predicate_index"]].values.tolist() == [[-1, -1, -1]]
     assert len(table[table["doc_id"] == "new"]) == 2

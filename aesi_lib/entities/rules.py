@@ -75,6 +75,18 @@ import pandas as pd
 
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
+# Bump when the rules or the columns of an entity row change: a store whose documents were
+# extracted by other rules re-extracts them (from the parse cache, nothing is parsed again).
+# 2: rows carry ``predicate_index``.
+ENTITY_FORMAT_VERSION = 2
+
+
+def stored_config_id(parser_config_id: str) -> str:
+    """The configuration a store records for a document: the parser's ``config_id`` and the
+    entity rules' :data:`ENTITY_FORMAT_VERSION`, so that a change of either makes the document's
+    rows again."""
+    return f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
+
 HEAD_UPOS = frozenset({"NOUN", "PROPN"})
 PREDICATE_UPOS = frozenset({"VERB"})
 # A verb attached as a preposition or marker is not a predicate ("ACCORDING to the police").
@@ -125,7 +137,9 @@ class EntityRecord:
     noun phrase text; ``predicate`` the verb lemma lowercased; ``dep`` one of ``nsubj``,
     ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's NER type or ``""``;
     ``start_char`` and ``end_char`` the mention's character span ``[start, end)`` in the
-    document text (-1 when the parser gives no offsets).
+    document text (-1 when the parser gives no offsets); ``predicate_index`` the predicate's
+    token index within the sentence (the token whose in-context vector the encoder pools,
+    ``aesi_lib.lexicon.encoder``).
     """
 
     doc_id: str
@@ -139,6 +153,7 @@ class EntityRecord:
     ner: str
     start_char: int = -1
     end_char: int = -1
+    predicate_index: int = -1
 
 
 ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
@@ -374,7 +389,7 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
                 doc_id=doc_id, sent_id=sent_id, head_index=noun, head=head_tok.text,
                 head_lemma=(head_tok.lemma or head_tok.text).lower(), mention=text,
                 predicate=predicate, dep=dep, ner=head_tok.ent_type, start_char=start,
-                end_char=end,
+                end_char=end, predicate_index=verb,
             ))
     return records
 
@@ -406,4 +421,4 @@ def entities_frame(records: Iterable[EntityRecord]) -> pd.DataFrame:
     rows = [astuple(r) for r in records]
     frame = pd.DataFrame(rows, columns=list(ENTITY_COLUMNS))
     return frame.astype({"sent_id": "int64", "head_index": "int64", "start_char": "int64",
-                         "end_char": "int64"})
+                         "end_char": "int64", "predicate_index": "int64"})

@@ -14,12 +14,18 @@ with W_T and W_S the run's own graphs (Eqs. 1-2, ``aesi_lib.model.similarity``):
 the rectangular block between the new mentions and the training mentions, same terms, weights
 and conventions, so ``score = (W_new,train @ X) / |cluster|`` with X the one-hot labels. For
 factored slots the class score uses W_H the same way. No |E|×|E| matrix is built: the block is
-applied to the |E|×k indicator.
+applied to the |E|×k indicator. A unit the run has not seen is placed once, as the training
+tie would: the new mentions of one unseen predicate (head word, pattern) sum their scores and
+all take the best label of the sum.
+
+With context vectors (``features.context``), the new mentions carry the vectors of the same
+encoder pass as the training mentions (``aesi_lib.lexicon.encoder.mention_context_vectors``),
+so the context terms score them like any other term.
 
 The new mentions' words are looked up in the training vocabulary (:func:`align_features`): a
 head word the training corpus never had has no PMI with anything (0), an unseen dependency label
 matches no member, and semantic types unknown to the training corpus are ignored. The sentence
-constraint is not applied (each mention is assigned on its own). Pure: no I/O, no Prefect.
+constraint is not applied. Pure: no I/O, no Prefect.
 """
 
 from __future__ import annotations
@@ -196,6 +202,20 @@ def _argmax(scores: np.ndarray) -> np.ndarray:
     return np.argmax(scores, axis=1).astype(np.int64) if len(scores) else np.zeros(0, np.int64)
 
 
+def _unit_argmax(scores: np.ndarray, names: np.ndarray | None) -> np.ndarray:
+    """The best column of each row, decided once per unit: the rows that share a name (the
+    new mentions of one unseen unit) take the column of their summed scores, as the training
+    tie gives all mentions of a unit one label (``names`` None: row by row). -inf entries
+    (empty clusters, other position blocks) stay -inf in the sum."""
+    if names is None or not len(scores):
+        return _argmax(scores)
+    _, inverse = np.unique(np.asarray(names).astype(str), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    summed = np.zeros((int(inverse.max()) + 1, scores.shape[1]))
+    np.add.at(summed, inverse, scores)
+    return _argmax(summed)[inverse]
+
+
 def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
                template_labels: np.ndarray, slot_labels: np.ndarray,
                new: EntityFeatures, new_vocab: FeatureVocabulary,
@@ -224,7 +244,7 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
     trained, fresh = unit_names(train, train_vocab, config), unit_names(new, new_vocab, config)
     unit_t, known_t = _by_unit(trained.template, fresh.template, template_labels,
                               new.n_entities)
-    template = np.where(known_t, unit_t, _argmax(ts))
+    template = np.where(known_t, unit_t, _unit_argmax(ts, fresh.template))
     if config.slot_model == "factored":
         ss = factored_slot_scores(train, train_vocab, slot_labels, new, new_vocab,
                                   config.n_slots, options)
@@ -233,12 +253,15 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
         unit_c, known_s = _by_unit(trained.head_class, fresh.head_class, classes,
                                   new.n_entities)
         positions = np.asarray(new.argument_positions, dtype=np.int64)
-        slot = np.where(known_s, positions * n_classes + unit_c, _argmax(ss))
+        # The class is the unit's (its head word's), the position each mention's own.
+        class_scores = ss.reshape(len(ss), len(ARGUMENT_POSITIONS), n_classes).max(axis=1)
+        slot = positions * n_classes + np.where(known_s, unit_c,
+                                                _unit_argmax(class_scores, fresh.head_class))
     else:
         ss = slot_scores(train, train_vocab, slot_labels, new, new_vocab, options,
                          config.n_slots)
         unit_s, known_s = _by_unit(trained.slot, fresh.slot, slot_labels, new.n_entities)
-        slot = np.where(known_s, unit_s, _argmax(ss))
+        slot = np.where(known_s, unit_s, _unit_argmax(ss, fresh.slot))
     return SlotFill(template=template.astype(np.int64), slot=slot.astype(np.int64),
                     template_scores=ts, slot_scores=ss, template_known=known_t,
                     slot_known=known_s)

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from aesi_lib.errors import InputError
-from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
+from aesi_lib.model.features import CONTEXT_ARRAYS, EntityFeatures, FeatureVocabulary
 
 
 def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVocabulary) -> None:
@@ -39,8 +39,8 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
             predicate_ids=_optional(features.predicate_ids),
             argument_positions=_optional(features.argument_positions),
             chain_ids=_optional(features.chain_ids),
-            context_vectors=(features.context_vectors if features.context_vectors is not None
-                             else np.zeros((0, 0), dtype=np.float32)),
+            **{name: (getattr(features, name) if getattr(features, name) is not None
+                      else np.zeros((0, 0), dtype=np.float32)) for name in CONTEXT_ARRAYS},
             vocab=np.asarray(json.dumps({
                 "heads": vocab.heads, "deps": vocab.deps, "types": vocab.types,
                 "documents": vocab.documents, "oov_rate": vocab.oov_rate,
@@ -73,7 +73,7 @@ def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
                 predicate_ids=_stored_optional(z, "predicate_ids"),
                 argument_positions=_stored_optional(z, "argument_positions"),
                 chain_ids=_stored_optional(z, "chain_ids"),
-                context_vectors=_stored_optional(z, "context_vectors"),
+                **{name: _stored_optional(z, name) for name in CONTEXT_ARRAYS},
             )
             raw = json.loads(str(z["vocab"]))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:

@@ -8,7 +8,7 @@ order of the entity table.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,14 @@ class EntityFeatures:
     argument_positions : ndarray of shape (E,), int, optional
         Argument position of the dependency label (``aesi_lib.model.factored_slots``); needed for
         factored slots (``ModelConfig.slot_model = "factored"``).
+    chain_ids : ndarray of shape (E,), int, optional
+        Corpus-wide coreference chain of each mention (``features.chains``).
+    context_vectors : ndarray of shape (E, c), float32, optional
+        The vector of each mention's sentence (``features.context``,
+        ``aesi_lib.lexicon.encoder``).
+    predicate_context_vectors, head_context_vectors : ndarray of shape (E, c), float32, optional
+        The in-context vectors of each mention's predicate and head word, from the same
+        encoder pass (``features.token_context``).
     """
 
     head_ids: np.ndarray
@@ -59,6 +67,8 @@ class EntityFeatures:
     argument_positions: np.ndarray | None = None
     chain_ids: np.ndarray | None = None
     context_vectors: np.ndarray | None = None
+    predicate_context_vectors: np.ndarray | None = None
+    head_context_vectors: np.ndarray | None = None
 
     @property
     def n_entities(self) -> int:
@@ -75,7 +85,7 @@ class EntityFeatures:
             "sentence_ids": self.sentence_ids.shape[0],
             "doc_ids": self.doc_ids.shape[0],
         }
-        for name in ("predicate_ids", "argument_positions", "chain_ids", "context_vectors"):
+        for name in ("predicate_ids", "argument_positions", "chain_ids", *CONTEXT_ARRAYS):
             value = getattr(self, name)
             if value is not None:
                 checks[name] = value.shape[0]
@@ -86,6 +96,11 @@ class EntityFeatures:
             raise ValueError(f"pmi must be square, got {self.pmi.shape}")
         if n and int(self.head_ids.max()) >= self.pmi.shape[0]:
             raise ValueError("head_ids index past the PMI vocabulary")
+
+
+#: The optional arrays of :class:`EntityFeatures` that the encoder pass fills
+#: (``aesi_lib.lexicon.encoder.MentionContext``: sentence, predicate, head).
+CONTEXT_ARRAYS = ("context_vectors", "predicate_context_vectors", "head_context_vectors")
 
 
 @dataclass(frozen=True)
@@ -106,9 +121,16 @@ class FeatureOptions:
         chain terms and units of the model need them.
     pronouns : add the pronouns the chains resolve as entity mentions of their own, headed by
         their chain's representative (``aesi_lib.entities.chain_tables``); needs ``chains``.
-    context : give every mention the all-MiniLM-L6-v2 vector of its sentence
-        (``EntityFeatures.context_vectors``, ``aesi_lib.lexicon.sentence_vectors``; needs the
-        ``context`` extra); not in the paper. The context term of W_T needs them.
+    context : give every mention the vector of its sentence from one encoder pass over the
+        sentences that hold mentions (``EntityFeatures.context_vectors``,
+        ``aesi_lib.lexicon.encoder``); not in the paper. The context term of W_T needs them.
+    token_context : also give every mention the in-context vectors of its predicate and of its
+        head word, from the same pass (``EntityFeatures.predicate_context_vectors``,
+        ``head_context_vectors``); needs ``context``. The predicate-context term of W_T and the
+        head-context term of W_H need them.
+    encoder : ``"minilm"``, all-MiniLM-L6-v2 (needs the ``context`` extra), or ``"static"``,
+        the mean of the run's word vectors (fast, blind to context; token vectors are the
+        words' own vectors).
     """
 
     type_scheme: str = "hypernyms"
@@ -117,11 +139,16 @@ class FeatureOptions:
     chains: bool = False
     pronouns: bool = False
     context: bool = False
+    token_context: bool = False
+    encoder: Literal["minilm", "static"] = "minilm"
 
     def __post_init__(self) -> None:
         if self.pronouns and not self.chains:
             raise ValueError("features.pronouns needs features.chains (the chains resolve the "
                              "pronouns)")
+        if self.token_context and not self.context:
+            raise ValueError("features.token_context needs features.context (one encoder pass "
+                             "gives both)")
 
 
 @dataclass(frozen=True)

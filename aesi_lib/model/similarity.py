@@ -70,6 +70,14 @@ class SimilarityOptions:
     context_weight : float
         Weight of the cosine of the mentions' sentence vectors (``features.context``) in W_T.
         Not in the paper; 0 (the default) leaves the term out.
+    predicate_context_weight : float
+        Weight of the cosine of the in-context vectors of the mentions' predicates
+        (``features.token_context``) in W_T; tied by predicate, it compares the predicates'
+        uses across the corpus. Not in the paper; 0 (the default) leaves the term out.
+    head_context_weight : float
+        Weight of the cosine of the in-context vectors of the mentions' head words
+        (``features.token_context``) in W_H. Not in the paper; 0 (the default) leaves the
+        term out.
     chain_weight, chain_h_weight : float
         Weights of ``δ(chain_i = chain_j)``, the two mentions corefer
         (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
@@ -94,6 +102,8 @@ class SimilarityOptions:
     type_weight: float = 1.0
     cos_h_weight: float = 1.0
     context_weight: float = 0.0
+    predicate_context_weight: float = 0.0
+    head_context_weight: float = 0.0
     chain_weight: float = 0.0
     chain_h_weight: float = 0.0
     cosine: CosineMode = "shift"
@@ -146,19 +156,29 @@ def _chain_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupT
     return GroupTerm("chain", chains, None, n, row_group_ids=row_ids)
 
 
-def _context_term(features: EntityFeatures, options: SimilarityOptions,
+_CONTEXT_SOURCES = {
+    "context": ("context_vectors", "features.context"),
+    "predicate_context": ("predicate_context_vectors", "features.token_context"),
+    "head_context": ("head_context_vectors", "features.token_context"),
+}
+
+
+def _context_term(name: str, features: EntityFeatures, options: SimilarityOptions,
                   rows: EntityFeatures | None) -> CosineTerm:
-    """cos(sentence vector_i, sentence vector_j), with the graph's cosine convention. New
-    mentions without sentence vectors (``rows``) have zero vectors: cosine 0 with everything."""
-    if features.context_vectors is None:
-        raise ValueError("a context term needs features.context_vectors: set features.context")
+    """cos(v_i, v_j) of one kind of encoder vector (``name``: ``context``, the sentence;
+    ``predicate_context``; ``head_context``), with the graph's cosine convention. New mentions
+    without such vectors (``rows``) have zero vectors: cosine 0 with everything."""
+    attribute, option = _CONTEXT_SOURCES[name]
+    vectors = getattr(features, attribute)
+    if vectors is None:
+        raise ValueError(f"a {name} term needs EntityFeatures.{attribute}: set {option}")
     row_blocks = None
     if rows is not None:
-        vectors = rows.context_vectors
-        if vectors is None:
-            vectors = np.zeros((rows.n_entities, features.context_vectors.shape[1]))
-        row_blocks = [vectors]
-    return CosineTerm("context", [features.context_vectors], options.cosine, options.clip_chunk,
+        row_vectors = getattr(rows, attribute)
+        if row_vectors is None:
+            row_vectors = np.zeros((rows.n_entities, vectors.shape[1]))
+        row_blocks = [row_vectors]
+    return CosineTerm(name, [vectors], options.cosine, options.clip_chunk,
                       row_blocks=row_blocks)
 
 
@@ -166,7 +186,8 @@ def template_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
-    ``context_weight · cos(sentence_i, sentence_j)`` and ``chain_weight · δ(chain_i =
+    ``context_weight · cos(sentence_i, sentence_j)``, ``predicate_context_weight ·
+    cos(predicate in context_i, predicate in context_j)`` and ``chain_weight · δ(chain_i =
     chain_j)`` when those weights are not 0 (not in the paper).
 
     ``vec_hp`` is the concatenation head vector ⊕ predicate vector; the cosine is taken on the
@@ -197,7 +218,11 @@ def template_terms(
                     options.cosine, options.clip_chunk, row_blocks=row_vectors)),
     ]
     if options.context_weight:
-        terms.append((options.context_weight, _context_term(features, options, rows)))
+        terms.append((options.context_weight,
+                      _context_term("context", features, options, rows)))
+    if options.predicate_context_weight:
+        terms.append((options.predicate_context_weight,
+                      _context_term("predicate_context", features, options, rows)))
     if options.chain_weight:
         terms.append((options.chain_weight, _chain_term(features, rows)))
     return terms
@@ -229,7 +254,8 @@ def head_class_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j), and
-    ``chain_h_weight · δ(chain_i = chain_j)`` when that weight is not 0.
+    ``head_context_weight · cos(head in context_i, head in context_j)`` and
+    ``chain_h_weight · δ(chain_i = chain_j)`` when those weights are not 0.
 
     Not in the paper: the graph of the semantic classes of factored slots
     (``aesi_lib.model.factored_slots``). It keeps the type term of W_S (Eq. 2) and replaces the
@@ -245,6 +271,9 @@ def head_class_terms(
          CosineTerm("cos_h", [features.head_vectors], options.cosine, options.clip_chunk,
                     row_blocks=row_vectors)),
     ]
+    if options.head_context_weight:
+        terms.append((options.head_context_weight,
+                      _context_term("head_context", features, options, rows)))
     if options.chain_h_weight:
         terms.append((options.chain_h_weight, _chain_term(features, rows)))
     return terms

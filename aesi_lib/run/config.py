@@ -47,6 +47,7 @@ from pydantic import (
 from aesi_lib.errors import ConfigError, InputError
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import FeatureOptions
+from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.parse.casing import CASING_STRATEGIES
 
@@ -90,9 +91,10 @@ RANGES: dict[str, dict[str, int | float]] = {
     "model.eig_tol": _NON_NEGATIVE,
     "model.n_init": _POSITIVE_INT,
     "model.similarity.clip_chunk": _POSITIVE_INT,
-    **{f"model.similarity.{w}": _NON_NEGATIVE
-       for w in ("pmi_weight", "cos_hp_weight", "cos_p_weight", "dep_weight", "type_weight",
-                 "cos_h_weight")},
+    # Every weight of a graph term: a negative weight would make degrees negative, and the
+    # normalized cut is undefined there.
+    **{f"model.similarity.{f.name}": _NON_NEGATIVE
+       for f in dataclasses.fields(SimilarityOptions) if f.name.endswith("_weight")},
 }
 
 # Types of the fields that are plain ``str`` in their dataclass.
@@ -141,6 +143,11 @@ class RunConfig:
     vectors_path: str | None = None
     wordnet_path: str | None = None
 
+    def __post_init__(self) -> None:
+        problems = feature_requirements(self.features, self.model)
+        if problems:
+            raise ConfigError(problems)
+
     def to_dict(self) -> dict[str, Any]:
         """The configuration as JSON-able nested dicts (the form :meth:`from_dict` reads)."""
         return json.loads(json.dumps(asdict(self), default=str))
@@ -169,6 +176,35 @@ class RunConfig:
     def digest(self) -> str:
         """Short stable hash of :meth:`to_dict`."""
         return config_digest(self.to_dict())
+
+
+# What each model option that reads an optional feature needs: (model key, feature key).
+_NEEDS = (
+    ("similarity.context_weight", "context"),
+    ("similarity.predicate_context_weight", "token_context"),
+    ("similarity.head_context_weight", "token_context"),
+    ("similarity.chain_weight", "chains"),
+    ("similarity.chain_h_weight", "chains"),
+)
+
+
+def feature_requirements(features: FeatureOptions, model: ModelConfig
+                         ) -> list[tuple[str, str]]:
+    """``(key, message)`` for every model option that reads a feature the configuration does
+    not compute: a term's weight above 0 needs its vectors or chains, chain units need chains.
+    Checked with the rest of the configuration, before any work."""
+    problems = []
+    for model_key, feature in _NEEDS:
+        value: Any = model
+        for part in model_key.split("."):
+            value = getattr(value, part)
+        if value and not getattr(features, feature):
+            problems.append((f"model.{model_key}",
+                             f"{value:g} needs features.{feature}=true (or set the weight to "
+                             f"0)"))
+    if model.template_unit == "chain" and not features.chains:
+        problems.append(("model.template_unit", "'chain' needs features.chains=true"))
+    return problems
 
 
 def config_digest(data: Any) -> str:
@@ -417,8 +453,8 @@ def check_resources(data: dict[str, Any]) -> None:
     Parameters
     ----------
     data : dict
-        A configuration as nested dicts (only ``vectors_path``, ``wordnet_path`` and
-        ``features.context`` are read).
+        A configuration as nested dicts (only ``vectors_path``, ``wordnet_path``,
+        ``features.context`` and ``features.encoder`` are read).
 
     Raises
     ------
@@ -426,12 +462,14 @@ def check_resources(data: dict[str, Any]) -> None:
         When ``vectors_path`` is not a file, or ``wordnet_path`` is not a folder holding the
         WordNet database files (itself, or under ``corpora/wordnet``, ``wordnet`` or ``dict``).
     ResourceMissingError
-        When ``features.context`` is on and the sentence encoder is not installed.
+        When ``features.context`` is on with the ``minilm`` encoder and that encoder is not
+        installed.
     """
-    if (data.get("features") or {}).get("context"):
-        from aesi_lib.lexicon.sentence_vectors import check_sentence_encoder
+    features = data.get("features") or {}
+    if features.get("context") and features.get("encoder", "minilm") == "minilm":
+        from aesi_lib.lexicon.encoder import check_transformer_encoder
 
-        check_sentence_encoder()
+        check_transformer_encoder()
     vectors = data.get("vectors_path")
     if vectors:
         path = Path(vectors).expanduser()

@@ -22,7 +22,9 @@ import pandas as pd
 
 from aesi_lib.corpus.types import Document, KeyTemplate
 from aesi_lib.entities import entities_frame, extract_entities
+from aesi_lib.entities.rules import stored_config_id
 from aesi_lib.model.carry import PreviousLabels
+from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
 from aesi_lib.model.induce import InductionResult, induce
 from aesi_lib.parse.base import Parser
@@ -55,7 +57,7 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
     Work is committed in batches of ``batch_size`` documents, so a killed run keeps every batch
     it finished; the parse cache keeps even the parses of an unfinished batch.
     """
-    config_id = parser.config_id
+    config_id = stored_config_id(parser.config_id)
     todo = store.documents_to_parse(docs, config_id)
     parsed_total = reused_total = entity_total = 0
     for start in range(0, len(todo), batch_size):
@@ -92,13 +94,14 @@ def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
 
 def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
                  splits: Sequence[str] | None = None,
-                 sentence_cache: str | Path | None = None,
+                 context_cache: str | Path | None = None,
                  ) -> tuple[pd.DataFrame, EntityFeatures, FeatureVocabulary]:
     """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None).
 
-    With ``features.context``, the features carry the sentence vector of every mention
-    (:func:`aesi_lib.lexicon.sentence_vectors.mention_sentence_vectors`), embedded through the
-    per-document cache ``sentence_cache`` (a temporary folder when None).
+    With ``features.context``, the features carry the context vectors of every mention
+    (:func:`aesi_lib.lexicon.encoder.mention_context_vectors`, the function the flow's
+    ``context-vectors`` step calls), embedded through the per-document cache
+    ``context_cache`` (a temporary folder when None).
     """
     table = store.entity_table(splits)
     if table.empty:
@@ -107,26 +110,28 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if config.features.context:
-        from aesi_lib.lexicon.sentence_vectors import (
-            load_sentence_encoder,
-            mention_sentence_vectors,
-        )
+        from aesi_lib.lexicon.encoder import make_encoder, mention_context_vectors
 
         sentences = store.sentence_texts(doc_ids)
+        tokens = store.mention_sentence_tokens(doc_ids)
         with contextlib.ExitStack() as stack:
-            cache = sentence_cache or stack.enter_context(tempfile.TemporaryDirectory())
-            context, _, _ = mention_sentence_vectors(table, sentences, load_sentence_encoder(),
-                                                     cache)
-        features = dataclasses.replace(features, context_vectors=context)
+            cache = context_cache or stack.enter_context(tempfile.TemporaryDirectory())
+            context = mention_context_vectors(
+                table, sentences, tokens,
+                make_encoder(config.features.encoder, config.vectors_path), cache)
+        features = dataclasses.replace(features, **context.feature_arrays(
+            config.features.token_context))
     return table, features, vocab
 
 
-def run_induction(features: EntityFeatures, config: RunConfig,
+def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,
                   progress: Callable[[int, dict[str, Any]], None] | None = None,
                   previous: PreviousLabels | None = None) -> InductionResult:
-    """:func:`aesi_lib.model.induce.induce` under the run's model configuration; ``previous``
-    carries an earlier solution's labels forward (``aesi_lib.model.carry``)."""
-    return induce(features, config.model, progress=progress, previous=previous)
+    """:func:`aesi_lib.model.induce.induce` under the run's model configuration (a whole
+    ``RunConfig`` or its ``ModelConfig``); ``previous`` carries an earlier solution's labels
+    forward (``aesi_lib.model.carry``)."""
+    model = config.model if isinstance(config, RunConfig) else config
+    return induce(features, model, progress=progress, previous=previous)
 
 
 def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities.chain_tables import CHAIN_COLUMNS
+from aesi_lib.entities.rules import ENTITY_COLUMNS as RECORD_COLUMNS
 from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument
 
@@ -27,8 +28,7 @@ DOCUMENT_COLUMNS = ["doc_id", "split", "source", "sha256", "text", "header", "pa
 SENTENCE_COLUMNS = ["doc_id", "sent_id", "text", "n_tokens"]
 TOKEN_COLUMNS = ["doc_id", "sent_id", "token_id", "text", "lemma", "upos", "tag", "head", "dep",
                  "ent_type"]
-ENTITY_COLUMNS = ["doc_id", "sent_id", "head_index", "head", "head_lemma", "mention", "predicate",
-                  "dep", "ner", "start_char", "end_char"]
+ENTITY_COLUMNS = list(RECORD_COLUMNS)
 ASSIGNMENT_COLUMNS = ["run_id", "doc_id", "sent_id", "entity_id", "head", "mention", "predicate",
                       "dep", "template", "slot"]
 JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config", "text"]
@@ -268,7 +268,7 @@ class Store:
         doc_frame = pd.DataFrame([
             (d.doc_id, d.split, d.source, document_sha256(d.text), d.text, d.header,
              parse_config, now) for d in docs], columns=DOCUMENT_COLUMNS)
-        sentence_frame, token_frame = _parse_frames(parses)
+        sentence_frame, token_frame = parse_frames(parses)
         entity_frame = entities.reindex(columns=ENTITY_COLUMNS)
         doomed = pd.DataFrame({"doc_id": [d.doc_id for d in docs]})
         self.con.begin()
@@ -363,6 +363,12 @@ class Store:
     def sentence_texts(self, doc_ids: Iterable[str]) -> pd.DataFrame:
         """``doc_id, sent_id, text`` of every sentence of ``doc_ids``, in document order."""
         return self._query_with("sentence_texts", "wanted_docs",
+                                pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
+
+    def mention_sentence_tokens(self, doc_ids: Iterable[str]) -> pd.DataFrame:
+        """``doc_id, sent_id, token_id, text`` of every token of the sentences of ``doc_ids``
+        that hold an entity mention, in order."""
+        return self._query_with("mention_sentence_tokens", "wanted_docs",
                                 pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
 
     def chain_table(self, doc_ids: Iterable[str]) -> pd.DataFrame:
@@ -476,7 +482,10 @@ def _journal_lines(records: Iterable[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
 
 
-def _parse_frames(parses: Sequence[ParsedDocument]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def parse_frames(parses: Sequence[ParsedDocument]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sentence rows (``SENTENCE_COLUMNS``: a sentence's text is its tokens joined as the
+    parser found them) and token rows (``TOKEN_COLUMNS``) of ``parses``, as the store keeps
+    them."""
     sentence_rows: list[tuple] = []
     token_rows: list[tuple] = []
     for parsed in parses:

