@@ -128,3 +128,53 @@ def test_n_init_keeps_the_best_discretisation() -> None:
     ]
     assert ncut_objective(W, d, best, 6) == pytest.approx(max(values))
     assert ncut_objective(W, d, best, 6) >= ncut_objective(W, d, one, 6)
+
+
+# ---------------------------------------------------------------- machine independence
+
+def test_an_empty_clusters_rotation_does_not_depend_on_the_null_space_basis() -> None:
+    from aesi_lib.model.ncut import _closest_rotation
+
+    rng = np.random.default_rng(0)
+    k = 6
+    M = rng.standard_normal((k, k))
+    M[:, [2, 4]] = 0.0                    # two empty clusters: M is singular
+    previous = np.linalg.qr(rng.standard_normal((k, k)))[0]
+    U, sigma, Wt = np.linalg.svd(M)
+    R = _closest_rotation(U, sigma, Wt, previous)
+    np.testing.assert_allclose(R.T @ R, np.eye(k), atol=1e-12)
+    # Another machine's LAPACK may return any other orthonormal basis of the null spaces.
+    Q1 = np.linalg.qr(rng.standard_normal((2, 2)))[0]
+    Q2 = np.linalg.qr(rng.standard_normal((2, 2)))[0]
+    U2, W2 = U.copy(), Wt.T.copy()
+    U2[:, 4:] = U[:, 4:] @ Q1
+    W2[:, 4:] = W2[:, 4:] @ Q2
+    np.testing.assert_allclose(_closest_rotation(U2, sigma, W2.T, previous), R, atol=1e-12)
+    # ... which the plain U Wᵀ follows: that is what sent machines apart.
+    assert not np.allclose(U2 @ W2.T, U @ Wt)
+    # Both maximise tr(Rᵀ M).
+    assert np.trace(R.T @ M) == pytest.approx(sigma.sum())
+
+
+def test_a_discretisation_ignores_rounding_noise_of_the_eigenvectors() -> None:
+    # Many small, nearly identical rows (rare units) and empty clusters along the way: the
+    # case where an exact comparison followed the last bits of the eigenvectors.
+    f, _, _ = planted_features(3000, seed=4, noise=3.0)
+    W = template_similarity(f)
+    emb = spectral_embedding(W, W.degrees(), 12, seed=0)
+    noisy = emb.eigenvectors * (1 + 1e-13 * np.random.default_rng(1).standard_normal(
+        emb.eigenvectors.shape))
+    for seed in range(6):
+        np.testing.assert_array_equal(discretize(noisy, seed=seed),
+                                      discretize(emb.eigenvectors, seed=seed))
+
+
+def test_labels_are_numbered_by_first_appearance() -> None:
+    from aesi_lib.model.ncut import canonical_labels
+
+    np.testing.assert_array_equal(canonical_labels(np.array([3, 3, 1, 0, 1, 5])),
+                                  [0, 0, 1, 2, 1, 3])
+    W, truth = planted_graph([60, 50, 40], 1.0, 0.2, seed=3)
+    labels = normalized_cut(aslinearoperator(W), 3, seed=0, n_init=3)
+    assert labels[0] == 0
+    np.testing.assert_array_equal(labels, canonical_labels(labels))

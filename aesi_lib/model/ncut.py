@@ -217,11 +217,56 @@ def spectral_embedding(
     )
 
 
+#: Decimals kept when a discretisation compares scores (argmax, argmin, the stopping rule):
+#: the row-normalised eigenvectors of two machines differ by about 1e-13 (other BLAS, other
+#: thread counts), and an exact comparison of nearly tied scores sent some discretisations to
+#: other local optima there (MUC-4, README "Reproducibility"). Rounding to 1e-10 makes such
+#: near-ties exact ties, broken by the lower index, on every machine.
+DECIMALS = 10
+
+
+def _argmax_rows(M: np.ndarray) -> np.ndarray:
+    """The column of each row's largest entry, ties (to :data:`DECIMALS`) to the lower one."""
+    return np.argmax(np.round(M, DECIMALS), axis=1)
+
+
+def _closest_rotation(U: np.ndarray, sigma: np.ndarray, Wt: np.ndarray, previous: np.ndarray
+                      ) -> np.ndarray:
+    """The rotation ``R`` maximising ``tr(Rᵀ M)`` for ``M = U diag(sigma) Wt``, and among
+    those, when ``M`` is singular (a cluster is empty), the one closest to ``previous``.
+
+    ``U Wt`` alone is one maximiser, but on the null space of ``M`` its columns are whatever
+    basis LAPACK returned, which differs between machines; machines then followed other
+    discretisations (seen on MUC-4, README "Reproducibility"). The completion that is closest
+    to the previous rotation does not depend on that basis.
+    """
+    rank = int(np.sum(sigma > 1e-10 * max(float(sigma[0]), 1e-300)))
+    W = Wt.T
+    R = U[:, :rank] @ W[:, :rank].T
+    if rank == len(sigma):
+        return R
+    U0, W0 = U[:, rank:], W[:, rank:]
+    P, _, Qt = np.linalg.svd(U0.T @ previous @ W0)
+    return R + U0 @ (P @ Qt) @ W0.T
+
+
+def canonical_labels(labels: np.ndarray) -> np.ndarray:
+    """Cluster numbers in order of first appearance (the cluster of row 0 is 0, ...), so that
+    one partition gets one numbering whichever discretisation found it."""
+    labels = np.asarray(labels, dtype=np.int64)
+    _, first = np.unique(labels, return_index=True)
+    order = np.argsort(first)
+    renumber = np.empty(order.size, dtype=np.int64)
+    renumber[order] = np.arange(order.size)
+    values = np.unique(labels)
+    return renumber[np.searchsorted(values, labels)]
+
+
 def discretize(
     vectors: np.ndarray,
     seed: int = 0,
     max_iter: int = 100,
-    tol: float = 1e-12,
+    tol: float = 1e-9,
     init_labels: np.ndarray | None = None,
 ) -> np.ndarray:
     """Yu & Shi's discretisation of a k-dimensional spectral embedding.
@@ -229,7 +274,11 @@ def discretize(
     Finds a partition X and a rotation R maximising ``tr(Xᵀ Ṽ R)`` with Ṽ the row-normalised
     eigenvectors (every rotation of the relaxed optimum is optimal too): R starts from k rows of
     Ṽ that are as orthogonal as possible, then X = argmax of each row of Ṽ R and R = U Wᵀ from
-    the SVD ``Ṽᵀ X = U Σ Wᵀ`` alternate until ``tr(Σ)`` stops increasing.
+    the SVD ``Ṽᵀ X = U Σ Wᵀ`` alternate until ``tr(Σ)`` stops increasing. Two additions make
+    it machine-independent: while a cluster is empty, ``Ṽᵀ X`` is singular and R is completed
+    on its null space by the rotation closest to the previous R (:func:`_closest_rotation`),
+    not by whatever basis LAPACK returns; and scores are compared to :data:`DECIMALS`
+    decimals, ties to the lower index.
 
     Parameters
     ----------
@@ -240,7 +289,8 @@ def discretize(
     max_iter : int
         Cap on the alternations.
     tol : float
-        Stop when ``tr(Σ)`` changes by less than ``tol · |E|``.
+        Stop when ``tr(Σ)`` grows by less than ``tol · |E|`` (well above the rounding noise of
+        different machines, so that they stop at the same iteration).
     init_labels : ndarray of shape (E,), int, optional
         A warm start: a partition to stay close to (-1 where a row has none, at least one row
         labelled). The first rotation is the best fit of Ṽ R to it (the SVD step above on the
@@ -269,10 +319,10 @@ def discretize(
         for j in range(1, k):
             # The next axis is the row least aligned with all axes chosen so far.
             closeness += np.abs(V @ R[:, j - 1])
-            R[:, j] = V[np.argmin(closeness)]
+            R[:, j] = V[np.argmin(np.round(closeness, DECIMALS))]
 
     previous = -np.inf
-    labels = np.argmax(V @ R, axis=1)
+    labels = _argmax_rows(V @ R)
     for _ in range(max_iter):
         X = sp.csr_matrix((np.ones(n), (np.arange(n), labels)), shape=(n, k))
         U, sigma, Wt = np.linalg.svd(np.asarray(X.T @ V).T)
@@ -280,8 +330,8 @@ def discretize(
         if value - previous < tol * n:
             break
         previous = value
-        R = U @ Wt
-        new = np.argmax(V @ R, axis=1)
+        R = _closest_rotation(U, sigma, Wt, R)
+        new = _argmax_rows(V @ R)
         if np.array_equal(new, labels):
             break
         labels = new
@@ -371,7 +421,8 @@ def normalized_cut(
         Discretisation iterations.
     n_init : int
         Discretisations from seeds ``seed, seed+1, ...``; the partition with the largest
-        ``ncut_objective`` wins. The discretisation has local optima of nearly equal objective
+        ``ncut_objective`` wins (a later one only when larger by a relative 1e-9: rounding
+        noise does not decide). The discretisation has local optima of nearly equal objective
         that can differ substantially (ARI ≈ 0.6 between seeds on noisy graphs).
     init_labels : ndarray of shape (E,), int, optional
         Warm start of the discretisation (:func:`discretize`): one discretisation from this
@@ -384,6 +435,8 @@ def normalized_cut(
     Returns
     -------
     labels : ndarray of shape (E,), int
+        Numbered in order of first appearance (:func:`canonical_labels`), except after a warm
+        start, which keeps the numbers of ``init_labels``.
     embedding : SpectralEmbedding, only if ``return_embedding``
     """
     if degrees is None:
@@ -400,6 +453,7 @@ def normalized_cut(
         for s in range(seed + 1, seed + n_init):
             candidate = discretize(emb.eigenvectors, seed=s, max_iter=max_iter)
             value = ncut_objective(W, degrees, candidate, k)
-            if value > best:
+            if value > best + 1e-9 * abs(best):
                 labels, best = candidate, value
+    labels = canonical_labels(labels)
     return (labels, emb) if return_embedding else labels
