@@ -18,7 +18,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "default": {
         "features": {"type_scheme": "depth:3", "context": True},
         "model": {"mode": "sc", "n_templates": 20, "n_slots": 24, "slot_model": "factored",
-                  "n_init": 8, "similarity": {"context_weight": 1.0}, **_TIED},
+                  "n_init": 8, "similarity": {"context_weight": 0.75}, **_TIED},
     },
     "tied-cut": {
         "features": {"type_scheme": "depth:4"},
