@@ -60,3 +60,15 @@ class ConfigError(AesiError, ValueError):
         # Task results and Dask move exceptions between processes by pickling; the default
         # would call ConfigError(message) and lose the problems.
         return (type(self), (self.problems,))
+
+
+class NoEntitiesError(AesiError, ValueError):
+    """The documents hold no entity mention at all: nothing to induce (also a ``ValueError``,
+    which this case raised before)."""
+
+    def __init__(self, what: str = "the documents") -> None:
+        super().__init__(f"{what} hold no entity mention (no noun argument of a verb was "
+                         "found): nothing to induce; is the corpus running English text?")
+
+    def __reduce__(self) -> tuple[type[NoEntitiesError], tuple[()]]:
+        return (type(self), ())

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from aesi_lib.model.config import ModelConfig  # noqa: E402
 from aesi_lib.model.features import EntityFeatures  # noqa: E402
-from aesi_lib.model.induce import induce  # noqa: E402
+from aesi_lib.model.induction import induce  # noqa: E402
 from aesi_lib.model.similarity import SimilarityOptions  # noqa: E402
 
 

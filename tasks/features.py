@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from prefect import get_run_logger, task
 
+from aesi_lib.errors import NoEntitiesError
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.lexicon.context_files import load_context, save_context
 from aesi_lib.lexicon.encoder import encoder_recipe_key, make_encoder, mention_context_vectors
@@ -42,7 +43,7 @@ def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_di
         table = store.entity_table()
     table = table[table["doc_id"].isin(set(doc_ids))].reset_index(drop=True)
     if table.empty:
-        raise ValueError("the store holds no entities for these documents: nothing to induce")
+        raise NoEntitiesError()
     table["entity_id"] = np.arange(len(table), dtype=np.int64)
     path = _entities_file(work_dir, corpus_key, doc_ids)
     write_parquet(table, path)

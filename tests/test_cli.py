@@ -409,6 +409,30 @@ def test_sizes_above_the_corpus_fail_in_one_line_without_a_traceback(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_a_corpus_without_entities_fails_in_one_line_without_retries(tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"id": f"d{i}", "text": "Yes. No. Maybe so. 42."}) + "\n"
+                            for i in range(3)))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
+    env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "run", "--docs", str(docs), "--set",
+         "features.context=false", "--set", "model.similarity.context_weight=0",
+         "--project-dir", str(tmp_path / "project"), "--out", str(tmp_path / "out")],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("aesi: error: ") and "hold no entity mention" in last
+    assert "Traceback" not in done.stderr
+    assert "Retrying" not in done.stderr and "AwaitingRetry" not in done.stderr
+
+
+def test_an_unknown_encoding_fails_even_without_docs(capsys):
+    _one_line_error(capsys, ["run", "--demo", "--encoding", "nonsense"],
+                    "unknown text encoding")
+
+
 def test_log_lines_name_their_step():
     import logging
 

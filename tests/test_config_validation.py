@@ -243,6 +243,22 @@ def test_json_schema_describes_every_key():
         assert "description" in node["properties"][name], key
 
 
+def test_the_schema_shows_the_defaults_of_the_preset_a_run_starts_from(capsys):
+    from flows import cli
+
+    assert cli.main(["config", "--schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    defs = schema["$defs"]
+    default = RunConfig.from_dict(PRESETS["default"])
+    assert defs["ModelConfigSchema"]["properties"]["n_init"]["default"] == default.model.n_init
+    assert defs["FeatureOptionsSchema"]["properties"]["context"]["default"] is True
+    weight = defs["SimilarityOptionsSchema"]["properties"]["context_weight"]["default"]
+    assert weight == default.model.similarity.context_weight
+    assert cli.main(["config", "--schema", "--preset", "reproduction"]) == 0
+    paper = json.loads(capsys.readouterr().out)["$defs"]["ModelConfigSchema"]["properties"]
+    assert paper["n_templates"]["default"] == 6 and paper["mode"]["default"] == "scaled"
+
+
 # --- what is known only later ---------------------------------------------------------------
 
 
@@ -273,7 +289,7 @@ def test_sizes_the_corpus_cannot_hold_fail_with_the_key_and_the_bound():
 
 
 def test_the_solve_refuses_more_templates_than_units_before_the_eigensolver():
-    from aesi_lib.model.induce import induce
+    from aesi_lib.model.induction import induce
 
     features, _, _ = planted_features(40, n_templates=2, n_slots=2, seed=0)
     with pytest.raises(ConfigError, match="model.n_templates"):

@@ -14,7 +14,7 @@ from dense_reference import dense_slot_similarity, dense_template_similarity
 
 from aesi_lib.model.extract import align_features, fill_slots, slot_scores, template_scores
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
-from aesi_lib.model.induce import ModelConfig, induce
+from aesi_lib.model.induction import ModelConfig, induce
 from aesi_lib.model.similarity import SimilarityOptions, slot_similarity, template_similarity
 from aesi_lib.model.synthetic import planted_features
 

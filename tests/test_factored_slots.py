@@ -13,7 +13,7 @@ from aesi_lib.entities.positions import ARGUMENT_POSITIONS, argument_position, a
 from aesi_lib.model.extract import factored_slot_scores, fill_slots
 from aesi_lib.model.factored_slots import factored_slot_labels, semantic_classes
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
-from aesi_lib.model.induce import ModelConfig, induce
+from aesi_lib.model.induction import ModelConfig, induce
 from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.model.synthetic import planted_features
 

@@ -121,3 +121,19 @@ def test_a_cycle_would_be_found(monkeypatch):
     cycle = _cycle()
     assert cycle is not None and cycle[0] == cycle[-1]
     assert {"aesi_lib.model.amp", "aesi_lib.model.ncut"} <= set(cycle)
+
+
+def test_no_package_name_hides_one_of_its_modules():
+    """A package that re-exports ``induce`` from a module named ``induce`` makes
+    ``aesi_lib.model.induce`` the function, not the module: every name a package's
+    ``__init__`` binds must differ from its modules' names (or be that module)."""
+    import importlib
+    import types
+
+    for name, path in _modules().items():
+        if path.name != "__init__.py":
+            continue
+        package = importlib.import_module(name)
+        for child in sorted(p.stem for p in path.parent.glob("*.py") if p.stem != "__init__"):
+            bound = package.__dict__.get(child)
+            assert bound is None or isinstance(bound, types.ModuleType), f"{name}.{child}"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from aesi_lib.model.induce import InductionResult, ModelConfig, induce
+from aesi_lib.model.induction import InductionResult, ModelConfig, induce
 from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.model.synthetic import planted_features
 

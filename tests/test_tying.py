@@ -10,7 +10,7 @@ from scipy.sparse.linalg import aslinearoperator
 from sklearn.metrics import adjusted_rand_score
 
 from aesi_lib.model.features import FeatureVocabulary
-from aesi_lib.model.induce import ModelConfig, induce
+from aesi_lib.model.induction import ModelConfig, induce
 from aesi_lib.model.ncut import ncut_objective
 from aesi_lib.model.sc import solve_sc
 from aesi_lib.model.similarity import slot_similarity, template_similarity

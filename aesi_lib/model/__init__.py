@@ -5,7 +5,7 @@ Read it top down, following a run:
 - :mod:`~aesi_lib.model.features`: ``EntityFeatures``, the arrays one row per entity mention
   that everything below reads (built from the entity table, vectors and WordNet);
   :mod:`~aesi_lib.model.feature_files` saves and loads them;
-- :mod:`~aesi_lib.model.induce`: ``induce``, the one call from features to labels, under a
+- :mod:`~aesi_lib.model.induction`: ``induce``, the one call from features to labels, under a
   ``ModelConfig`` (:mod:`~aesi_lib.model.config`); :mod:`~aesi_lib.model.units` says which
   mentions share a label;
 - :mod:`~aesi_lib.model.similarity`: W_T (Eq. 1), W_S (Eq. 2) and the head-class graph W_H,
@@ -28,7 +28,7 @@ The model never reads answer keys or imports the evaluation, and nothing here im
 
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureOptions, FeatureVocabulary
-from aesi_lib.model.induce import InductionResult, induce
+from aesi_lib.model.induction import InductionResult, induce
 from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.model.synthetic import planted_features
 

@@ -289,14 +289,32 @@ def run_config_model() -> type[BaseModel]:
     return _section_model(RunConfig, "")
 
 
-def json_schema() -> dict[str, Any]:
-    """JSON schema of a ``--config`` file: every key, its type, default, range and choices."""
+def json_schema(defaults: dict[str, Any] | None = None) -> dict[str, Any]:
+    """JSON schema of a ``--config`` file: every key, its type, default, range and choices.
+
+    ``defaults`` (a configuration as nested dicts, e.g. the ``default`` preset that ``aesi
+    run`` starts from) are shown as the keys' defaults, since a key missing from a
+    ``--config`` file keeps the preset's value, not the dataclass's."""
     schema = run_config_model().model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "aesi RunConfig"
     schema["description"] = ("Settings of an aesi run (aesi run --config FILE). Every key is "
-                             "optional: missing keys keep the preset's or the default value.")
+                             "optional: missing keys keep the preset's value (the defaults "
+                             "shown are those of the preset aesi run starts from).")
+    if defaults is not None:
+        _set_schema_defaults(schema, schema, defaults)
     return schema
+
+
+def _set_schema_defaults(root: dict[str, Any], node: dict[str, Any],
+                         values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        prop = node["properties"][name]
+        ref = prop.get("$ref")
+        if isinstance(value, dict) and ref:
+            _set_schema_defaults(root, root["$defs"][ref.rsplit("/", 1)[-1]], value)
+        else:
+            prop["default"] = value
 
 
 def config_keys() -> dict[str, Any]:

@@ -23,10 +23,11 @@ import pandas as pd
 from aesi_lib.corpus.types import Document, KeyTemplate
 from aesi_lib.entities import entities_frame, extract_entities
 from aesi_lib.entities.rules import stored_config_id
+from aesi_lib.errors import NoEntitiesError
 from aesi_lib.model.carry import PreviousLabels
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
-from aesi_lib.model.induce import InductionResult, induce
+from aesi_lib.model.induction import InductionResult, induce
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.run.config import RunConfig
@@ -105,7 +106,7 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     """
     table = store.entity_table(splits)
     if table.empty:
-        raise ValueError("the store holds no entities for these documents: nothing to induce")
+        raise NoEntitiesError()
     doc_ids = sorted(table["doc_id"].unique())
     pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
@@ -127,7 +128,7 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
 def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,
                   progress: Callable[[int, dict[str, Any]], None] | None = None,
                   previous: PreviousLabels | None = None) -> InductionResult:
-    """:func:`aesi_lib.model.induce.induce` under the run's model configuration (a whole
+    """:func:`aesi_lib.model.induction.induce` under the run's model configuration (a whole
     ``RunConfig`` or its ``ModelConfig``); ``previous`` carries an earlier solution's labels
     forward (``aesi_lib.model.carry``)."""
     model = config.model if isinstance(config, RunConfig) else config

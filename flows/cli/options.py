@@ -292,12 +292,16 @@ def _with_source(key: str, sources: dict[str, str]) -> str:
 def cmd_config(args: argparse.Namespace) -> int:
     """``aesi config``: print the complete configuration the options name, or with
     ``--schema`` the JSON schema of a ``--config`` file."""
+    from aesi_lib.run.config import RunConfig
+
     if args.schema:
         from aesi_lib.run.config import json_schema
 
-        print(json.dumps(json_schema(), indent=1))
+        # A key a --config file leaves out keeps the value of the preset the command starts
+        # from: those are the defaults to show.
+        defaults = RunConfig.from_dict(run_config(args)).to_dict()
+        print(json.dumps(json_schema(defaults), indent=1))
         return 0
-    from aesi_lib.run.config import RunConfig
 
     config = RunConfig.from_dict(run_config(args))
     print(json.dumps(config.to_dict(), indent=1))
@@ -331,6 +335,12 @@ def check_docs(path: str, encoding: str = "utf-8", skip_bad: bool = False) -> No
 
 
 def check_corpus(args: argparse.Namespace) -> None:
+    """Fail early on an unusable corpus option; ``--encoding`` is checked even without
+    ``--docs``, so that a typo is never silently ignored."""
+    if getattr(args, "encoding", None):
+        from aesi_lib.corpus.plain import check_encoding
+
+        check_encoding(args.encoding)
     if getattr(args, "docs", None):
         check_docs(args.docs, **reading(args))
     elif getattr(args, "muc4_dir", None) and not getattr(args, "demo", False):
