@@ -39,7 +39,9 @@ import scipy.sparse as sp
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.config import ModelConfig
+from aesi_lib.model.factored_slots import factored_slot, slot_class
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
+from aesi_lib.model.ncut import indicator_matrix
 from aesi_lib.model.similarity import (
     SimilarityOptions,
     TermsOf,
@@ -102,15 +104,6 @@ def align_features(new: EntityFeatures, new_vocab: FeatureVocabulary,
     return dataclasses.replace(new, head_ids=heads, dep_ids=deps, types=types, pmi=train.pmi)
 
 
-def _one_hot(labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    labels = np.asarray(labels, dtype=np.int64)
-    if labels.size and (labels.min() < 0 or labels.max() >= k):
-        raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
-    X = np.zeros((labels.shape[0], k))
-    X[np.arange(labels.shape[0]), labels] = 1.0
-    return X, X.sum(axis=0)
-
-
 def mean_similarity(terms_of: TermsOf, train: EntityFeatures, labels: np.ndarray, k: int,
                     rows: EntityFeatures, options: SimilarityOptions | None = None
                     ) -> np.ndarray:
@@ -121,7 +114,8 @@ def mean_similarity(terms_of: TermsOf, train: EntityFeatures, labels: np.ndarray
     -------
     ndarray of shape (N, k); -inf where a cluster has no member.
     """
-    X, sizes = _one_hot(labels, k)
+    X = indicator_matrix(labels, k)
+    sizes = X.sum(axis=0)
     W = similarity_operator(terms_of, train, options, rows)
     scores = np.asarray(W @ X) / np.where(sizes > 0, sizes, 1.0)
     scores[:, sizes == 0] = -np.inf
@@ -175,7 +169,7 @@ def factored_slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
     if new.argument_positions is None:
         raise ValueError("factored slots need the new mentions' argument_positions")
     n_classes = n_slots // len(ARGUMENT_POSITIONS)
-    classes = np.asarray(slot_labels, dtype=np.int64) % n_classes
+    classes = slot_class(slot_labels, n_classes)
     rows = align_features(new, new_vocab, train, train_vocab)
     class_scores = mean_similarity(head_class_terms, train, classes, n_classes, rows, options)
     scores = np.full((new.n_entities, n_slots), -np.inf)
@@ -249,14 +243,12 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
         ss = factored_slot_scores(train, train_vocab, slot_labels, new, new_vocab,
                                   config.n_slots, options)
         n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
-        classes = np.asarray(slot_labels, dtype=np.int64) % n_classes
-        unit_c, known_s = _by_unit(trained.head_class, fresh.head_class, classes,
-                                  new.n_entities)
-        positions = np.asarray(new.argument_positions, dtype=np.int64)
+        unit_c, known_s = _by_unit(trained.head_class, fresh.head_class,
+                                   slot_class(slot_labels, n_classes), new.n_entities)
         # The class is the unit's (its head word's), the position each mention's own.
         class_scores = ss.reshape(len(ss), len(ARGUMENT_POSITIONS), n_classes).max(axis=1)
-        slot = positions * n_classes + np.where(known_s, unit_c,
-                                                _unit_argmax(class_scores, fresh.head_class))
+        slot = factored_slot(new.argument_positions, np.where(
+            known_s, unit_c, _unit_argmax(class_scores, fresh.head_class)), n_classes)
     else:
         ss = slot_scores(train, train_vocab, slot_labels, new, new_vocab, options,
                          config.n_slots)

@@ -30,6 +30,21 @@ from aesi_lib.model.similarity import SimilarityOptions, head_class_similarity
 from aesi_lib.model.tying import tied_operator, unit_indicator, unit_majority
 
 
+def factored_slot(positions: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
+    """The slot code ``position · n_classes + class`` of each mention (-1 where the class is
+    -1, no label)."""
+    positions = np.asarray(positions, dtype=np.int64)
+    classes = np.asarray(classes, dtype=np.int64)
+    return np.where(classes >= 0, positions * n_classes + classes, -1)
+
+
+def slot_class(slots: np.ndarray, n_classes: int) -> np.ndarray:
+    """The semantic class of each factored slot code (-1 stays -1): the inverse of
+    :func:`factored_slot` for the class."""
+    slots = np.asarray(slots, dtype=np.int64)
+    return np.where(slots >= 0, slots % n_classes, -1)
+
+
 def semantic_classes(
     features: EntityFeatures,
     n_classes: int,
@@ -117,10 +132,7 @@ def factored_slot_labels(
     if features.argument_positions is None:
         raise ValueError("factored slots need features.argument_positions; rebuild the features")
     n_classes = n_slots // n_positions
-    init_classes = None
-    if init_slots is not None:
-        init_slots = np.asarray(init_slots, dtype=np.int64)
-        init_classes = np.where(init_slots >= 0, init_slots % n_classes, -1)
+    init_classes = None if init_slots is None else slot_class(init_slots, n_classes)
     classes = semantic_classes(features, n_classes, seed, options=options,
                                ncut_options=ncut_options, init_classes=init_classes)
-    return np.asarray(features.argument_positions, dtype=np.int64) * n_classes + classes
+    return factored_slot(features.argument_positions, classes, n_classes)

@@ -24,7 +24,7 @@ from aesi_lib.model.amp import Progress, solve_amp
 from aesi_lib.model.carry import PreviousLabels, align_labels, label_changes
 from aesi_lib.model.config import ModelConfig, check_unit_counts
 from aesi_lib.model.constraint import sentence_indicator
-from aesi_lib.model.factored_slots import factored_slot_labels
+from aesi_lib.model.factored_slots import factored_slot, factored_slot_labels, slot_class
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.objective import joint_objective
 from aesi_lib.model.sc import solve_sc
@@ -213,6 +213,6 @@ def _align_to_previous(lt: np.ndarray, ls: np.ndarray, previous: PreviousLabels,
         return lt, align_labels(ls, previous.slot, config.n_slots)
     n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
     ls = np.asarray(ls, dtype=np.int64)
-    old = np.where(previous.slot >= 0, previous.slot % n_classes, -1)
-    classes = align_labels(ls % n_classes, old, n_classes)
-    return lt, (ls // n_classes) * n_classes + classes
+    classes = align_labels(slot_class(ls, n_classes), slot_class(previous.slot, n_classes),
+                           n_classes)
+    return lt, factored_slot(ls // n_classes, classes, n_classes)

@@ -351,8 +351,11 @@ def _warm_rotation(V: np.ndarray, init_labels: np.ndarray, k: int) -> np.ndarray
 
 
 def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
-    """Partition matrix X (Eq. 3): ``X[i, l] = 1`` iff entity i is in cluster l, shape (E, k)."""
+    """Partition matrix X (Eq. 3): ``X[i, l] = 1`` iff entity i is in cluster l, shape (E, k).
+    ValueError for a label outside ``[0, k)``."""
     labels = np.asarray(labels, dtype=np.int64)
+    if labels.size and (labels.min() < 0 or labels.max() >= k):
+        raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
     X = np.zeros((labels.shape[0], k))
     X[np.arange(labels.shape[0]), labels] = 1.0
     return X

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
 from aesi_lib.model.terms import type_set_groups
+from aesi_lib.model.tying import unit_majority
 
 
 def label_units(features: EntityFeatures, config: ModelConfig
@@ -96,7 +97,5 @@ def unit_labels(names: np.ndarray, labels: np.ndarray) -> dict[str, int]:
     """The label of each named unit: the most frequent label of its mentions (all of them
     share it when the units were tied in the solve)."""
     keys, inverse = np.unique(names.astype(str), return_inverse=True)
-    labels = np.asarray(labels, dtype=np.int64)
-    counts = np.zeros((len(keys), int(labels.max()) + 1 if labels.size else 1), dtype=np.int64)
-    np.add.at(counts, (inverse, labels), 1)
-    return {str(key): int(np.argmax(row)) for key, row in zip(keys, counts, strict=True)}
+    majority = unit_majority(inverse.reshape(-1), labels, len(keys))
+    return {str(key): int(label) for key, label in zip(keys, majority, strict=True)}
