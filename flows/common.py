@@ -21,7 +21,8 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.parse.backends import ParserConfig
-from aesi_lib.run.config import RunConfig
+from aesi_lib.run.config import RunConfig, read_config_file
+from aesi_lib.run.presets import deep_merge, preset
 from tasks.features import (
     chain_table_task,
     context_task,
@@ -197,6 +198,16 @@ def _parse_runner(processes: int) -> Iterator[ThreadPoolTaskRunner | None]:
         return
     with ThreadPoolTaskRunner(max_workers=2) as runner:
         yield runner
+
+
+def configuration(config: dict[str, Any] | None, config_path: str | None) -> dict[str, Any]:
+    """The configuration a flow runs with, as nested dicts: ``config`` (the ``default``
+    preset when None) with the file ``config_path`` merged over it. A deployment names its
+    file (``prefect.yaml``), so nothing from an ad-hoc run reaches it."""
+    data = preset("default") if config is None else config
+    if config_path:
+        data = deep_merge(data, read_config_file(config_path))
+    return data
 
 
 def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps: Steps,

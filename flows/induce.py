@@ -11,10 +11,10 @@ from prefect import flow
 from prefect.utilities.annotations import quote
 
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.presets import preset
 from flows.common import (
     Project,
     Steps,
+    configuration,
     default_task_runner,
     ingest,
     model_steps,
@@ -31,7 +31,8 @@ from tasks.solve import record_run_task
 def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str | None = None,
                 docs_path: str | None = None, demo: bool = False,
                 config: dict[str, Any] | None = None, parse_batch_size: int = 50,
-                encoding: str = "utf-8", skip_bad: bool = False) -> dict[str, Any]:
+                encoding: str = "utf-8", skip_bad: bool = False,
+                config_path: str | None = None) -> dict[str, Any]:
     """Induce schemas for a corpus and write the export and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -44,6 +45,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     demo : use the embedded demo corpus whatever else is found.
     config : a ``RunConfig`` as a dict; None means the ``default`` preset
         (``aesi_lib.run.presets``), the best configuration found on DEV/TST1/TST2.
+    config_path : a ``--config`` file (JSON) merged over ``config`` (or the default preset):
+        how a deployment names its configuration (``prefect.yaml``).
     parse_batch_size : documents per mapped parse task.
     encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
         unreadable files or lines with a warning instead of stopping).
@@ -54,7 +57,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         What ``results.json`` holds: counts, per-step states and seconds, scores, paths.
     """
     started = time.perf_counter()
-    run_config = RunConfig.from_dict(preset("default") if config is None else config)
+    run_config = RunConfig.from_dict(configuration(config, config_path))
     project = Project.at(project_dir)
     steps = Steps(project.results)
 

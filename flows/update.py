@@ -11,12 +11,14 @@ import pandas as pd
 from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
+from aesi_lib.corpus.plain import move_to_done
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
 from aesi_lib.run.outputs import document_summary, mapped_templates
 from flows.common import (
     Project,
     Steps,
+    configuration,
     default_task_runner,
     ingest,
     model_steps,
@@ -42,8 +44,8 @@ def _nothing_to_read(docs_path: str) -> bool:
 def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out",
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
-                allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False
-                ) -> dict[str, Any]:
+                allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False,
+                config_path: str | None = None, consume: bool = False) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
     project and refresh the schema.
 
@@ -69,6 +71,12 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
     allow_empty : a missing ``docs_path`` or a folder without documents means "nothing new"
         (the flow returns without refreshing) instead of an error; for scheduled runs that
         watch an inbox folder.
+    config_path : a configuration file (JSON, a ``RunConfig`` or part of one, over the
+        ``default`` preset) used instead of the project's last run's configuration, so that
+        a scheduled update runs with its own settings whatever ad-hoc run came before.
+    consume : once the update is done, move what ``docs_path`` held (its ``.txt`` files, or
+        the file itself) into ``done/<time>/`` beside them, so that the next scheduled run
+        finds an empty inbox and solves nothing.
     """
     started = time.perf_counter()
     log = get_run_logger()
@@ -78,7 +86,10 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
                 "skipped": f"no documents in {docs_path}"}
     project = Project.at(project_dir)
     state = project.read_state()
-    run_config = RunConfig.from_dict(deep_merge(state.get("config", {}), config or {}))
+    if config_path:
+        run_config = RunConfig.from_dict(configuration(config, config_path))
+    else:
+        run_config = RunConfig.from_dict(deep_merge(state.get("config", {}), config or {}))
     steps = Steps(project.results)
 
     new_docs = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,
@@ -119,4 +130,8 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
                               mapped=mapped_templates(scores))},
     }
     write_results(out_dir, results)
+    if consume:
+        moved = move_to_done(docs_path)
+        log.info("update: %d processed file(s) of %s moved to %s", len(moved), docs_path,
+                 moved[0].parent if moved else "-")
     return results

@@ -217,6 +217,42 @@ def _write_jsonl(path: Path, records: list[tuple[str, str]]) -> Path:
     return path
 
 
+def test_a_scheduled_update_runs_its_own_configuration_and_consumes_its_inbox(
+        prefect_here, reference, tmp_path):
+    from flows.induce import induce_flow
+    from flows.update import update_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    # An ad-hoc run with other settings becomes the project's last run ...
+    adhoc = deep_merge(preset("default"), {"model": {"seed": 6, "n_init": 1}})
+    induce_flow(project_dir=str(project), out_dir=str(tmp_path / "adhoc"), demo=True,
+                config=adhoc)
+    # ... but the scheduled update runs with the file its deployment names.
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "NEW-1.txt").write_text("A CAR BOMB EXPLODED IN FRONT OF THE EMBASSY. THE POLICE "
+                                     "ARRESTED TWO GUERRILLAS.")
+    scheduled = REPO / "configs" / "scheduled.json"
+    r = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(tmp_path / "o"),
+                    allow_empty=True, consume=True, config_path=str(scheduled))
+    assert r["documents_parsed"] == 1
+    assert RunConfig.from_dict(r["config"]) == RunConfig.from_dict(
+        json.loads(scheduled.read_text()))
+    assert not list(inbox.glob("*.txt"))
+    assert [p.name for p in inbox.glob("done/*/*")] == ["NEW-1.txt"]
+    # The next scheduled run finds the inbox empty: nothing is solved.
+    again = update_flow(docs_path=str(inbox), project_dir=str(project),
+                        out_dir=str(tmp_path / "o"), allow_empty=True, consume=True,
+                        config_path=str(scheduled))
+    assert again["documents_given"] == 0 and "skipped" in again
+
+
+def test_the_scheduled_configuration_is_the_default_preset():
+    scheduled = json.loads((REPO / "configs" / "scheduled.json").read_text())
+    assert RunConfig.from_dict(scheduled) == RunConfig.from_dict(preset("default"))
+
+
 def test_update_parses_only_new_and_changed_documents(prefect_here, reference, tmp_path):
     from aesi_lib.corpus.demo import load_demo_corpus
     from aesi_lib.store import Store
@@ -495,7 +531,10 @@ def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
     assert len(minutes) == 2, minutes
     assert full.entrypoint == "flows/induce.py:induce_flow"
     assert incremental.entrypoint == "flows/update.py:update_flow"
+    assert incremental.parameters["consume"] is True
     for d in (full, incremental):
+        # Each names its configuration: nothing of an ad-hoc run reaches it.
+        assert d.parameters["config_path"] == "configs/scheduled.json"
         assert d.work_pool_name == "aesi-local"
         assert [s.schedule.cron for s in d.schedules] and all(s.active for s in d.schedules)
         assert d.job_variables["env"]["DO_NOT_TRACK"] == "1"

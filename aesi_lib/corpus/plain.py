@@ -11,6 +11,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from aesi_lib.corpus.types import Document
@@ -298,3 +299,24 @@ def read_plain_documents(
     if not docs:
         raise InputError(source, "no usable documents (every file or line was skipped)")
     return docs
+
+
+def move_to_done(path: str | Path, when: datetime | None = None) -> list[Path]:
+    """Move what :func:`read_plain_documents` reads from ``path`` (a folder's ``*.txt`` files,
+    or the file itself) into ``done/<UTC time>/`` beside it; returns the new paths. An inbox
+    that a scheduled update consumes this way is empty at the next run."""
+    source = Path(path)
+    stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+    if source.is_dir():
+        files = sorted(p for p in source.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
+        target = source / "done" / stamp
+    elif source.is_file():
+        files, target = [source], source.parent / "done" / stamp
+    else:
+        return []
+    target.mkdir(parents=True, exist_ok=True)
+    moved = []
+    for f in files:
+        f.replace(target / f.name)
+        moved.append(target / f.name)
+    return moved

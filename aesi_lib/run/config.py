@@ -465,6 +465,30 @@ def _known_keys(section: str) -> list[str]:
     return list(model.model_fields)
 
 
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """A ``--config`` file (a ``RunConfig`` as JSON, or any part of one) as nested dicts,
+    unchecked (:func:`validate_config` checks it); a ``"$schema"`` key is dropped.
+
+    Raises
+    ------
+    InputError
+        When the file is missing, not JSON or not a JSON object.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "config file not found")
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(path, "expected a JSON object (a RunConfig: parser, features, model, "
+                         "vectors_path, wordnet_path)")
+    # A "$schema" line lets an editor check the file against `aesi config --schema`.
+    data.pop("$schema", None)
+    return data
+
+
 def check_resources(data: dict[str, Any]) -> None:
     """Fail before any work when a resource path of the configuration does not exist.
 

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from aesi_lib.errors import AesiError, InputError
+from aesi_lib.errors import AesiError
 from aesi_lib.run.presets import PRESETS, deep_merge, preset
 
 
@@ -214,7 +214,7 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
         ``aesi update`` merges them into the project's last configuration.
     """
     from aesi_lib.errors import ConfigError
-    from aesi_lib.run.config import check_resources, validate_config
+    from aesi_lib.run.config import check_resources, read_config_file, validate_config
 
     config: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -222,7 +222,7 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
         config = preset(args.preset)
         _note_sources(config, "", f"preset {args.preset}", sources)
     if getattr(args, "config", None):
-        from_file = _read_config_file(Path(args.config))
+        from_file = read_config_file(Path(args.config))
         config = deep_merge(config, from_file)
         _note_sources(from_file, "", args.config, sources)
     for flag, _, key, _ in CONFIG_FLAGS:
@@ -245,21 +245,6 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
         ) from exc
     check_resources(config)
     return config
-
-
-def _read_config_file(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise InputError(path, "config file not found")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise InputError(path, "expected a JSON object (a RunConfig: parser, features, model, "
-                         "vectors_path, wordnet_path)")
-    # A "$schema" line lets an editor check the file against `aesi config --schema`.
-    data.pop("$schema", None)
-    return data
 
 
 def _set_key(config: dict[str, Any], key: str, value: Any) -> None:
