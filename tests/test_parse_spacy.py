@@ -112,3 +112,39 @@ def test_empty_document(spacy_parser):
 def test_missing_model_is_reported():
     with pytest.raises(ResourceMissingError, match="not installed"):
         load_spacy_pipeline("no_such_spacy_model_xyz")
+
+
+# ---------------------------------------------------------------- documents beyond the limit
+
+def test_text_pieces_cover_the_text_at_paragraph_breaks():
+    from aesi_lib.parse.spacy_backend import text_pieces
+
+    assert text_pieces("short text", 100) == [(0, 10)]
+    text = "\n\n".join(["a b c d e f g h."] * 20)
+    spans = text_pieces(text, 60)
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(a == b for (_, a), (b, _) in zip(spans, spans[1:], strict=False))
+    assert all(end - start <= 60 for start, end in spans)
+    assert all(text[start - 2:start] == "\n\n" for start, _ in spans[1:])
+    # A paragraph longer than the limit is cut at whitespace.
+    long = "word " * 50
+    assert all(long[start - 1] == " " for start, _ in text_pieces(long, 33)[1:])
+
+
+def test_a_document_beyond_the_piece_limit_is_parsed_in_pieces(spacy_parser, monkeypatch):
+    import aesi_lib.parse.spacy_backend as backend
+
+    paragraph = "Guerrillas attacked the police station. Two officers were killed."
+    text = "\n\n".join([paragraph] * 12)
+    monkeypatch.setattr(backend, "MAX_PIECE_CHARS", 150)
+    # text_pieces reads the limit as a default argument: pass the patched one through.
+    monkeypatch.setattr(backend, "text_pieces",
+                        lambda t, limit=150, _f=backend.text_pieces: _f(t, limit))
+    docs = [Document("SHORT", paragraph, "test", "test"), Document("LONG", text, "test", "test")]
+    short, long = list(spacy_parser.parse(docs))
+    assert (short.doc_id, long.doc_id) == ("SHORT", "LONG")
+    assert len(long.sentences) == 24
+    for sentence in long.sentences:
+        for token in sentence.tokens:
+            assert text[token.start_char:token.start_char + len(token.text)] == token.text
+    assert long.sentences[-1].tokens[0].start_char == text.rindex("Two officers")

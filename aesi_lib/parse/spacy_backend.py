@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from aesi_lib.corpus.types import Document
@@ -32,6 +32,34 @@ NEEDED_COMPONENTS: tuple[str, ...] = ("tok2vec", "tagger", "attribute_ruler", "l
 
 # A run of blank lines (a paragraph break) or a single line break.
 _LINE_BREAK_RE = re.compile(r"\n(?:[ \t\r]*\n)+|\n")
+
+
+#: Characters parsed at once. spaCy refuses texts above ``nlp.max_length`` (1,000,000) and its
+#: parser needs about 1 GB per 100,000 characters; a longer document is parsed in pieces cut
+#: at paragraph breaks (:func:`text_pieces`), its sentences and offsets joined back.
+MAX_PIECE_CHARS = 100_000
+
+
+def text_pieces(text: str, limit: int = MAX_PIECE_CHARS) -> list[tuple[int, int]]:
+    """``(start, end)`` spans that cover ``text`` in order, each at most ``limit`` characters:
+    whole paragraphs (cut after a blank line) where they fit, a paragraph longer than
+    ``limit`` cut after its last whitespace below the limit (or at the limit). One span for a
+    text that fits."""
+    if len(text) <= limit:
+        return [(0, len(text))]
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while len(text) - start > limit:
+        window = text[start:start + limit]
+        cut = window.rfind("\n\n")
+        if cut > 0:
+            cut += 2
+        else:
+            cut = max(window.rfind(" "), window.rfind("\n")) + 1 or limit
+        spans.append((start, start + cut))
+        start += cut
+    spans.append((start, len(text)))
+    return spans
 
 
 def join_lines(text: str) -> str:
@@ -223,6 +251,12 @@ def _sentence_columns(start: int, end: int, space: list[int], offsets: list[int]
     return texts, new_heads, whitespace, [start + j for j in kept]
 
 
+def _shift(offset: int, columns: SentenceColumns) -> SentenceColumns:
+    """A piece's sentence columns with their character offsets moved to the whole text."""
+    starts = [c + offset if c >= 0 else c for c in columns[7]]
+    return (*columns[:7], starts, columns[8])
+
+
 @dataclass
 class SpacyParser:
     """The spaCy parser backend (see the module docstring).
@@ -283,7 +317,19 @@ class SpacyParser:
         """:meth:`parse` with each document as ``(doc_id, sentence columns)``: what a parse
         worker process sends back (:mod:`aesi_lib.parse.parallel`)."""
         casing = get_casing(self.casing)
-        pairs = ((join_lines(casing(doc.text)), doc) for doc in docs)
-        for spacy_doc, doc in self.nlp.pipe(pairs, as_tuples=True, batch_size=self.batch_size,
-                                            n_process=self.n_process):
-            yield doc.doc_id, spacy_doc_columns(spacy_doc, doc.text)
+
+        def pieces() -> Iterator[tuple[str, tuple[Document, int, int, bool]]]:
+            for doc in docs:
+                spans = text_pieces(doc.text)
+                for k, (start, end) in enumerate(spans):
+                    yield (join_lines(casing(doc.text[start:end])),
+                           (doc, start, end, k == len(spans) - 1))
+
+        sentences: list[SentenceColumns] = []
+        for spacy_doc, (doc, start, end, last) in self.nlp.pipe(
+                pieces(), as_tuples=True, batch_size=self.batch_size, n_process=self.n_process):
+            columns = spacy_doc_columns(spacy_doc, doc.text[start:end])
+            sentences.extend(columns if not start else map(partial(_shift, start), columns))
+            if last:
+                yield doc.doc_id, sentences
+                sentences = []
