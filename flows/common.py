@@ -37,7 +37,7 @@ from tasks.ingest import (
     store_batch_task,
 )
 from tasks.parsers import release_parse_processes
-from tasks.solve import export_task, solve_task, usable_previous
+from tasks.solve import export_task, renumber_task, solve_task, usable_previous
 
 PROJECT_STATE = "project.json"
 
@@ -82,9 +82,33 @@ class Project:
         (self.root / PROJECT_STATE).write_text(json.dumps(state, indent=1, default=str))
 
 
-def solution_record(artifacts: dict[str, str]) -> dict[str, str]:
-    """What ``project.json`` keeps of a solve for the next update to carry forward."""
-    return {"entities": artifacts["entities"], "labels": artifacts["labels"]}
+def solution_record(artifacts: dict[str, str], config: RunConfig) -> dict[str, str]:
+    """What ``project.json`` keeps of a solve for the next run or update to carry forward: its
+    files and a digest of the model configuration that produced it."""
+    return {"entities": artifacts["entities"], "labels": artifacts["labels"],
+            "model": model_digest(config)}
+
+
+def model_digest(config: RunConfig) -> str:
+    """Digest of the model part of a configuration (sizes, seed, weights, ...)."""
+    from aesi_lib.run.config import config_digest
+
+    return config_digest(config.to_dict()["model"])
+
+
+def carry_plan(last: dict[str, str] | None, config: RunConfig, fresh: bool
+               ) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+    """How a full run carries the project's last solution ``last``: ``(previous,
+    keep_ids_of)`` for :func:`model_steps`. The same model configuration as the last solve
+    (only the documents changed: the nightly run after updates) warm-starts from it and keeps
+    its ids; another configuration (another seed, another weight) solves afresh, its
+    partition the seed's own, and only numbers its clusters to match; ``fresh`` does
+    neither."""
+    if fresh or not last:
+        return None, None
+    if last.get("model") == model_digest(config):
+        return last, None
+    return None, last
 
 
 class Steps:
@@ -240,20 +264,31 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
 
 
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
-                steps: Steps, previous: dict[str, str] | None = None) -> dict[str, str]:
+                steps: Steps, previous: dict[str, str] | None = None,
+                keep_ids_of: dict[str, str] | None = None) -> dict[str, Any]:
     """Features (:func:`feature_steps`) → solve → export for the stored documents ``doc_ids``.
 
     ``previous`` (the files of an earlier solution: ``last_solution`` in ``project.json``)
-    carries its labels forward into the solve (``aesi_lib.model.carry``). Returns the artifact
-    paths (entity table, PMI, features, labels, solve history, export).
+    carries its labels forward into the solve (``aesi_lib.model.carry``: warm start and
+    renumbering; what an update does). ``keep_ids_of`` (the same kind of record) only
+    renumbers the seeded solve's clusters to match it (what a full run does: the partition
+    stays the seed's own). Returns the artifact paths (entity table, PMI, features, labels,
+    solve history, export) and ``ids_kept`` (None without ``keep_ids_of``).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
     solution = steps.run("solve", solve_task, artifacts["features"], config.model,
                          project.work_dir, artifacts["entities"], usable_previous(previous))
+    ids_kept = None
+    kept = usable_previous(keep_ids_of)
+    if kept:
+        renumbered = steps.run("keep-ids", renumber_task, solution["labels"],
+                               artifacts["entities"], kept, config.model, project.work_dir)
+        solution = {**solution, "labels": renumbered["labels"]}
+        ids_kept = renumbered["carried"]
     export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
-            "schema": export["schema"]}
+            "schema": export["schema"], "ids_kept": ids_kept}
 
 
 def solve_summary(info_path: str) -> dict[str, Any]:
@@ -267,7 +302,7 @@ _TIMING_GROUPS = {
     "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
     "features": ("stored-documents", "corpus-fingerprint", "entity-table", "coreference",
                  "head-pmi", "context-vectors", "build-features"),
-    "solve": ("solve",),
+    "solve": ("solve", "keep-ids"),
     "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
 }
 
@@ -303,8 +338,10 @@ def run_summary(ingested: dict[str, Any], config: RunConfig, steps: Steps, start
         "steps_run": steps.ran(),
         "flow_run_id": flow_run_id(),
         "solve": solve_summary(artifacts["info"]),
+        # Ids kept from the last solution: by the warm-started solve, or by renumbering.
+        "ids": artifacts.get("ids_kept") or solve_summary(artifacts["info"]).get("carried"),
         "scores": scores,
-        "artifacts": artifacts,
+        "artifacts": {k: v for k, v in artifacts.items() if k != "ids_kept"},
         "export": {"csv": artifacts["assignments_csv"],
                    "parquet": artifacts["assignments_parquet"]},
     }

@@ -14,6 +14,7 @@ from aesi_lib.run.config import RunConfig
 from flows.common import (
     Project,
     Steps,
+    carry_plan,
     configuration,
     default_task_runner,
     ingest,
@@ -23,7 +24,7 @@ from flows.common import (
     write_results,
 )
 from tasks.evaluate import evaluate_task
-from tasks.ingest import load_corpus_task
+from tasks.ingest import load_corpus_task, stored_documents_task
 from tasks.solve import record_run_task
 
 
@@ -32,7 +33,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                 docs_path: str | None = None, demo: bool = False,
                 config: dict[str, Any] | None = None, parse_batch_size: int = 50,
                 encoding: str = "utf-8", skip_bad: bool = False,
-                config_path: str | None = None) -> dict[str, Any]:
+                config_path: str | None = None, fresh: bool = False) -> dict[str, Any]:
     """Induce schemas for a corpus and write the export and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -47,6 +48,14 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         (``aesi_lib.run.presets``), the best configuration found on DEV/TST1/TST2.
     config_path : a ``--config`` file (JSON) merged over ``config`` (or the default preset):
         how a deployment names its configuration (``prefect.yaml``).
+    fresh : solve from scratch with new ids. By default a full run carries the project's
+        last solution (run or update; :func:`flows.common.carry_plan`): under the same model
+        configuration it warm-starts from it and keeps its ids (the nightly run after hourly
+        updates), under another one (another seed) its partition is the seed's own and only
+        its cluster numbers follow the last solution.
+
+    The documents are the corpus and those that ``aesi update`` added to the project and that
+    are still stored (a nightly full run exports the whole project).
     parse_batch_size : documents per mapped parse task.
     encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
         unreadable files or lines with a warning instead of stopping).
@@ -64,21 +73,30 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo,
                        encoding=encoding, skip_bad=skip_bad)
     ingested = ingest(corpus.documents, run_config.parser, project, steps, parse_batch_size)
-    doc_ids = [d.doc_id for d in corpus.documents]
-    artifacts = model_steps(project, doc_ids, run_config, out_dir, steps)
+    state = project.read_state()
+    stored = set(steps.run("stored-documents", stored_documents_task, project.db))
+    added = sorted({d for u in state.get("updates", []) for d in u.get("doc_ids", [])}
+                   & stored - {d.doc_id for d in corpus.documents})
+    doc_ids = [d.doc_id for d in corpus.documents] + added
+    previous, keep_ids_of = carry_plan(state.get("last_solution"), run_config, fresh)
+    artifacts = model_steps(project, doc_ids, run_config, out_dir, steps, previous=previous,
+                            keep_ids_of=keep_ids_of)
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
 
     corpus_spec = {"muc4_dir": muc4_dir, "docs_path": docs_path, "demo": demo,
                    "encoding": encoding, "skip_bad": skip_bad}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
-                         "out_dir": out_dir, "last_solution": solution_record(artifacts)})
+                         "out_dir": out_dir,
+                         "last_solution": solution_record(artifacts, run_config),
+                         "updates": state.get("updates", [])})
     results = {
         "flow": "induce",
         "corpus": corpus.name,
         "corpus_spec": corpus_spec,
         "evaluated_on": corpus.eval_label,
-        "documents": len(corpus.documents),
+        "documents": len(doc_ids),
+        "documents_added_by_updates": len(added),
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
     }
     run_id = results["flow_run_id"] or f"local-{uuid.uuid4()}"

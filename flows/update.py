@@ -115,8 +115,9 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
 
     carried = solve_summary(artifacts["info"]).get("carried")
     state.setdefault("updates", []).append({"docs_path": docs_path, "documents": len(given),
-                                            "parsed": ingested["parsed"], "carried": carried})
-    state["last_solution"] = solution_record(artifacts)
+                                            "doc_ids": given, "parsed": ingested["parsed"],
+                                            "carried": carried})
+    state["last_solution"] = solution_record(artifacts, run_config)
     project.write_state(state)
     results = {
         "flow": "update",

@@ -19,7 +19,7 @@ from aesi_lib.model.feature_files import load_features
 from aesi_lib.run import pipeline
 from aesi_lib.store import Store, keep_runs_setting
 from tasks.files import resolved
-from tasks.keys import content_key, file_backed_key, source_hash
+from tasks.keys import content_key, file_backed_key, file_result_key, source_hash
 from tasks.retry import RETRY
 
 
@@ -126,6 +126,41 @@ def solve_task(features_path: str, model: ModelConfig, work_dir: str,
         log.info("solve finished in %.1f s (%d AMP iterations, converged=%s)",
                  result.timings["total"], result.n_iter, result.converged)
     return paths
+
+
+def _renumbered_file(labels_path: str, previous: dict[str, str], entities_path: str,
+                     work_dir: str) -> Path:
+    key = content_key("ids", source_hash(renumber_task.fn), resolved(work_dir),
+                      file_sha256(labels_path), _previous_key(previous, entities_path))
+    return Path(work_dir) / "solutions" / f"{key}.npz"
+
+
+@task(name="keep-ids", persist_result=True, cache_key_fn=file_result_key(
+    lambda p: _renumbered_file(p["labels_path"], p["previous"], p["entities_path"],
+                               p["work_dir"])))
+def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str],
+                  model: ModelConfig, work_dir: str) -> dict[str, Any]:
+    """The solution of ``labels_path`` with its templates and slots renumbered to match the
+    project's previous solution (``aesi_lib.model.carry.renumber_to_previous``): a full run
+    keeps the ids of the last run or update where the partition allows, while its partition
+    stays the seeded solve's own. Returns the labels file and how many mentions kept their
+    ids (None when the previous solution has another |T| or |S|)."""
+    from aesi_lib.model.carry import label_changes, renumber_to_previous
+
+    with np.load(labels_path) as z:
+        template, slot = z["template"], z["slot"]
+    carried = _load_previous(previous, entities_path, model)
+    if carried is None:
+        get_run_logger().info("ids: the previous solution has another |T| or |S|: new ids")
+        return {"labels": labels_path, "carried": None}
+    template, slot = renumber_to_previous(template, slot, carried, model)
+    changes = label_changes(template, slot, carried)
+    path = _renumbered_file(labels_path, previous, entities_path, work_dir)
+    np.savez(path, template=template, slot=slot)
+    get_run_logger().info("ids: %d of %d previous mentions kept their template id, %d their "
+                          "slot id", changes["template_kept"], changes["previous_mentions"],
+                          changes["slot_kept"])
+    return {"labels": str(path), "carried": changes}
 
 
 @task(name="export", cache_policy=NO_CACHE)

@@ -248,6 +248,50 @@ def test_a_scheduled_update_runs_its_own_configuration_and_consumes_its_inbox(
     assert again["documents_given"] == 0 and "skipped" in again
 
 
+def test_a_full_run_keeps_the_ids_and_the_documents_of_an_update(prefect_here, reference,
+                                                                   tmp_path):
+    from flows.induce import induce_flow
+    from flows.update import update_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    inbox = _write_jsonl(tmp_path / "inbox.jsonl", [
+        ("NEW-1", "A CAR BOMB EXPLODED IN FRONT OF THE EMBASSY. THE POLICE ARRESTED TWO "
+                  "GUERRILLAS."),
+        ("NEW-2", "GUERRILLAS KIDNAPPED THE MAYOR OF THE TOWN AND KILLED HIS DRIVER.")])
+    update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(tmp_path / "u"))
+    updated = pd.read_parquet(tmp_path / "u" / "assignments.parquet")
+    full = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "full"), demo=True)
+    export = pd.read_parquet(tmp_path / "full" / "assignments.parquet")
+    # The nightly export is the whole project: the update's documents are in it.
+    assert full["documents"] == 42 and full["documents_added_by_updates"] == 2
+    assert {"NEW-1", "NEW-2"} <= set(export["doc_id"])
+    # The same configuration as the update's: warm-started from it, most ids kept.
+    ids = full["ids"]
+    assert ids["previous_mentions"] == len(updated)
+    assert ids["template_kept_share"] >= 0.9 and ids["slot_kept_share"] >= 0.9
+    assert (export["template"] == updated["template"]).mean() == ids["template_kept_share"]
+    # Another seed: its partition is the seed's own (as --fresh gives it), numbered to keep
+    # as many of the last solution's ids as that partition allows.
+    seed1 = deep_merge(preset("default"), {"model": {"seed": 1}})
+    other = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "s1"), demo=True,
+                        config=seed1)
+    fresh = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "s1-fresh"),
+                        demo=True, config=seed1, fresh=True)
+    assert fresh["ids"] is None and other["ids"]["previous_mentions"] == len(export)
+    numbered = pd.read_parquet(tmp_path / "s1" / "assignments.parquet")
+    anew = pd.read_parquet(tmp_path / "s1-fresh" / "assignments.parquet")
+    for column in ("template", "slot"):
+        pairs = numbered[[column]].assign(fresh=anew[column]).drop_duplicates()
+        assert pairs[column].is_unique and pairs["fresh"].is_unique, column
+        kept = (numbered[column] == export[column]).mean()
+        assert kept == other["ids"][f"{column}_kept_share"]
+        assert kept >= (anew[column] == export[column]).mean(), column
+    # The project's update history survives the full runs.
+    state = json.loads((project / "project.json").read_text())
+    assert [u["doc_ids"] for u in state["updates"]] == [["NEW-1", "NEW-2"]]
+
+
 def test_the_scheduled_configuration_is_the_default_preset():
     scheduled = json.loads((REPO / "configs" / "scheduled.json").read_text())
     assert RunConfig.from_dict(scheduled) == RunConfig.from_dict(preset("default"))

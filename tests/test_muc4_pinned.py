@@ -5,7 +5,9 @@ there. One ``aesi run`` of the default configuration (seed 0) in a temporary pro
 fresh clone; with the repository's parse and context-vector caches when ``./scripts/run.sh``
 has filled them), then
 on the same project: slot filling of TST1+TST2 with the run's own schema, an update with 10
-new documents (which carries on from the default run), then the reproduction preset (seed 0).
+new documents (which carries on from the default run), then the default again (a nightly full
+run after the update: the update's documents and ids kept); and the reproduction preset (seed
+0) in a project of its own that reuses the default run's parses.
 A change that moves a pinned score fails here until the README moves with it (README,
 "Results on MUC-4": the seed-0 figures).
 """
@@ -109,6 +111,19 @@ def test_extract_gives_the_training_mentions_their_induced_labels(default_run):
     assert round(f1, 3) == DEFAULT_SEED0["test-mapped/lenient"]
 
 
+def test_reproduction_seed0_scores_are_the_readmes(default_run):
+    # A project of its own (the corpus alone, whatever the other tests add to the default
+    # run's project), with the default run's parse cache.
+    project, out = default_run["root"] / "reproduction-project", default_run["root"] / "repro"
+    shutil.copytree(default_run["project"] / "parse-cache", project / "parse-cache")
+    _aesi(["run", "--muc4-dir", str(default_run["muc4"]), "--project-dir", str(project),
+           "--out", str(out), "--preset", "reproduction", "--seed", "0"],
+          default_run["root"], default_run["root"] / "reproduction.log")
+    results = _results(out)
+    assert results["documents_parsed"] == 0          # the default run's parses are reused
+    assert _f1s(results, REPRODUCTION_SEED0) == REPRODUCTION_SEED0
+
+
 def test_update_with_ten_documents_keeps_the_ids(default_run):
     from aesi_lib.corpus.muc4 import read_muc4_messages
 
@@ -128,11 +143,17 @@ def test_update_with_ten_documents_keeps_the_ids(default_run):
     assert carried["slot_kept_share"] >= 0.95
 
 
-def test_reproduction_seed0_scores_are_the_readmes(default_run):
-    out = default_run["root"] / "reproduction"
+def test_a_full_run_after_the_update_keeps_its_ids_and_documents(default_run):
+    """The nightly full run after an update: the update's documents stay in the export, and
+    the clusters are numbered as the update's (the partition is the seed's own)."""
+    out = default_run["root"] / "full-after-update"
     _aesi(["run", "--muc4-dir", str(default_run["muc4"]), "--project-dir",
-           str(default_run["project"]), "--out", str(out), "--preset", "reproduction",
-           "--seed", "0"], default_run["root"], default_run["root"] / "reproduction.log")
+           str(default_run["project"]), "--out", str(out), "--seed", "0"],
+          default_run["root"], default_run["root"] / "full-after-update.log")
     results = _results(out)
-    assert results["documents_parsed"] == 0          # the default run's parses are reused
-    assert _f1s(results, REPRODUCTION_SEED0) == REPRODUCTION_SEED0
+    assert results["documents"] == 1710 and results["documents_added_by_updates"] == 10
+    export = pd.read_parquet(out / "assignments.parquet")
+    assert export["doc_id"].str.startswith("NEW-").sum() > 0
+    ids = results["ids"]
+    assert ids["previous_mentions"] > 87_000
+    assert ids["template_kept_share"] >= 0.95 and ids["slot_kept_share"] >= 0.95

@@ -18,6 +18,10 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from aesi_lib.entities.positions import ARGUMENT_POSITIONS
+from aesi_lib.model.config import ModelConfig
+from aesi_lib.model.factored_slots import factored_slot, slot_class
+
 #: The columns of the entity table that identify a mention across solutions.
 MENTION_KEY: tuple[str, ...] = ("doc_id", "sent_id", "head_index", "predicate", "dep")
 
@@ -104,3 +108,32 @@ def label_changes(template: np.ndarray, slot: np.ndarray, previous: PreviousLabe
         "template_kept_share": kept_t / n if n else None,
         "slot_kept_share": kept_s / n if n else None,
     }
+
+
+def renumber_to_previous(template: np.ndarray, slot: np.ndarray, previous: PreviousLabels,
+                         config: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Renumber templates, and slots, to match the previous solution (:func:`align_labels`);
+    under factored slots the semantic classes are renumbered, the same in every argument
+    position's block. The partition is unchanged: only its numbers.
+
+    Parameters
+    ----------
+    template, slot : ndarray of shape (E,), int
+        A solution of the current mentions.
+    previous : PreviousLabels
+        The previous solution's labels of the same mentions (-1 where it had none).
+    config : ModelConfig
+        |T|, |S| and the slot model of both solutions.
+
+    Returns
+    -------
+    template, slot : ndarray of shape (E,), int
+    """
+    template = align_labels(template, previous.template, config.n_templates)
+    if config.slot_model != "factored":
+        return template, align_labels(slot, previous.slot, config.n_slots)
+    n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
+    slot = np.asarray(slot, dtype=np.int64)
+    classes = align_labels(slot_class(slot, n_classes), slot_class(previous.slot, n_classes),
+                           n_classes)
+    return template, factored_slot(slot // n_classes, classes, n_classes)

@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.amp import Progress, solve_amp
-from aesi_lib.model.carry import PreviousLabels, align_labels, label_changes
+from aesi_lib.model.carry import PreviousLabels, label_changes, renumber_to_previous
 from aesi_lib.model.config import ModelConfig, check_unit_counts
 from aesi_lib.model.constraint import sentence_indicator
-from aesi_lib.model.factored_slots import factored_slot, factored_slot_labels, slot_class
+from aesi_lib.model.factored_slots import factored_slot_labels
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.objective import joint_objective
 from aesi_lib.model.sc import solve_sc
@@ -169,7 +168,7 @@ def induce(
         converged, n_iter = res.converged, res.n_iter
     carried = None
     if previous is not None:
-        lt, ls = _align_to_previous(lt, ls, previous, config)
+        lt, ls = renumber_to_previous(lt, ls, previous, config)
         carried = label_changes(lt, ls, previous)
     t3 = time.perf_counter()
     residuals: dict[str, list[float]] = {"template": [], "slot": []}
@@ -202,17 +201,3 @@ def _check_previous(previous: PreviousLabels, n: int, config: ModelConfig) -> No
             previous.slot.max(initial=-1) >= config.n_slots):
         raise ValueError("previous labels lie outside |T| or |S| of this configuration: "
                          "a solution of another configuration cannot be carried forward")
-
-
-def _align_to_previous(lt: np.ndarray, ls: np.ndarray, previous: PreviousLabels,
-                       config: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Renumber templates, and slots (factored: the classes, the same in every position
-    block), to match the previous solution."""
-    lt = align_labels(lt, previous.template, config.n_templates)
-    if config.slot_model != "factored":
-        return lt, align_labels(ls, previous.slot, config.n_slots)
-    n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
-    ls = np.asarray(ls, dtype=np.int64)
-    classes = align_labels(slot_class(ls, n_classes), slot_class(previous.slot, n_classes),
-                           n_classes)
-    return lt, factored_slot(ls // n_classes, classes, n_classes)

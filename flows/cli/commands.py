@@ -52,7 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = with_runner(induce_flow, args)(
             project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
             docs_path=args.docs, demo=args.demo, config=config,
-            parse_batch_size=args.batch_size, **reading(args))
+            parse_batch_size=args.batch_size, fresh=args.fresh, **reading(args))
     ingest = results["ingest"]
     print(f"\ncorpus: {results['corpus']} ({results['documents']} documents: "
           f"{ingest['new']} new, {ingest['changed']} changed, {ingest['unchanged']} unchanged; "
@@ -60,6 +60,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_steps(results)
     print(f"total {results['timings']['total']:.1f} s\n")
     print_scores(results)
+    ids = results.get("ids")
+    if ids:
+        print(f"\nids: {ids['template_kept']} of the last solution's {ids['previous_mentions']} "
+              f"mentions kept their template id, {ids['slot_kept']} their slot id (--fresh "
+              "numbers anew)")
     print(f"\nexport and results.json written to {args.out}")
     return 0
 

@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     # Store maintenance: delete, store rebuild / prune, and run's --keep-runs.
     from flows.cli.commands import KEEP_RUNS_DEFAULT, cmd_delete, cmd_store_prune, cmd_store_rebuild
 
+    run.add_argument("--fresh", action="store_true",
+                     help="new template and slot ids (by default the clusters are numbered to "
+                     "match the project's last run or update; the partition is the same)")
     run.add_argument("--keep-runs", type=int, metavar="N",
                      help="keep the assignment rows of the N newest runs in the store and "
                      f"delete older runs' (default {KEEP_RUNS_DEFAULT}, or $AESI_KEEP_RUNS)")
