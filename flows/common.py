@@ -37,7 +37,12 @@ from tasks.ingest import (
     store_batch_task,
 )
 from tasks.parsers import release_parse_processes
-from tasks.solve import export_task, renumber_task, solve_task, usable_previous
+from tasks.solve import (
+    export_task,
+    renumber_task,
+    solve_task,
+    usable_previous,
+)
 
 PROJECT_STATE = "project.json"
 
@@ -82,11 +87,13 @@ class Project:
         (self.root / PROJECT_STATE).write_text(json.dumps(state, indent=1, default=str))
 
 
-def solution_record(artifacts: dict[str, str], config: RunConfig) -> dict[str, str]:
+def solution_record(artifacts: dict[str, Any], config: RunConfig) -> dict[str, Any]:
     """What ``project.json`` keeps of a solve for the next run or update to carry forward: its
-    files and a digest of the model configuration that produced it."""
+    files, the features it solved, a digest of its model configuration, and whether it was
+    warm-started from an earlier solution."""
     return {"entities": artifacts["entities"], "labels": artifacts["labels"],
-            "model": model_digest(config)}
+            "features": artifacts["features"], "model": model_digest(config),
+            "warm": bool(artifacts.get("warm"))}
 
 
 def model_digest(config: RunConfig) -> str:
@@ -96,17 +103,20 @@ def model_digest(config: RunConfig) -> str:
     return config_digest(config.to_dict()["model"])
 
 
-def carry_plan(last: dict[str, str] | None, config: RunConfig, fresh: bool
-               ) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+def carry_plan(last: dict[str, Any] | None, config: RunConfig, features_path: str
+               ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """How a full run carries the project's last solution ``last``: ``(previous,
-    keep_ids_of)`` for :func:`model_steps`. The same model configuration as the last solve
-    (only the documents changed: the nightly run after updates) warm-starts from it and keeps
-    its ids; another configuration (another seed, another weight) solves afresh, its
-    partition the seed's own, and only numbers its clusters to match; ``fresh`` does
-    neither."""
-    if fresh or not last:
+    keep_ids_of)`` for the solve. Under the same model configuration, when the documents
+    changed or the last solution was itself warm-started (an update: the nightly run after
+    hourly updates), the solve warm-starts from it and keeps its ids; under another
+    configuration (another seed, another weight), or when the last solution is this very
+    problem's seeded solve, the seed's own partition is kept and only its cluster numbers
+    follow ``last``."""
+    if not last:
         return None, None
-    if last.get("model") == model_digest(config):
+    same_model = last.get("model") == model_digest(config)
+    same_problem = last.get("features") == features_path and not last.get("warm")
+    if same_model and not same_problem:
         return last, None
     return None, last
 
@@ -264,20 +274,24 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
 
 
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
-                steps: Steps, previous: dict[str, str] | None = None,
-                keep_ids_of: dict[str, str] | None = None) -> dict[str, Any]:
+                steps: Steps, previous: dict[str, Any] | None = None,
+                carry: dict[str, Any] | None = None) -> dict[str, Any]:
     """Features (:func:`feature_steps`) → solve → export for the stored documents ``doc_ids``.
 
-    ``previous`` (the files of an earlier solution: ``last_solution`` in ``project.json``)
-    carries its labels forward into the solve (``aesi_lib.model.carry``: warm start and
-    renumbering; what an update does). ``keep_ids_of`` (the same kind of record) only
-    renumbers the seeded solve's clusters to match it (what a full run does: the partition
-    stays the seed's own). Returns the artifact paths (entity table, PMI, features, labels,
-    solve history, export) and ``ids_kept`` (None without ``keep_ids_of``).
+    ``previous`` (an earlier solution: ``last_solution`` in ``project.json``) carries its
+    labels forward into the solve (``aesi_lib.model.carry``: warm start and renumbering; what
+    an update does). ``carry`` (the same kind of record) lets :func:`carry_plan` decide
+    between that and renumbering the seeded solve's clusters only (what a full run does).
+    Returns the artifact paths (entity table, PMI, features, labels, solve history, export),
+    ``warm`` (the solve was warm-started) and ``ids_kept`` (None when nothing was carried).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
+    keep_ids_of = None
+    if carry is not None:
+        previous, keep_ids_of = carry_plan(carry, config, artifacts["features"])
+    previous = usable_previous(previous)
     solution = steps.run("solve", solve_task, artifacts["features"], config.model,
-                         project.work_dir, artifacts["entities"], usable_previous(previous))
+                         project.work_dir, artifacts["entities"], previous)
     ids_kept = None
     kept = usable_previous(keep_ids_of)
     if kept:
@@ -288,7 +302,7 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
     export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
-            "schema": export["schema"], "ids_kept": ids_kept}
+            "schema": export["schema"], "ids_kept": ids_kept, "warm": previous is not None}
 
 
 def solve_summary(info_path: str) -> dict[str, Any]:
@@ -341,7 +355,7 @@ def run_summary(ingested: dict[str, Any], config: RunConfig, steps: Steps, start
         # Ids kept from the last solution: by the warm-started solve, or by renumbering.
         "ids": artifacts.get("ids_kept") or solve_summary(artifacts["info"]).get("carried"),
         "scores": scores,
-        "artifacts": {k: v for k, v in artifacts.items() if k != "ids_kept"},
+        "artifacts": {k: v for k, v in artifacts.items() if k not in ("ids_kept", "warm")},
         "export": {"csv": artifacts["assignments_csv"],
                    "parquet": artifacts["assignments_parquet"]},
     }

@@ -14,7 +14,6 @@ from aesi_lib.run.config import RunConfig
 from flows.common import (
     Project,
     Steps,
-    carry_plan,
     configuration,
     default_task_runner,
     ingest,
@@ -78,9 +77,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     added = sorted({d for u in state.get("updates", []) for d in u.get("doc_ids", [])}
                    & stored - {d.doc_id for d in corpus.documents})
     doc_ids = [d.doc_id for d in corpus.documents] + added
-    previous, keep_ids_of = carry_plan(state.get("last_solution"), run_config, fresh)
-    artifacts = model_steps(project, doc_ids, run_config, out_dir, steps, previous=previous,
-                            keep_ids_of=keep_ids_of)
+    artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
+                            carry=None if fresh else state.get("last_solution"))
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
 

@@ -121,7 +121,7 @@ def test_a_missing_sentence_encoder_fails_before_any_work(capsys, monkeypatch):
 
 def test_a_weight_without_its_feature_fails_in_one_line(capsys):
     _one_line_error(capsys, ["run", "--demo", "--set", "features.context=false"],
-                    "model.similarity.context_weight (from preset default): 1 needs "
+                    "model.similarity.context_weight (from preset default): 0.75 needs "
                     "features.context=true")
     _one_line_error(capsys, ["run", "--demo", "--set",
                              "model.similarity.predicate_context_weight=1"],
@@ -327,7 +327,7 @@ def test_set_overrides_the_named_options_and_null_unsets(tmp_path):
     config = run_config(args)
     assert config["model"]["n_templates"] == 9
     # The default preset's own similarity options (the context weight) stay beside the one set.
-    assert config["model"]["similarity"] == {"context_weight": 1.0, "dep_weight": 0.25}
+    assert config["model"]["similarity"] == {"context_weight": 0.75, "dep_weight": 0.25}
     assert config["parser"] == {"model": None}
 
 
