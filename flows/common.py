@@ -29,6 +29,7 @@ from tasks.features import (
     entity_table_task,
     features_task,
     pmi_task,
+    store_chains_task,
 )
 from tasks.ingest import (
     corpus_fingerprint_task,
@@ -259,6 +260,7 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
     if config.features.chains:
         entities = steps.run(f"coreference{tag}", chain_table_task, entities, project.db,
                              config, project.parse_cache, project.work_dir)
+        steps.run(f"store-chains{tag}", store_chains_task, entities, project.db)
     pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids, corpus_key,
                     config.features.min_pair_docs, project.work_dir)
     context = None
@@ -315,7 +317,7 @@ def solve_summary(info_path: str) -> dict[str, Any]:
 _TIMING_GROUPS = {
     "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
     "features": ("stored-documents", "corpus-fingerprint", "entity-table", "coreference",
-                 "head-pmi", "context-vectors", "build-features"),
+                 "store-chains", "head-pmi", "context-vectors", "build-features"),
     "solve": ("solve", "keep-ids"),
     "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
 }

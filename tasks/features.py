@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.fingerprint import file_sha256
@@ -24,6 +25,7 @@ from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store
 from tasks.files import resolved, write_parquet
 from tasks.keys import content_key, file_result_key, resource_key, source_hash
+from tasks.retry import RETRY
 
 
 def _entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:
@@ -58,13 +60,20 @@ def _chained_file(entities_path: str, config: RunConfig, work_dir: str) -> Path:
     return Path(work_dir) / "tables" / f"{key}.parquet"
 
 
+def chain_rows_file(chained_path: str | Path) -> Path:
+    """Where :func:`chain_table_task` keeps the chain rows beside the chained table."""
+    chained = Path(chained_path)
+    return chained.with_name(chained.stem + ".chains.parquet")
+
+
 @task(name="coreference", persist_result=True, cache_key_fn=file_result_key(
     lambda p: _chained_file(p["entities_path"], p["config"], p["work_dir"])))
 def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_cache: str,
                      work_dir: str) -> str:
     """Coreference chains of the entity table's documents (``aesi_lib.entities.chain_tables``):
     the table with each mention's ``chain``, and the resolved pronouns' rows with
-    ``features.pronouns``, as Parquet; the chain rows also go to the store's ``chains`` table.
+    ``features.pronouns``, as Parquet; the chain rows themselves beside it
+    (:func:`chain_rows_file`), for :func:`store_chains_task` to write to the store.
 
     The parses come from the per-document parse cache (a document whose parse is missing
     there is parsed again)."""
@@ -81,11 +90,11 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
     with PARSERS.checkout(config.parser) as parser:
         parses, stats = parse_with_cache(parser, documents, parse_cache)
     chains, pronouns = chain_frames(parses)
-    with Store(db_path) as store:
-        store.replace_chains(doc_ids, chains)
     chained = with_chains(table, chains, pronouns if config.features.pronouns else None)
     chained["entity_id"] = np.arange(len(chained), dtype=np.int64)
     path = _chained_file(entities_path, config, work_dir)
+    # The rows first: the cached result (the chained table) exists only with them.
+    write_parquet(chains, chain_rows_file(path))
     write_parquet(chained, path)
     linked = int(chained["chain"].notna().sum())
     log.info("coreference: %d chains over %d mentions in %d documents (%d parses from the "
@@ -129,6 +138,19 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
              encoder.recipe.model, context.n_sentences, len(doc_ids), context.embedded,
              "" if getattr(encoder, "loaded", True) else "; no model loaded", len(table))
     return str(path)
+
+
+@task(name="store-chains", cache_policy=NO_CACHE, **RETRY)
+def store_chains_task(chained_path: str, db_path: str) -> int:
+    """Write the chain rows of :func:`chain_table_task` to the store's ``chains`` table for
+    their documents. Not cached, so that the store holds the chains of every run's documents
+    even when the coreference step itself came from the cache (a document deleted and added
+    again gets its chain rows back)."""
+    table = pd.read_parquet(chained_path, columns=["doc_id"])
+    chains = pd.read_parquet(chain_rows_file(chained_path))
+    with Store(db_path) as store:
+        store.replace_chains(sorted(table["doc_id"].unique()), chains)
+    return len(chains)
 
 
 def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> Path:

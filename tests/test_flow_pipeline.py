@@ -498,9 +498,19 @@ def test_coreference_step_adds_chains_and_pronouns(prefect_here, reference, tmp_
     with Store(project / "aesi.duckdb", read_only=True) as store:
         chains = store.chain_table(table["doc_id"].unique())
     assert len(chains) >= table["chain"].notna().sum() - len(added)
+    # A document deleted and added again gets its chain rows back although the coreference
+    # step comes from the cache (the store is written by a step of its own, never cached).
+    doc = table["doc_id"].iloc[0]
+    with Store(project / "aesi.duckdb") as store:
+        before = len(store.chain_table([doc]))
+        store.delete_documents([doc])
+        assert len(store.chain_table([doc])) == 0
     again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                         config=config)
     assert again["steps"]["coreference"]["state"] == "Cached"
+    assert again["steps"]["store-chains"]["state"] == "Completed"
+    with Store(project / "aesi.duckdb", read_only=True) as store:
+        assert before > 0 and len(store.chain_table([doc])) == before
 
     by_chain = deep_merge(config, {"model": {"template_unit": "chain"}})
     r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "chain"), demo=True,

@@ -59,3 +59,6 @@ def test_mapped_templates_read_from_scores():
                                                   {"template": 4, "slot": 3, "gold_slot": "T"}]}}
     assert mapped_templates(scores) == [2, 4]
     assert mapped_templates({}) == []
+    # The mapping learned on DEV is preferred: the test-mapped one saw the evaluated keys.
+    scores["dev-mapped/lenient"] = {"mapping": [{"template": 7, "slot": 0, "gold_slot": "P"}]}
+    assert mapped_templates(scores) == [7]

@@ -107,8 +107,10 @@ def document_summary(assignments: pd.DataFrame, doc_ids: Sequence[str], limit: i
 
 
 def mapped_templates(scores: dict[str, Any]) -> list[int]:
-    """The templates of the lenient test-mapped (else dev-mapped) mapping of a run's scores."""
-    for name in ("test-mapped/lenient", "dev-mapped/lenient"):
+    """The templates of the lenient dev-mapped mapping of a run's scores (learned on DEV, not
+    on the split the run is scored on), else of the test-mapped one (a corpus without DEV
+    keys, such as the demo)."""
+    for name in ("dev-mapped/lenient", "test-mapped/lenient"):
         entry = scores.get(name) if isinstance(scores, dict) else None
         if isinstance(entry, dict) and entry.get("mapping"):
             return sorted({int(m["template"]) for m in entry["mapping"]})

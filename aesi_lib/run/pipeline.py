@@ -96,9 +96,13 @@ def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
 def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
                  splits: Sequence[str] | None = None,
                  context_cache: str | Path | None = None,
+                 parse_cache: str | Path | None = None,
                  ) -> tuple[pd.DataFrame, EntityFeatures, FeatureVocabulary]:
     """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None).
 
+    With ``features.chains``, the table gets each mention's coreference chain (and with
+    ``features.pronouns`` the resolved pronouns' rows) from the parses in ``parse_cache``
+    (the cache :func:`ingest_documents` filled), as the flow's ``coreference`` step does.
     With ``features.context``, the features carry the context vectors of every mention
     (:func:`aesi_lib.lexicon.encoder.mention_context_vectors`, the function the flow's
     ``context-vectors`` step calls), embedded through the per-document cache
@@ -108,6 +112,8 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     if table.empty:
         raise NoEntitiesError()
     doc_ids = sorted(table["doc_id"].unique())
+    if config.features.chains:
+        table = _with_chains(store, table, config, doc_ids, parse_cache)
     pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if config.features.context:
@@ -123,6 +129,23 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
         features = dataclasses.replace(features, **context.feature_arrays(
             config.features.token_context))
     return table, features, vocab
+
+
+def _with_chains(store: Store, table: pd.DataFrame, config: RunConfig, doc_ids: list[str],
+                 parse_cache: str | Path | None) -> pd.DataFrame:
+    from aesi_lib.entities.chain_tables import chain_frames, with_chains
+    from aesi_lib.parse.backends import make_parser
+
+    if parse_cache is None:
+        raise ValueError("features.chains reads the documents' parses: pass parse_cache (the "
+                         "folder given to ingest_documents)")
+    wanted = set(doc_ids)
+    documents = [d for d in store.documents() if d.doc_id in wanted]
+    parses, _ = parse_with_cache(make_parser(config.parser), documents, parse_cache)
+    chains, pronouns = chain_frames(parses)
+    chained = with_chains(table, chains, pronouns if config.features.pronouns else None)
+    chained["entity_id"] = np.arange(len(chained), dtype=np.int64)
+    return chained
 
 
 def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,

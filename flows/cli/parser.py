@@ -69,9 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser(
         "extract", help="fill the slots of new documents with an existing schema",
-        description="Parse the documents of --docs and assign each entity mention to the "
-        "template and slot of the run in --run whose members it is most similar to (mean W_T "
-        "and W_S similarity), without solving again and without touching the store.")
+        description="Parse the documents of --docs and label each entity mention by the "
+        "rule of the run in --run: a mention of a unit the run has seen (its predicate, its "
+        "head word, its pattern) takes that unit's template and slot; the mentions of an "
+        "unseen unit are placed together, in the template and slot whose members they are "
+        "most similar to (mean W_T and W_S/W_H similarity, context vectors embedded as in "
+        "the run). No solve, and the store is not touched; the export says which rule chose "
+        "each label (template_rule, slot_rule).")
     ex.add_argument("--docs", required=True,
                     help="the documents: a folder of .txt files or a JSONL file (id, text)")
     add_reading_options(ex)
