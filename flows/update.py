@@ -41,7 +41,7 @@ def _nothing_to_read(docs_path: str) -> bool:
 
 
 @flow(name="aesi-update", log_prints=True, task_runner=default_task_runner())
-def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out",
+def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str = "out",
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
                 allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False,
@@ -57,7 +57,8 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
 
     Parameters
     ----------
-    docs_path : the new documents.
+    docs_path : the new documents; None re-solves the stored documents as they are (after
+        ``aesi delete``, say), carrying the last solution forward.
     project_dir : the project folder of an earlier ``aesi run`` (or a new one).
     out_dir : export folder.
     config : RunConfig overrides, merged into the configuration of the project's last full
@@ -80,7 +81,7 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
     """
     started = time.perf_counter()
     log = get_run_logger()
-    if allow_empty and _nothing_to_read(docs_path):
+    if docs_path is not None and allow_empty and _nothing_to_read(docs_path):
         log.info("update: no documents in %s: nothing to do", docs_path)
         return {"flow": "update", "documents_given": 0, "documents_parsed": 0,
                 "skipped": f"no documents in {docs_path}"}
@@ -92,16 +93,18 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
         run_config = RunConfig.from_dict(deep_merge(state.get("config", {}), config or {}))
     steps = Steps(project.results)
 
-    new_docs = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,
-                         encoding=encoding, skip_bad=skip_bad)
-    ingested = ingest(new_docs.documents, run_config.parser, project, steps, parse_batch_size)
+    documents = []
+    if docs_path is not None:
+        documents = steps.run("load-documents", load_corpus_task, None, docs_path, False,
+                              split, encoding=encoding, skip_bad=skip_bad).documents
+    ingested = ingest(documents, run_config.parser, project, steps, parse_batch_size)
     log.info("update: %d documents given: %d new, %d changed, %d unchanged; %d parsed",
              ingested["documents"], ingested["new"], ingested["changed"],
              ingested["unchanged"], ingested["parsed"])
     doc_ids = steps.run("stored-documents", stored_documents_task, project.db)
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
                             previous=state.get("last_solution"))
-    given = [d.doc_id for d in new_docs.documents]
+    given = [d.doc_id for d in documents]
     new_export = steps.run("export-new-documents", export_documents_task,
                            artifacts["assignments_parquet"], given, out_dir, "new_documents")
 
@@ -131,7 +134,7 @@ def update_flow(docs_path: str, project_dir: str = ".aesi", out_dir: str = "out"
                               mapped=mapped_templates(scores))},
     }
     write_results(out_dir, results)
-    if consume:
+    if consume and docs_path is not None:
         moved = move_to_done(docs_path)
         log.info("update: %d processed file(s) of %s moved to %s", len(moved), docs_path,
                  moved[0].parent if moved else "-")

@@ -293,6 +293,24 @@ def test_a_full_run_keeps_the_ids_and_the_documents_of_an_update(prefect_here, r
     assert [u["doc_ids"] for u in state["updates"]] == [["NEW-1", "NEW-2"]]
 
 
+def test_an_update_without_documents_solves_again_after_a_delete(prefect_here, reference,
+                                                                  tmp_path):
+    from aesi_lib.store import Store
+    from flows.update import update_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    gone = sorted(pd.read_parquet(reference["out"] / "assignments.parquet")["doc_id"])[0]
+    with Store(project / "aesi.duckdb") as store:
+        store.delete_documents([gone])
+    r = update_flow(docs_path=None, project_dir=str(project), out_dir=str(tmp_path / "o"))
+    assert r["documents"] == 39 and r["documents_given"] == 0 and r["documents_parsed"] == 0
+    export = pd.read_parquet(tmp_path / "o" / "assignments.parquet")
+    assert gone not in set(export["doc_id"]) and export["doc_id"].nunique() == 39
+    assert r["steps"]["solve"]["state"] == "Completed"
+    assert r["solve"]["carried"]["template_kept_share"] >= 0.9
+
+
 def test_the_scheduled_configuration_is_the_default_preset():
     scheduled = json.loads((REPO / "configs" / "scheduled.json").read_text())
     assert RunConfig.from_dict(scheduled) == RunConfig.from_dict(preset("default"))

@@ -157,3 +157,6 @@ def test_a_full_run_after_the_update_keeps_its_ids_and_documents(default_run):
     ids = results["ids"]
     assert ids["previous_mentions"] > 87_000
     assert ids["template_kept_share"] >= 0.95 and ids["slot_kept_share"] >= 0.95
+    # Keeping ids must not cost quality: a solver that never moved would keep them all.
+    f1 = results["scores"]["test-mapped/lenient"]["f1"]
+    assert f1 >= DEFAULT_SEED0["test-mapped/lenient"] - 0.01

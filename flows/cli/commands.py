@@ -71,7 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_update(args: argparse.Namespace) -> int:
     config = run_config(args)
-    check_docs(args.docs, **reading(args))
+    if args.docs:
+        check_docs(args.docs, **reading(args))
     check_project(args.project_dir)
     check_writable(args.out, "--out")
     prefect_environment(args.project_dir)

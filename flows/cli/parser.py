@@ -53,10 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Incremental flow: parse only the new or changed documents of --docs, "
         "add them to the project's store (a changed document replaces its old rows), refresh "
         "PMI, features and the solve over every stored document, and fill the slots of the "
-        "new documents (new_documents.csv). Starts from the configuration of the project's "
-        "last `aesi run`; options given here override it.")
-    up.add_argument("--docs", required=True,
-                    help="the new documents: a folder of .txt files or a JSONL file (id, text)")
+        "new documents (new_documents.csv). Without --docs, solves the stored documents "
+        "again (after `aesi delete`). Starts from the configuration of the project's last "
+        "`aesi run`; options given here override it.")
+    up.add_argument("--docs",
+                    help="the new documents: a folder of .txt files or a JSONL file (id, text); "
+                    "leave out to solve the stored documents again")
     add_reading_options(up)
     up.add_argument("--split", default="user", help="split name stored with them (default user)")
     up.add_argument("--evaluate", action="store_true",
