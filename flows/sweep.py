@@ -114,16 +114,10 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
 def load_sweep_spec(path: str | Path) -> dict[str, Any]:
     """Read a sweep file and check its configurations (a typo raises ``InputError``)."""
     from aesi_lib.errors import InputError
+    from aesi_lib.run.config import read_json_object
 
     source = Path(path)
-    if not source.is_file():
-        raise InputError(source, "sweep file not found")
-    try:
-        spec = json.loads(source.read_text())
-    except json.JSONDecodeError as exc:
-        raise InputError(source, f"not valid JSON ({exc})") from exc
-    if not isinstance(spec, dict):
-        raise InputError(source, 'expected {"base": {...}, "configurations": {...}}')
+    spec = read_json_object(source, "sweep file", '{"base": {...}, "configurations": {...}}')
     try:
         named_configurations(spec)
     except (TypeError, ValueError) as exc:

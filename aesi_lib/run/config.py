@@ -474,18 +474,25 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     InputError
         When the file is missing, not JSON or not a JSON object.
     """
+    data = read_json_object(path, "config file", "a JSON object (a RunConfig: parser, "
+                            "features, model, vectors_path, wordnet_path)")
+    # A "$schema" line lets an editor check the file against `aesi config --schema`.
+    data.pop("$schema", None)
+    return data
+
+
+def read_json_object(path: str | Path, what: str, expected: str) -> dict[str, Any]:
+    """The JSON object in the file ``path``; ``InputError`` naming the file when it is
+    missing (``<what> not found``), not JSON, or not an object (``expected <expected>``)."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(path, "config file not found")
+        raise InputError(path, f"{what} not found")
     try:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc})") from exc
     if not isinstance(data, dict):
-        raise InputError(path, "expected a JSON object (a RunConfig: parser, features, model, "
-                         "vectors_path, wordnet_path)")
-    # A "$schema" line lets an editor check the file against `aesi config --schema`.
-    data.pop("$schema", None)
+        raise InputError(path, f"expected {expected}")
     return data
 
 
