@@ -76,8 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
         "head word, its pattern) takes that unit's template and slot; the mentions of an "
         "unseen unit are placed together, in the template and slot whose members they are "
         "most similar to (mean W_T and W_S/W_H similarity, context vectors embedded as in "
-        "the run). No solve, and the store is not touched; the export says which rule chose "
-        "each label (template_rule, slot_rule).")
+        "the run), without solving again and without touching the store; the export says "
+        "which rule chose each label (template_rule, slot_rule).")
     ex.add_argument("--docs", required=True,
                     help="the documents: a folder of .txt files or a JSONL file (id, text)")
     add_reading_options(ex)
