@@ -50,3 +50,20 @@ def test_update_and_extract_take_the_reading_options():
                     ["run"]):
         args = parser.parse_args([*command, "--encoding", "cp1252", "--skip-bad"])
         assert (args.encoding, args.skip_bad) == ("cp1252", True)
+
+
+def test_the_early_check_leaves_the_skip_warnings_to_the_flow(tmp_path, caplog):
+    import logging
+
+    from flows.cli.options import check_docs
+
+    folder = _docs(tmp_path)
+    with caplog.at_level(logging.WARNING):
+        check_docs(str(folder), encoding="latin-1", skip_bad=True)
+    assert not [r for r in caplog.records if "skipping" in r.getMessage()]
+    # The reader itself still warns (the flow's reading prints each skipped file once).
+    from aesi_lib.corpus.plain import read_plain_documents
+
+    with caplog.at_level(logging.WARNING):
+        read_plain_documents(folder, on_error="skip", encoding="latin-1")
+    assert [r for r in caplog.records if "skipping" in r.getMessage()]

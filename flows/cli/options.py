@@ -313,10 +313,17 @@ def reading(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def check_docs(path: str, encoding: str = "utf-8", skip_bad: bool = False) -> None:
-    """Fail early, with the reader's message, on an unusable --docs."""
-    from aesi_lib.corpus.plain import read_plain_documents
+    """Fail early, with the reader's message, on an unusable --docs. The lines a --skip-bad
+    reading warns about are left to the flow's own reading, which prints them once."""
+    from aesi_lib.corpus import plain
 
-    read_plain_documents(path, on_error="skip" if skip_bad else "raise", encoding=encoding)
+    reader_log = logging.getLogger(plain.__name__)
+    was_disabled, reader_log.disabled = reader_log.disabled, True
+    try:
+        plain.read_plain_documents(path, on_error="skip" if skip_bad else "raise",
+                                   encoding=encoding)
+    finally:
+        reader_log.disabled = was_disabled
 
 
 def check_corpus(args: argparse.Namespace) -> None:
