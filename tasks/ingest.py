@@ -17,12 +17,11 @@ from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.corpus.types import Document
-from aesi_lib.entities import entities_frame, extract_entities
-from aesi_lib.entities.rules import stored_config_id
+from aesi_lib.entities.rules import document_entities, stored_config_id
 from aesi_lib.fingerprint import corpus_fingerprint
 from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache
-from aesi_lib.store import Store, document_sha256
+from aesi_lib.store import Store, document_hash
 from tasks.parsers import PARSERS, parser_config_id
 from tasks.retry import RETRY
 
@@ -71,7 +70,7 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
     new = changed = 0
     for doc in documents:
         before = stored.get(doc.doc_id)
-        if before == (document_sha256(doc.text), config_id):
+        if before == (document_hash(doc), config_id):
             continue
         todo.append(doc)
         new += before is None
@@ -94,7 +93,7 @@ def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
         parses, stats = parse_with_cache(parser, batch, cache_dir)
         # Parse worker processes (when the parser has them): pid -> peak resident MiB.
         worker_mib = dict(getattr(parser, "worker_peak_rss_mib", {}))
-    entities = entities_frame(r for p in parses for r in extract_entities(p))
+    entities = document_entities(parses, batch)
     get_run_logger().info("parsed %d documents (%d from the parse cache), %d entities",
                           stats.parsed, stats.reused, len(entities))
     return {"documents": batch, "parses": parses, "entities": entities,

@@ -126,7 +126,8 @@ def check_encoding(encoding: str) -> str:
 def _read_txt(path: Path, split: str, encoding: str) -> Document:
     raw = decode_text(path.read_bytes(), path, encoding)
     text = paragraphs_to_text(text_to_paragraphs(raw.splitlines()))
-    return Document(doc_id=path.stem, text=text, split=split, source=str(path))
+    return Document(doc_id=path.stem, text=text, split=split, source=str(path),
+                    original="" if raw == text else raw)
 
 
 def _problems(where: Path, problems: list[InputError], unit: str) -> InputError:
@@ -227,7 +228,8 @@ def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str
             continue
         seen[doc_id] = lineno
         body = paragraphs_to_text(text_to_paragraphs(text.splitlines()))
-        docs.append(Document(doc_id=doc_id, text=body, split=split, source=str(path)))
+        docs.append(Document(doc_id=doc_id, text=body, split=split, source=str(path),
+                             original="" if text == body else text))
     if problems and on_error == "raise":
         raise problems[0] if len(problems) == 1 else _problems(path, problems, "line")
     return docs

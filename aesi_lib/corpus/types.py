@@ -14,7 +14,9 @@ class Document:
     dateline and bracketed header, paragraphs kept, separated by blank lines); ``header`` holds
     what was separated from the body; ``split`` names the split (``dev``, ``tst1`` ... ``tst4``
     for MUC-4, ``demo`` for the embedded corpus, a user-chosen name otherwise); ``source`` is the
-    path of the file it came from.
+    path of the file it came from; ``original`` is the text as the user gave it when the reader
+    changed its layout (``""``: the same as ``text``), the text that exported character offsets
+    index (``aesi_lib.corpus.offsets``).
     """
 
     doc_id: str
@@ -22,6 +24,7 @@ class Document:
     split: str
     source: str
     header: str = ""
+    original: str = ""
 
 
 @dataclass(frozen=True)

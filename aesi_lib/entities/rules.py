@@ -73,12 +73,13 @@ from dataclasses import astuple, dataclass, fields
 
 import pandas as pd
 
+from aesi_lib.corpus.types import Document
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
 # Bump when the rules or the columns of an entity row change: a store whose documents were
 # extracted by other rules re-extracts them (from the parse cache, nothing is parsed again).
-# 2: rows carry ``predicate_index``.
-ENTITY_FORMAT_VERSION = 2
+# 2: rows carry ``predicate_index``; 3: character spans index the user's original text.
+ENTITY_FORMAT_VERSION = 3
 
 
 def stored_config_id(parser_config_id: str) -> str:
@@ -414,6 +415,35 @@ def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
     for sent_id, sentence in enumerate(parsed.sentences):
         records += extract_sentence_entities(sentence, parsed.doc_id, sent_id, rules)
     return records
+
+
+def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Document]
+                      ) -> pd.DataFrame:
+    """The entity rows of parsed documents (:func:`extract_entities`), with each mention's
+    ``start_char``/``end_char`` in the text as the user gave it: the document's ``original``
+    when its reader normalised the layout (:func:`aesi_lib.corpus.offsets.original_span`).
+    Every ingest (the flow's parse batches, the notebook path) makes its rows here.
+
+    Parameters
+    ----------
+    parses : the parses of ``documents``, in the same order.
+    documents : the documents as read (``Document.original`` set when normalised).
+    """
+    from aesi_lib.corpus.offsets import offset_map, original_span
+
+    frame = entities_frame(r for p in parses for r in extract_entities(p))
+    originals = {d.doc_id: d for d in documents if d.original}
+    if frame.empty or not originals:
+        return frame
+    starts, ends = frame["start_char"].to_numpy().copy(), frame["end_char"].to_numpy().copy()
+    for doc_id, rows in frame.groupby("doc_id", sort=False).indices.items():
+        doc = originals.get(doc_id)
+        if doc is None:
+            continue
+        positions = offset_map(doc.text, doc.original)
+        for row in rows:
+            starts[row], ends[row] = original_span(int(starts[row]), int(ends[row]), positions)
+    return frame.assign(start_char=starts, end_char=ends)
 
 
 def entities_frame(records: Iterable[EntityRecord]) -> pd.DataFrame:

@@ -21,8 +21,7 @@ import numpy as np
 import pandas as pd
 
 from aesi_lib.corpus.types import Document, KeyTemplate
-from aesi_lib.entities import entities_frame, extract_entities
-from aesi_lib.entities.rules import stored_config_id
+from aesi_lib.entities.rules import document_entities, stored_config_id
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.model.carry import PreviousLabels
 from aesi_lib.model.config import ModelConfig
@@ -64,7 +63,7 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
         parses, stats = parse_with_cache(parser, batch, cache_dir)
-        entities = entities_frame(r for p in parses for r in extract_entities(p))
+        entities = document_entities(parses, batch)
         store.replace_documents(batch, parses, entities, config_id)
         parsed_total += stats.parsed
         reused_total += stats.reused

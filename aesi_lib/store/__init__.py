@@ -5,6 +5,12 @@ document's rows happen in one transaction, so a killed run leaves every document
 was or fully replaced.
 """
 
-from aesi_lib.store.database import Store, document_sha256, keep_runs_setting, load_sql
+from aesi_lib.store.database import (
+    Store,
+    document_hash,
+    document_sha256,
+    keep_runs_setting,
+    load_sql,
+)
 
-__all__ = ["Store", "document_sha256", "keep_runs_setting", "load_sql"]
+__all__ = ["Store", "document_hash", "document_sha256", "keep_runs_setting", "load_sql"]

@@ -24,14 +24,15 @@ from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLocke
 from aesi_lib.parse.types import ParsedDocument
 
 DOCUMENT_COLUMNS = ["doc_id", "split", "source", "sha256", "text", "header", "parse_config",
-                    "added_at"]
+                    "added_at", "original"]
 SENTENCE_COLUMNS = ["doc_id", "sent_id", "text", "n_tokens"]
 TOKEN_COLUMNS = ["doc_id", "sent_id", "token_id", "text", "lemma", "upos", "tag", "head", "dep",
                  "ent_type"]
 ENTITY_COLUMNS = list(RECORD_COLUMNS)
 ASSIGNMENT_COLUMNS = ["run_id", "doc_id", "sent_id", "entity_id", "head", "mention", "predicate",
                       "dep", "template", "slot"]
-JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config", "text"]
+JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config", "text",
+                  "original"]
 DEFAULT_KEEP_RUNS = 3
 """Runs whose assignments :meth:`Store.record_run` keeps (the newest ones)."""
 KEEP_RUNS_ENV = "AESI_KEEP_RUNS"
@@ -44,8 +45,16 @@ def load_sql(name: str) -> str:
 
 
 def document_sha256(text: str) -> str:
-    """Content hash that decides whether a stored document changed."""
+    """Content hash of a text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_hash(doc: Document) -> str:
+    """The hash that decides whether a stored document changed: of its text, and of its
+    original when the reader normalised it (a change of layout alone moves the offsets)."""
+    if not doc.original:
+        return document_sha256(doc.text)
+    return document_sha256(doc.text + "\x1e" + doc.original)
 
 
 def keep_runs_setting() -> int:
@@ -101,7 +110,8 @@ def read_journal(path: str | Path) -> list[Document]:
             if record["op"] == "put":
                 live[record["doc_id"]] = Document(record["doc_id"], record["text"],
                                                   record["split"], record["source"],
-                                                  record.get("header", ""))
+                                                  record.get("header", ""),
+                                                  record.get("original") or "")
             elif record["op"] == "delete":
                 live.pop(record["doc_id"], None)
             else:
@@ -246,7 +256,7 @@ class Store:
         """The documents whose text or parse configuration differs from the stored copy."""
         stored = self.stored_hashes()
         return [d for d in docs
-                if stored.get(d.doc_id) != (document_sha256(d.text), parse_config)]
+                if stored.get(d.doc_id) != (document_hash(d), parse_config)]
 
     def replace_documents(
         self,
@@ -266,8 +276,8 @@ class Store:
             return
         now = datetime.now(UTC).replace(tzinfo=None)
         doc_frame = pd.DataFrame([
-            (d.doc_id, d.split, d.source, document_sha256(d.text), d.text, d.header,
-             parse_config, now) for d in docs], columns=DOCUMENT_COLUMNS)
+            (d.doc_id, d.split, d.source, document_hash(d), d.text, d.header,
+             parse_config, now, d.original) for d in docs], columns=DOCUMENT_COLUMNS)
         sentence_frame, token_frame = parse_frames(parses)
         entity_frame = entities.reindex(columns=ENTITY_COLUMNS)
         doomed = pd.DataFrame({"doc_id": [d.doc_id for d in docs]})
@@ -388,7 +398,7 @@ class Store:
         if splits is not None:
             frame = frame[frame["split"].isin(list(splits))]
         frame = frame.sort_values("doc_id")
-        return [Document(r.doc_id, r.text, r.split, r.source, r.header)
+        return [Document(r.doc_id, r.text, r.split, r.source, r.header, r.original or "")
                 for r in frame.itertuples()]
 
     # -- entities and PMI ----------------------------------------------------------------

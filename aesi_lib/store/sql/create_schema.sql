@@ -7,8 +7,11 @@ CREATE TABLE IF NOT EXISTS documents (
     text         VARCHAR NOT NULL,
     header       VARCHAR NOT NULL DEFAULT '',
     parse_config VARCHAR,
-    added_at     TIMESTAMP NOT NULL DEFAULT current_timestamp
+    added_at     TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    original     VARCHAR NOT NULL DEFAULT ''
 );
+-- Stores made before documents kept their original text: '' (the same as text).
+ALTER TABLE documents ADD COLUMN IF NOT EXISTS original VARCHAR DEFAULT '';
 CREATE TABLE IF NOT EXISTS sentences (
     doc_id   VARCHAR NOT NULL,
     sent_id  INTEGER NOT NULL,
