@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         f"MUC-4: {r['documents']} documents; machine: {os.cpu_count()} cores; "
         f"{time.strftime('%Y-%m-%d %H:%M')}",
         "", *summary, "", steps_table(stages), "",
+        startup_table(unchanged, env, work), "",
         *(f"- {'ok' if ok else 'MISSED'}: {name}" for name, ok in checks.items()),
     ])
     print("\n" + text)
@@ -184,6 +185,36 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(path, ignore_errors=True)
     print(f"\ntables, raw results and logs in {work}")
     return 0 if all(checks.values()) else 1
+
+
+def _seconds_to_run(code: str, env: dict[str, str], cwd: Path, repeats: int = 3) -> float:
+    """The fastest of ``repeats`` fresh interpreters running ``code``, in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, check=True,
+                       capture_output=True)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def startup_table(unchanged: dict[str, Any], env: dict[str, str], cwd: Path) -> str:
+    """Where the seconds of the unchanged run go: the interpreter, importing the command line
+    and the flow (each the fastest of three fresh processes), the flow itself, and the rest
+    (Prefect's temporary API server started and stopped, the printing)."""
+    interpreter = _seconds_to_run("pass", env, cwd)
+    cli = _seconds_to_run("import flows.cli", env, cwd) - interpreter
+    flow = _seconds_to_run("import flows.induce", env, cwd) - interpreter
+    run = unchanged["results"]["timings"]["total"]
+    rest = unchanged["wall_s"] - interpreter - flow - run
+    rows = [("Python interpreter", interpreter),
+            ("import flows.cli (shares most of the next)", cli),
+            ("import flows.induce (the flow, its tasks, the library)", flow),
+            ("the flow run", run),
+            ("the rest: temporary Prefect server, its start and stop, printing", rest),
+            ("**unchanged run, end to end**", unchanged["wall_s"])]
+    return "\n".join(["| where the unchanged run's seconds go | s |", "|---|---|",
+                      *(f"| {name} | {seconds:.1f} |" for name, seconds in rows)])
 
 
 def _parse_processes(results: dict[str, Any]) -> str:
