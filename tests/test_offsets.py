@@ -70,3 +70,17 @@ def test_every_entity_row_slices_the_users_own_text(kind, tmp_path):
         piece = original[row.start_char:row.end_char]
         assert piece and not piece[0].isspace() and not piece[-1].isspace()
         assert _squeeze(piece) == _squeeze(row.mention), (row.doc_id, piece, row.mention)
+
+
+@pytest.mark.muc4
+def test_every_muc4_word_slices_the_message_as_the_file_has_it(muc4_dir):
+    from aesi_lib.corpus.muc4 import load_muc4_corpus
+
+    for split in load_muc4_corpus(muc4_dir):
+        for doc in split.documents:
+            assert doc.original.endswith(doc.text.split()[-1])
+            positions = offset_map(doc.text, doc.original)
+            for match in re.finditer(r"\S+", doc.text):
+                a, b = original_span(match.start(), match.end(), positions)
+                # A word broken at a line-end hyphen spans the line break in the file.
+                assert _squeeze(doc.original[a:b]) == match.group(), (doc.doc_id, match.group())

@@ -228,7 +228,9 @@ def read_muc4_messages(path: str | Path, split: str) -> list[Document]:
         In file order. ``doc_id`` is the first token of the ID line (``DEV-MUC3-0001 (NOSC)`` ->
         ``DEV-MUC3-0001``); ``header`` the dateline and bracketed header (see
         :func:`split_muc4_header`); ``text`` the body, paragraphs joined with ``"\\n\\n"`` and
-        the lines of a paragraph joined with one space; ``source`` the path.
+        the lines of a paragraph joined with one space; ``source`` the path; ``original`` the
+        message's lines after the ID line as the file has them (dateline, header and body),
+        which exported character offsets index.
 
     Raises
     ------
@@ -259,6 +261,8 @@ def read_muc4_messages(path: str | Path, split: str) -> list[Document]:
                 split=split,
                 source=str(source),
                 header=header,
+                # The message as the file has it after its ID line: what offsets index.
+                original="\n".join(body_lines).rstrip(),
             )
         )
     return documents

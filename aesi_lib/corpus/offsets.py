@@ -4,8 +4,9 @@ The readers normalise a document's layout before parsing (``aesi_lib.corpus.plai
 paragraph joined with one space, runs of blanks collapsed, paragraphs separated by one blank
 line, a word broken at a line-end hyphen joined). Normalisation only removes or replaces
 whitespace, so every other character of ``Document.text`` is a character of the original, in
-the same order: :func:`offset_map` finds each one, and :func:`original_span` turns a span of
-the normalised text into the span of the original that holds the same characters.
+the same order (for a MUC-4 message, after the dateline and header that the reader splits
+off): :func:`offset_map` finds each one, and :func:`original_span` turns a span of the
+normalised text into the span of the original that holds the same characters.
 """
 
 from __future__ import annotations
@@ -17,28 +18,33 @@ def offset_map(text: str, original: str) -> np.ndarray:
     """For each character of ``text``, the index of the same character in ``original`` (-1 for
     whitespace, which normalisation may have made up), shape (len(text),).
 
+    ``text`` is ``original`` with its whitespace changed and, possibly, a leading part left
+    out (the MUC-4 reader splits a message's dateline and bracketed header off its body): the
+    characters are matched from the end.
+
     Raises
     ------
     ValueError
-        When ``text`` is not ``original`` with whitespace changed (a non-whitespace character
-        of ``text`` has no counterpart in order).
+        When ``text`` is not such a copy of ``original`` (a non-whitespace character of
+        ``text`` has no counterpart in order).
     """
     positions = np.full(len(text), -1, dtype=np.int64)
-    j = 0
-    n = len(original)
-    for i, char in enumerate(text):
+    j = len(original) - 1
+    for i in range(len(text) - 1, -1, -1):
+        char = text[i]
         if char.isspace():
             continue
-        while j < n and original[j] != char:
+        while j >= 0 and original[j] != char:
             if not original[j].isspace():
-                raise ValueError(f"character {i} ({char!r}) of the text is not the next "
+                raise ValueError(f"character {i} ({char!r}) of the text is not the previous "
                                  f"non-blank character of the original ({original[j]!r} at "
                                  f"{j})")
-            j += 1
-        if j == n:
-            raise ValueError(f"character {i} ({char!r}) of the text is past the original's end")
+            j -= 1
+        if j < 0:
+            raise ValueError(f"character {i} ({char!r}) of the text is before the original's "
+                             "start")
         positions[i] = j
-        j += 1
+        j -= 1
     return positions
 
 
