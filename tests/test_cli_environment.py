@@ -96,3 +96,77 @@ def test_sigterm_becomes_terminated_and_the_handlers_come_back():
             signal.pause() if hasattr(signal, "pause") else None
     # The console's log handlers were silenced while interrupted, and are not any more.
     assert {h: list(h.filters) for h in logging.getLogger().handlers} == filters
+
+
+@pytest.mark.parametrize(("signum", "status", "word"),
+                         [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_whatever_the_engine_raises_after_a_signal_ends_as_the_signal(
+        monkeypatch, capsys, signum, status, word):
+    """Prefect can turn the KeyboardInterrupt of Ctrl-C into a ValueError ("Task run is not
+    set") on its way out; the command still ends with one line and the signal's status."""
+    import argparse
+    import logging
+
+    import flows.cli as cli
+
+    def command(args):
+        try:
+            os.kill(os.getpid(), signum)
+            signal.pause() if hasattr(signal, "pause") else None
+        except BaseException:
+            raise ValueError("Task run is not set") from None
+
+    class Parser:
+        def parse_args(self, argv):
+            return argparse.Namespace(func=command, verbose=False)
+
+    from flows.cli import environment
+
+    root = logging.getLogger()
+    filters = {h: list(h.filters) for h in root.handlers}
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    try:
+        assert cli.main([]) == status
+    finally:
+        environment._unsilence_console()        # main silences the console for good
+        for handler in list(root.handlers):
+            if handler in filters:
+                handler.filters[:] = filters[handler]
+            else:
+                root.removeHandler(handler)
+    err = capsys.readouterr().err
+    assert err.strip() == f"aesi: {word}; rerun the same command to resume"
+
+
+def test_a_signal_during_garbage_collection_is_not_lost():
+    """A KeyboardInterrupt raised inside a ``__del__`` would be printed and dropped."""
+    import time
+
+    class Finalised:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+
+    with pytest.raises(KeyboardInterrupt):
+        with signals_as_exceptions() as received:
+            obj = Finalised()
+            del obj
+            time.sleep(5)
+    assert received.signum == signal.SIGINT
+
+
+def test_an_error_without_a_signal_is_raised_as_it_is(monkeypatch):
+    import argparse
+
+    import flows.cli as cli
+
+    def command(args):
+        raise ValueError("a bug")
+
+    class Parser:
+        def parse_args(self, argv):
+            return argparse.Namespace(func=command, verbose=False)
+
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    with pytest.raises(ValueError, match="a bug"):
+        cli.main([])

@@ -19,6 +19,7 @@ from aesi_lib.errors import AesiError
 from flows.cli.environment import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
+    SignalsReceived,
     Terminated,
     signals_as_exceptions,
 )
@@ -49,15 +50,20 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:
         for name in QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
+    signals = SignalsReceived()
     try:
-        with signals_as_exceptions(stay_quiet=True):
+        with signals_as_exceptions(stay_quiet=True) as signals:
             return args.func(args)
-    except AesiError as exc:
-        print(f"aesi: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("aesi: interrupted; rerun the same command to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Terminated:
-        print("aesi: terminated; rerun the same command to resume", file=sys.stderr)
-        return EXIT_TERMINATED
+    except BaseException as exc:  # noqa: BLE001 - sorted below, the rest raised again
+        # After Ctrl-C or SIGTERM, whatever the engine raised on the way out is the signal.
+        ended = signals.exception() if signals.signum is not None else exc
+        if isinstance(ended, AesiError):
+            print(f"aesi: error: {ended}", file=sys.stderr)
+            return 2
+        if isinstance(ended, KeyboardInterrupt):
+            print("aesi: interrupted; rerun the same command to resume", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if isinstance(ended, Terminated):
+            print("aesi: terminated; rerun the same command to resume", file=sys.stderr)
+            return EXIT_TERMINATED
+        raise

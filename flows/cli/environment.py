@@ -14,7 +14,9 @@ import logging
 import os
 import signal
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -245,31 +247,62 @@ def _unsilence_console() -> None:
         handler.removeFilter(silence)
 
 
-def _on_sigint(signum: int, frame: FrameType | None) -> None:
-    _silence_console()
-    raise KeyboardInterrupt
+_SIGNAL_RETRY_S = 0.05
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    _silence_console()
-    raise Terminated(signum)
+def _in_finaliser(frame: FrameType | None) -> bool:
+    """Whether the signal arrived while a ``__del__`` method runs (garbage collection)."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
+@dataclass
+class SignalsReceived:
+    """What :func:`signals_as_exceptions` saw: the first SIGINT or SIGTERM of its block.
+
+    Prefect's engine can turn the exception a signal raised into another one (a
+    ``ValueError`` when a task run's context is torn down half-way), so the command line asks
+    this, not the exception's type, whether the command was interrupted."""
+
+    signum: int | None = None
+
+    def exception(self) -> BaseException:
+        """The exception that stands for the first signal (KeyboardInterrupt or Terminated)."""
+        return Terminated(self.signum) if self.signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 @contextlib.contextmanager
-def signals_as_exceptions(stay_quiet: bool = False) -> Iterator[None]:
+def signals_as_exceptions(stay_quiet: bool = False) -> Iterator[SignalsReceived]:
     """Within the block, SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated`,
     and either silences the console's log output (see :func:`_silence_console`) until the
     block ends, or for good with ``stay_quiet`` (the command line: the process is ending).
-    Prefect's flow engine swaps in its own SIGTERM handler while a flow runs and calls this one
-    after recording the crash. Outside the main thread, nothing changes."""
+    Yields a :class:`SignalsReceived` that records the first signal. Prefect's flow engine
+    swaps in its own SIGTERM handler while a flow runs and calls this one after recording the
+    crash. Outside the main thread, nothing changes."""
+    received = SignalsReceived()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if received.signum is None:
+            received.signum = signum
+        _silence_console()
+        if _in_finaliser(frame):
+            # Python prints and drops an exception raised in a __del__ ("Exception ignored
+            # in ..."), and the command would run on: deliver the signal again just after.
+            threading.Timer(_SIGNAL_RETRY_S, os.kill, (os.getpid(), signum)).start()
+            return
+        raise Terminated(signum) if signum == signal.SIGTERM else KeyboardInterrupt
+
     try:
-        before = {signal.SIGINT: signal.signal(signal.SIGINT, _on_sigint),
-                  signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm)}
+        before = {signal.SIGINT: signal.signal(signal.SIGINT, on_signal),
+                  signal.SIGTERM: signal.signal(signal.SIGTERM, on_signal)}
     except ValueError:          # not the main thread
-        yield
+        yield received
         return
     try:
-        yield
+        yield received
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
