@@ -235,6 +235,22 @@ def test_mapping_section_names_learned_template(tmp_path: Path, assignments: pd.
     assert "| **1** ★ | 6 |" in md and "| **0** ★ | 3 |" in md
 
 
+def test_html_folds_unmapped_templates_and_examples(tmp_path: Path,
+                                                    assignments: pd.DataFrame) -> None:
+    paths = write_schema_report(assignments, tmp_path, eval_keys=KEYS, map_keys=KEYS, seed=1)
+    page = Path(paths["html"]).read_text(encoding="utf-8")
+    folds = re.findall(r"<details( open)?><summary>(.*?)</summary>", page)
+    templates = {summary: bool(is_open) for is_open, summary in folds if "Template" in summary}
+    # Template 1 is mapped to ATTACK: open; template 0 is not: folded.
+    assert [o for summary, o in templates.items() if "Template 1 " in summary] == [True]
+    assert [o for summary, o in templates.items() if "Template 0 " in summary] == [False]
+    # Each template's examples are folded, open or not.
+    assert [is_open for is_open, summary in folds if summary == "Examples"] == [""] * len(templates)
+    # Markdown does not fold: the heading and both tables are there.
+    md = Path(paths["markdown"]).read_text(encoding="utf-8")
+    assert "### Template 0 " in md and md.count("**Examples** random") == len(templates)
+
+
 def test_scores_from_stored_results(assignments: pd.DataFrame) -> None:
     results = {
         "scores": {

@@ -17,7 +17,16 @@ import pandas as pd
 
 from aesi_lib.evaluate import EVENT_TYPES, TYPE_GOLD_SLOTS
 from aesi_lib.report._util import _is_number
-from aesi_lib.report.document import Block, Card, Heading, Para, Plot, SchemaReport, Table
+from aesi_lib.report.document import (
+    Block,
+    Card,
+    Fold,
+    Heading,
+    Para,
+    Plot,
+    SchemaReport,
+    Table,
+)
 from aesi_lib.report.scores import MAPPING_COLUMNS, MAPPING_MATCHER, _empty
 
 # Length at which long mention texts are cut in tables.
@@ -320,12 +329,10 @@ def _one_template_blocks(
         for r in ex.itertuples(index=False)
     )
     ex_header = ("slot", "mention", "head", "predicate", "dep", "message / sentence")
-    return [
-        Heading(3, title),
-        Table(header, rows, marked),
-        Para("random members per slot:", label="Examples"),
-        Table(ex_header, ex_rows) if ex_rows else Para("no members."),
-    ]
+    examples = Fold("Examples", (Para("random members per slot:", label="Examples"),
+                                 Table(ex_header, ex_rows) if ex_rows else Para("no members.")))
+    # Mapped templates are what a reader checks first; the others stay folded in HTML.
+    return [Fold(title, (Table(header, rows, marked), examples), level=3, open=t in types_mapped)]
 
 
 def _solver_blocks(report: SchemaReport) -> list[Block]:
@@ -341,7 +348,8 @@ def _solver_blocks(report: SchemaReport) -> list[Block]:
     if len(series) < 2:
         text = "One solve without AMP iterations (independent cuts, -SC): its objective terms."
         return blocks + [Para(text), Table(header, rows)]
-    return blocks + [Plot("objective", "Objective terms per AMP iteration"), Table(header, rows)]
+    return blocks + [Plot("objective", "Objective terms per AMP iteration"),
+                     Fold("Objective terms per iteration", (Table(header, rows),))]
 
 
 def report_blocks(report: SchemaReport) -> list[Block]:

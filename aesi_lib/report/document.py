@@ -1,9 +1,9 @@
 """The report as a document: block types and the computed report.
 
 Owns the renderer-neutral block types (:class:`Heading`, :class:`Para`, :class:`Card`,
-:class:`Table`, :class:`Plot` and their union :data:`Block`) and :class:`SchemaReport`, the
-data everything else is drawn from. :mod:`aesi_lib.report.blocks` builds lists of blocks,
-:mod:`aesi_lib.report.render` turns them into Markdown or HTML.
+:class:`Table`, :class:`Plot`, :class:`Fold` and their union :data:`Block`) and
+:class:`SchemaReport`, the data everything else is drawn from. :mod:`aesi_lib.report.blocks`
+builds lists of blocks, :mod:`aesi_lib.report.render` turns them into Markdown or HTML.
 """
 
 from __future__ import annotations
@@ -48,7 +48,20 @@ class Plot:
     caption: str
 
 
-Block = Heading | Para | Card | Table | Plot
+@dataclass(frozen=True)
+class Fold:
+    """Blocks behind a one-line summary: collapsed in HTML unless ``open`` (a report with
+    twenty templates of 24 slots and their examples is otherwise dozens of screens tall).
+    ``level`` > 0 makes the summary a heading of that level (in Markdown, which does not
+    fold, the heading is all that shows of it); 0 a plain line (nothing in Markdown)."""
+
+    summary: str
+    blocks: tuple[Block, ...]
+    level: int = 0
+    open: bool = False
+
+
+Block = Heading | Para | Card | Table | Plot | Fold
 
 
 @dataclass

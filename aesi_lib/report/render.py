@@ -1,8 +1,9 @@
 """Renderers of a list of report blocks.
 
 Owns :func:`render_markdown` (``report.md``: escaped text, tables with mapped rows starred,
-plots as a pointer to the HTML) and :func:`render_html` (a self-contained page: inline CSS,
-plots embedded as base64 PNG, no external resource), with their per-block helpers.
+plots as a pointer to the HTML, folds as their heading and contents) and :func:`render_html` (a
+self-contained page: inline CSS, plots embedded as base64 PNG, folds as ``<details>``, no
+external resource), with their per-block helpers.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import html
 from collections.abc import Mapping, Sequence
 
 from aesi_lib.markdown import markdown_table
-from aesi_lib.report.document import Block, Card, Heading, Para, Plot, Table
+from aesi_lib.report.document import Block, Card, Fold, Heading, Para, Plot, Table
 
 
 def _md_escape(text: str) -> str:
@@ -40,7 +41,11 @@ def render_markdown(blocks: Sequence[Block]) -> str:
     """
     out: list[str] = []
     for b in blocks:
-        if isinstance(b, Heading):
+        if isinstance(b, Fold):
+            if b.level > 0:
+                out.append(f"{'#' * b.level} {_md_escape(b.summary)}")
+            out.append(render_markdown(b.blocks).rstrip("\n"))
+        elif isinstance(b, Heading):
             out.append(f"{'#' * b.level} {_md_escape(b.text)}")
         elif isinstance(b, Para):
             label = f"**{_md_escape(b.label)}** " if b.label else ""
@@ -78,6 +83,9 @@ tr.mapped td { background: #fff3c4; }
 .card ul { margin: 0; padding-left: 1.2em; }
 figure { margin: 0.5em 0 1em; }
 img { max-width: 100%; height: auto; }
+details { margin: 0.2em 0; }
+summary { cursor: pointer; }
+summary h1, summary h2, summary h3, summary h4 { display: inline; }
 figcaption { font-size: 0.85em; color: #555; }
 """
 
@@ -100,6 +108,13 @@ def _html_block(b: Block, images: Mapping[str, bytes | None]) -> str:
             cls = ' class="mapped"' if i < len(b.marked) and b.marked[i] else ""
             body.append(f"<tr{cls}>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>")
         return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    if isinstance(b, Fold):
+        level = min(max(b.level, 1), 6)
+        summary = (f'<h{level}>{esc(b.summary)}</h{level}>' if b.level > 0
+                   else esc(b.summary))
+        inner = "\n".join(_html_block(c, images) for c in b.blocks)
+        return (f"<details{' open' if b.open else ''}><summary>{summary}</summary>\n"
+                f"{inner}\n</details>")
     if isinstance(b, Plot):
         png = images.get(b.name)
         if not png:
