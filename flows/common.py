@@ -8,6 +8,7 @@ wiring (the logic is in ``aesi_lib``).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from aesi_lib.run.presets import deep_merge, preset
 from tasks.features import (
     chain_table_task,
     context_task,
+    embed_batch_task,
     entity_table_task,
     features_task,
     pmi_task,
@@ -218,17 +220,50 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
             "parse_process_peak_mib": worker_mib}
 
 
+_EMBED_BATCHES = 32
+_MIN_EMBED_BATCH = 10
+
+
+def _flow_task_runner() -> Any:
+    """The task runner of the flow run this is called in (None outside one)."""
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    return context.task_runner if context is not None else None
+
+
+def _flow_runner_spreads_tasks() -> bool:
+    """Whether the flow runs its tasks on a cluster (``--dask``), not in threads here."""
+    runner = _flow_task_runner()
+    return runner is not None and not isinstance(runner, ThreadPoolTaskRunner)
+
+
+def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config: RunConfig,
+                     steps: Steps, tag: str = "") -> None:
+    """On a cluster, the encoder's work in about 32 batches of documents (at least 10 a
+    batch), one ``embed-batch`` task each (``tasks.features.embed_batch_task``): each fills
+    the per-document vector cache, so the ``context-vectors`` step that follows reads every
+    document from it and loads no model. Recorded as the step ``embed-batches``."""
+    started = time.perf_counter()
+    batch_size = max(_MIN_EMBED_BATCH, math.ceil(len(doc_ids) / _EMBED_BATCHES))
+    futures = [embed_batch_task.submit(entities, project.db, batch, config.features,
+                                       str(project.root / "context-vectors"),
+                                       config.vectors_path)
+               for batch in batches(sorted(doc_ids), batch_size)]
+    results = [future.result() for future in futures]
+    embedded = sum(r["embedded"] for r in results)
+    steps.add(f"embed-batches{tag}", "Completed" if embedded else "Skipped",
+              time.perf_counter() - started, batches=len(results), documents_embedded=embedded,
+              workers=sorted({r["worker"] for r in results}))
+
+
 @contextmanager
 def _parse_runner(processes: int) -> Iterator[ThreadPoolTaskRunner | None]:
     """Two threads for the parse batches when parse processes do the parsing and the flow
     runs its tasks in threads of this process; None (the flow's own runner) otherwise: a
     Dask cluster spreads the batches itself, and in-process parsing keeps the one model to
     one batch at a time."""
-    from prefect.context import FlowRunContext
-
-    context = FlowRunContext.get()
-    flow_runner = context.task_runner if context is not None else None
-    if processes < 2 or not isinstance(flow_runner, ThreadPoolTaskRunner):
+    if processes < 2 or not isinstance(_flow_task_runner(), ThreadPoolTaskRunner):
         yield None
         return
     with ThreadPoolTaskRunner(max_workers=2) as runner:
@@ -265,6 +300,8 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                     config.features.min_pair_docs, project.work_dir)
     context = None
     if config.features.context:
+        if _flow_runner_spreads_tasks():
+            embed_on_workers(entities, doc_ids, project, config, steps, tag)
         context = steps.run(f"context-vectors{tag}", context_task, entities, project.db,
                             config.features, str(project.root / "context-vectors"),
                             project.work_dir, config.vectors_path)

@@ -7,7 +7,9 @@ Each step returns the path of a file named after its cache key inside the projec
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,7 +19,13 @@ from prefect.cache_policies import NO_CACHE
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.lexicon.context_files import load_context, save_context
-from aesi_lib.lexicon.encoder import encoder_recipe_key, make_encoder, mention_context_vectors
+from aesi_lib.lexicon.encoder import (
+    MentionContext,
+    SentenceEncoder,
+    encoder_recipe_key,
+    make_encoder,
+    mention_context_vectors,
+)
 from aesi_lib.model.feature_files import save_features
 from aesi_lib.model.features import FeatureOptions
 from aesi_lib.run import pipeline
@@ -26,6 +34,7 @@ from aesi_lib.store import Store
 from tasks.files import resolved, write_parquet
 from tasks.keys import content_key, file_result_key, resource_key, source_hash
 from tasks.retry import RETRY
+from tasks.workers import worker_name
 
 
 def _entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:
@@ -126,11 +135,8 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
     log = get_run_logger()
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
-    with Store(db_path, read_only=True) as store:
-        sentences = store.sentence_texts(doc_ids)
-        tokens = store.mention_sentence_tokens(doc_ids)
     encoder = make_encoder(features.encoder, vectors_path)
-    context = mention_context_vectors(table, sentences, tokens, encoder, vectors_cache)
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
     path = _context_file(entities_path, work_dir, features, vectors_path)
     save_context(path, context.feature_arrays(features.token_context))
     log.info("context vectors (%s): %d mention sentences of %d documents (%d documents "
@@ -138,6 +144,43 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
              encoder.recipe.model, context.n_sentences, len(doc_ids), context.embedded,
              "" if getattr(encoder, "loaded", True) else "; no model loaded", len(table))
     return str(path)
+
+
+def _stored_mention_context(table: pd.DataFrame, db_path: str, encoder: SentenceEncoder,
+                            vectors_cache: str) -> MentionContext:
+    """The context vectors of the mentions in ``table``, from their stored sentences."""
+    doc_ids = sorted(table["doc_id"].unique())
+    with Store(db_path, read_only=True) as store:
+        sentences = store.sentence_texts(doc_ids)
+        tokens = store.mention_sentence_tokens(doc_ids)
+    return mention_context_vectors(table, sentences, tokens, encoder, vectors_cache)
+
+
+_WORKER_ENCODERS = threading.local()
+
+
+def _worker_encoder(encoder: str, vectors_path: str | None) -> SentenceEncoder:
+    """The encoder of this worker thread, loaded once for all the ``embed-batch`` tasks it
+    runs (a cluster worker runs one task at a time a thread: ``dask_task_runner``)."""
+    key = (encoder, vectors_path)
+    if getattr(_WORKER_ENCODERS, "key", None) != key:
+        _WORKER_ENCODERS.key, _WORKER_ENCODERS.encoder = key, make_encoder(encoder, vectors_path)
+    return _WORKER_ENCODERS.encoder
+
+
+@task(name="embed-batch", cache_policy=NO_CACHE, **RETRY)
+def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
+                     features: FeatureOptions, vectors_cache: str,
+                     vectors_path: str | None = None) -> dict[str, Any]:
+    """Fill the per-document vector cache of :func:`context_task` for the documents
+    ``doc_ids``, wherever the task runs: with ``--dask`` the flow spreads the encoder's work
+    over the cluster's workers in such batches, and the step then finds every document in the
+    cache (the same function computes the vectors either way). Returns the worker and the
+    number of documents embedded now."""
+    table = pd.read_parquet(entities_path, filters=[("doc_id", "in", doc_ids)])
+    encoder = _worker_encoder(features.encoder, vectors_path)
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
+    return {"worker": worker_name(), "embedded": context.embedded}
 
 
 @task(name="store-chains", cache_policy=NO_CACHE, **RETRY)

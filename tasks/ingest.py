@@ -7,7 +7,6 @@ Prefect.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -24,6 +23,7 @@ from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.store import Store, document_hash
 from tasks.parsers import PARSERS, parser_config_id
 from tasks.retry import RETRY
+from tasks.workers import worker_name
 
 
 @task(name="load-corpus", cache_policy=NO_CACHE, **RETRY)
@@ -98,7 +98,7 @@ def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
                           stats.parsed, stats.reused, len(entities))
     return {"documents": batch, "parses": parses, "entities": entities,
             "parsed": stats.parsed, "reused": stats.reused,
-            "seconds": time.perf_counter() - started, "worker": _worker_name(),
+            "seconds": time.perf_counter() - started, "worker": worker_name(),
             "parse_worker_mib": worker_mib}
 
 
@@ -127,13 +127,3 @@ def corpus_fingerprint_task(db_path: str, doc_ids: list[str]) -> str:
     if missing:
         raise ValueError(f"{len(missing)} documents are not in the store, e.g. {missing[:3]}")
     return corpus_fingerprint({d: hashes[d] for d in doc_ids})
-
-
-def _worker_name() -> str:
-    """Where a task runs: the Dask worker's address, else the thread's name."""
-    try:
-        from distributed import get_worker
-
-        return str(get_worker().address)
-    except (ImportError, ValueError):
-        return threading.current_thread().name

@@ -8,7 +8,7 @@ services) serves every test of this module: flows called in this process (throug
   every completed step (no parsing, features Cached) and equals an uninterrupted run;
 * incremental: ``update`` parses only new/changed documents, replaces a changed document's
   rows, refreshes PMI and the solve; ``extract`` fills slots without solving;
-* scale-out: the parse tasks on a local Dask cluster of 2 workers;
+* scale-out: the parse and embedding tasks on a local Dask cluster of 2 workers;
 * sweep: features shared by configurations, cached solves, rows appended;
 * deployments: ``prefect deploy --all`` of ``prefect.yaml`` against the server.
 """
@@ -424,7 +424,7 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
                                                strict=True)])
 
 
-def test_parse_tasks_on_a_local_dask_cluster(prefect_here, reference, tmp_path):
+def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tmp_path):
     from flows.common import dask_task_runner
     from flows.induce import induce_flow
 
@@ -437,6 +437,19 @@ def test_parse_tasks_on_a_local_dask_cluster(prefect_here, reference, tmp_path):
     assert r["steps"]["parse+store"]["batches"] == 8
     assert len(workers) == 2 and all(w.startswith(("inproc://", "tcp://")) for w in workers)
     assert r["documents_parsed"] == 40
+    # The encoder ran in the cluster's batches; the step itself read every vector back.
+    embedding = r["steps"]["embed-batches"]
+    print("embedding batches ran on:", embedding["workers"])
+    assert embedding["batches"] == 4 and embedding["documents_embedded"] == 40
+    assert len(embedding["workers"]) == 2
+    assert r["steps"]["context-vectors"]["state"] == "Completed"
+    # Other batches of sentences, other matrix shapes: the vectors agree to float rounding,
+    # and the labels below are identical.
+    with (np.load(r["artifacts"]["context"]) as spread,
+          np.load(reference["results"]["artifacts"]["context"]) as here):
+        assert sorted(spread.files) == sorted(here.files)
+        for name in here.files:
+            np.testing.assert_allclose(spread[name], here[name], rtol=0, atol=1e-6)
     pd.testing.assert_frame_equal(_assignments(tmp_path / "out"),
                                   _assignments(reference["out"]))
 
