@@ -86,7 +86,7 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
 
     The parses come from the per-document parse cache (a document whose parse is missing
     there is parsed again)."""
-    from aesi_lib.entities.chain_tables import chain_frames, with_chains
+    from aesi_lib.entities.chain_tables import chained_entity_table
     from aesi_lib.parse.cache import parse_with_cache
     from tasks.parsers import PARSERS
 
@@ -98,9 +98,8 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
         documents = [d for d in store.documents() if d.doc_id in wanted]
     with PARSERS.checkout(config.parser) as parser:
         parses, stats = parse_with_cache(parser, documents, parse_cache)
-    chains, pronouns = chain_frames(parses)
-    chained = with_chains(table, chains, pronouns if config.features.pronouns else None)
-    chained["entity_id"] = np.arange(len(chained), dtype=np.int64)
+    chained, chains, n_pronouns = chained_entity_table(table, parses, documents,
+                                                      config.features.pronouns)
     path = _chained_file(entities_path, config, work_dir)
     # The rows first: the cached result (the chained table) exists only with them.
     write_parquet(chains, chain_rows_file(path))
@@ -109,7 +108,7 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
     log.info("coreference: %d chains over %d mentions in %d documents (%d parses from the "
              "cache); %d entity mentions in chains, %d resolved pronoun mentions%s",
              chains.groupby(["doc_id", "chain"]).ngroups, len(chains), len(doc_ids),
-             stats.reused, linked, len(pronouns),
+             stats.reused, linked, n_pronouns,
              " added" if config.features.pronouns else " (not added)")
     return str(path)
 

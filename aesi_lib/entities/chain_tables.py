@@ -11,13 +11,21 @@ the pronoun's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import astuple
 
+import numpy as np
 import pandas as pd
 
+from aesi_lib.corpus.types import Document
 from aesi_lib.entities.chains import ChainOptions, CoreferenceResult, resolve_coreference
-from aesi_lib.entities.rules import ENTITY_COLUMNS, EntityRecord, extract_entities
+from aesi_lib.entities.rules import (
+    ENTITY_COLUMNS,
+    EntityRecord,
+    character_span,
+    extract_entities,
+    spans_in_original,
+)
 from aesi_lib.parse.types import ParsedDocument
 
 #: Columns of the chain table: one row per mention of a document.
@@ -31,18 +39,22 @@ def chain_rows(result: CoreferenceResult) -> list[tuple]:
              m.head_lemma, m.text) for m in result.mentions]
 
 
-def pronoun_records(result: CoreferenceResult) -> list[tuple[EntityRecord, int]]:
-    """The entity records of the resolved pronouns, headed by their chain's representative,
-    each with its chain id."""
+def pronoun_records(result: CoreferenceResult, parsed: ParsedDocument
+                    ) -> list[tuple[EntityRecord, int]]:
+    """The entity records of the resolved pronouns of ``parsed`` (its coreference
+    ``result``), headed by their chain's representative, each with its chain id; the
+    character span is the pronoun's."""
     out: list[tuple[EntityRecord, int]] = []
     for m in result.linked_pronouns():
         chain = result.chains[m.key]
         rep = result.representative(chain)
+        start, end = character_span(parsed.sentences[m.sent_id].tokens, m.start, m.end - 1)
         for predicate, dep in m.arguments:
             out.append((EntityRecord(doc_id=result.doc_id, sent_id=m.sent_id,
                                      head_index=m.head_index, head=rep.head,
                                      head_lemma=rep.head_lemma, mention=m.text,
-                                     predicate=predicate, dep=dep, ner=""), chain))
+                                     predicate=predicate, dep=dep, ner="", start_char=start,
+                                     end_char=end), chain))
     return out
 
 
@@ -68,7 +80,7 @@ def chain_frames(parses: Iterable[ParsedDocument], options: ChainOptions | None 
     for parsed in parses:
         result = resolve_coreference(parsed, options, extract_entities(parsed))
         chains += chain_rows(result)
-        pronouns += [(*astuple(record), chain) for record, chain in pronoun_records(result)]
+        pronouns += [(*astuple(record), chain) for record, chain in pronoun_records(result, parsed)]
     chain_frame = pd.DataFrame(chains, columns=list(CHAIN_COLUMNS))
     pronoun_frame = pd.DataFrame(pronouns, columns=[*ENTITY_COLUMNS, "chain"])
     types = {"sent_id": "int64", "head_index": "int64", "chain": "int64"}
@@ -94,3 +106,32 @@ def with_chains(table: pd.DataFrame, chains: pd.DataFrame, pronouns: pd.DataFram
                               kind="stable").reset_index(drop=True)
     out["chain"] = out["chain"].astype("Int64")
     return out
+
+
+def chained_entity_table(table: pd.DataFrame, parses: Sequence[ParsedDocument],
+                         documents: Sequence[Document], pronouns: bool,
+                         options: ChainOptions | None = None
+                         ) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """The entity table with chains (:func:`with_chains`), as the flow's coreference step and
+    the notebook path both make it.
+
+    Parameters
+    ----------
+    table : the entity table of ``documents``
+    parses : their parses, in the same order
+    documents : the documents as stored (their ``original``, where set, is what the resolved
+        pronouns' ``start_char``/``end_char`` index, as the entity rows' do)
+    pronouns : add the resolved pronouns' rows (``features.pronouns``)
+    options : which sieves run (all by default)
+
+    Returns
+    -------
+    chained : the table with ``chain`` (and the pronoun rows), ``entity_id`` renumbered
+    chains : the chain rows (:data:`CHAIN_COLUMNS`), what the store keeps
+    n_pronouns : resolved pronoun rows found (added or not)
+    """
+    chains, pronoun_rows = chain_frames(parses, options)
+    pronoun_rows = spans_in_original(pronoun_rows, documents)
+    chained = with_chains(table, chains, pronoun_rows if pronouns else None)
+    chained["entity_id"] = np.arange(len(chained), dtype=np.int64)
+    return chained, chains, len(pronoun_rows)

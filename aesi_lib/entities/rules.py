@@ -361,9 +361,16 @@ def _mention(view: _SentenceView, head: int) -> tuple[str, int, int]:
         parts.append(tokens[i].text)
         if i < hi and tokens[i].whitespace_after:
             parts.append(" ")
-    start = tokens[lo].start_char
-    end = tokens[hi].start_char + len(tokens[hi].text) if tokens[hi].start_char >= 0 else -1
-    return "".join(parts), (start if start >= 0 and end >= 0 else -1), end
+    return "".join(parts), *character_span(tokens, lo, hi)
+
+
+def character_span(tokens: Sequence[Token], first: int, last: int) -> tuple[int, int]:
+    """The character span ``[start, end)`` in the document of the tokens ``first`` to
+    ``last`` (both included); ``(-1, -1)`` when the parse has no token offsets."""
+    start = tokens[first].start_char
+    if start < 0 or tokens[last].start_char < 0:
+        return -1, -1
+    return start, tokens[last].start_char + len(tokens[last].text)
 
 
 def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
@@ -429,9 +436,17 @@ def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Docu
     parses : the parses of ``documents``, in the same order.
     documents : the documents as read (``Document.original`` set when normalised).
     """
+    frame = entities_frame(r for p in parses for r in extract_entities(p))
+    return spans_in_original(frame, documents)
+
+
+def spans_in_original(frame: pd.DataFrame, documents: Sequence[Document]) -> pd.DataFrame:
+    """``frame`` (rows with ``doc_id``, ``start_char``, ``end_char`` in the documents' parsed
+    text) with the spans moved into each document's ``original`` where it has one
+    (:func:`aesi_lib.corpus.offsets.original_span`). The entity rows of every ingest and the
+    resolved-pronoun rows of the coreference step go through it."""
     from aesi_lib.corpus.offsets import offset_map, original_span
 
-    frame = entities_frame(r for p in parses for r in extract_entities(p))
     originals = {d.doc_id: d for d in documents if d.original}
     if frame.empty or not originals:
         return frame

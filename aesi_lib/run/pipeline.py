@@ -132,7 +132,7 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
 
 def _with_chains(store: Store, table: pd.DataFrame, config: RunConfig, doc_ids: list[str],
                  parse_cache: str | Path | None) -> pd.DataFrame:
-    from aesi_lib.entities.chain_tables import chain_frames, with_chains
+    from aesi_lib.entities.chain_tables import chained_entity_table
     from aesi_lib.parse.backends import make_parser
 
     if parse_cache is None:
@@ -141,9 +141,7 @@ def _with_chains(store: Store, table: pd.DataFrame, config: RunConfig, doc_ids: 
     wanted = set(doc_ids)
     documents = [d for d in store.documents() if d.doc_id in wanted]
     parses, _ = parse_with_cache(make_parser(config.parser), documents, parse_cache)
-    chains, pronouns = chain_frames(parses)
-    chained = with_chains(table, chains, pronouns if config.features.pronouns else None)
-    chained["entity_id"] = np.arange(len(chained), dtype=np.int64)
+    chained, _, _ = chained_entity_table(table, parses, documents, config.features.pronouns)
     return chained
 
 
