@@ -47,7 +47,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
         context = mention_context_vectors(
             entities, sentences, tokens, make_encoder(config.features.encoder,
                                                       config.vectors_path),
-            Path(artifacts["project_dir"]) / "context-vectors")
+            Path(artifacts["project_dir"]) / "context-vectors",
+            token_vectors=config.features.token_context)
         new = dataclasses.replace(new, **context.feature_arrays(config.features.token_context))
     fill = fill_slots(train, train_vocab, templates, slots, new, new_vocab, config.model)
     rows = np.arange(len(entities))

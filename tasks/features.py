@@ -135,7 +135,8 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
     encoder = make_encoder(features.encoder, vectors_path)
-    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache,
+                                      features.token_context)
     path = _context_file(entities_path, work_dir, features, vectors_path)
     save_context(path, context.feature_arrays(features.token_context))
     log.info("context vectors (%s): %d mention sentences of %d documents (%d documents "
@@ -146,13 +147,14 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
 
 
 def _stored_mention_context(table: pd.DataFrame, db_path: str, encoder: SentenceEncoder,
-                            vectors_cache: str) -> MentionContext:
+                            vectors_cache: str, token_vectors: bool) -> MentionContext:
     """The context vectors of the mentions in ``table``, from their stored sentences."""
     doc_ids = sorted(table["doc_id"].unique())
     with Store(db_path, read_only=True) as store:
         sentences = store.sentence_texts(doc_ids)
         tokens = store.mention_sentence_tokens(doc_ids)
-    return mention_context_vectors(table, sentences, tokens, encoder, vectors_cache)
+    return mention_context_vectors(table, sentences, tokens, encoder, vectors_cache,
+                                   token_vectors)
 
 
 _WORKER_ENCODERS = threading.local()
@@ -178,7 +180,8 @@ def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
     number of documents embedded now."""
     table = pd.read_parquet(entities_path, filters=[("doc_id", "in", doc_ids)])
     encoder = _worker_encoder(features.encoder, vectors_path)
-    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache,
+                                      token_vectors=False)
     return {"worker": worker_name(), "embedded": context.embedded}
 
 

@@ -147,6 +147,15 @@ def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
     assert list(arrays) == ["context_vectors"]
     assert set(ctx.feature_arrays(token_context=True)) == {
         "context_vectors", "predicate_context_vectors", "head_context_vectors"}
+    # Without the token arrays: the same sentence vectors, from the same cache entries.
+    again = CountingEncoder()
+    sentence_only = enc.mention_context_vectors(mentions, sentences, tokens, again, tmp_path,
+                                                token_vectors=False)
+    assert again.calls == [] and sentence_only.embedded == 0
+    np.testing.assert_array_equal(sentence_only.sentence, ctx.sentence)
+    assert sentence_only.head is None and sentence_only.predicate is None
+    with pytest.raises(ValueError, match="token vectors were not computed"):
+        sentence_only.feature_arrays(token_context=True)
 
 
 def test_static_encoder_means_word_vectors():

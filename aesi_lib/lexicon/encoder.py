@@ -457,9 +457,10 @@ class MentionContext:
     ----------
     sentence : ndarray of shape (E, d), float32
         The vector of the mention's sentence (unit length).
-    head, predicate : ndarray of shape (E, d), float32
+    head, predicate : ndarray of shape (E, d), float32, or None
         The in-context vectors of the mention's head word and of its predicate (unit length;
-        the sentence vector where the token is unknown, e.g. ``predicate_index`` -1).
+        the sentence vector where the token is unknown, e.g. ``predicate_index`` -1); None
+        when they were not asked for (``token_vectors=False``).
     n_sentences : int
         Distinct mention sentences.
     embedded : int
@@ -467,8 +468,8 @@ class MentionContext:
     """
 
     sentence: np.ndarray
-    head: np.ndarray
-    predicate: np.ndarray
+    head: np.ndarray | None
+    predicate: np.ndarray | None
     n_sentences: int
     embedded: int
 
@@ -477,6 +478,9 @@ class MentionContext:
         vectors, and with ``token_context`` the predicate and head vectors."""
         arrays = {"context_vectors": self.sentence}
         if token_context:
+            if self.head is None or self.predicate is None:
+                raise ValueError("token_context: the token vectors were not computed "
+                                 "(mention_context_vectors with token_vectors=False)")
             arrays.update(predicate_context_vectors=self.predicate,
                           head_context_vectors=self.head)
         return arrays
@@ -484,7 +488,8 @@ class MentionContext:
 
 def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
                             tokens: pd.DataFrame, encoder: SentenceEncoder,
-                            cache_dir: str | os.PathLike[str]) -> MentionContext:
+                            cache_dir: str | os.PathLike[str], token_vectors: bool = True
+                            ) -> MentionContext:
     """One encoder pass over the sentences that hold ``mentions``, through the per-document
     cache of :func:`document_vectors`, as rows of the entity table.
 
@@ -501,6 +506,9 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
         same sentences, in token order
     encoder : :class:`TransformerEncoder` or :class:`StaticEncoder`
     cache_dir : the per-document cache
+    token_vectors : also return the head and predicate vectors (``features.token_context``).
+        Either way the pass computes and caches them (the cache entry is the same), but two
+        more (E, d) arrays are not built: at 10^7 mentions each would be 15 GB.
 
     Returns
     -------
@@ -546,16 +554,20 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     vectors, embedded = document_vectors(encoder, documents, cache_dir)
     dim = encoder.dimension
     out_sentence = np.zeros((n, dim), dtype=np.float32)
-    out_head = np.zeros((n, dim), dtype=np.float32)
-    out_pred = np.zeros((n, dim), dtype=np.float32)
+    token_outs = ((np.zeros((n, dim), dtype=np.float32), head),
+                  (np.zeros((n, dim), dtype=np.float32), pred)) if token_vectors else ()
     for row in range(n):
         key = (doc[row], int(sent[row]))
         k, j = slot_of[key]
         sentence_vector = vectors[k].sentences[j]
         out_sentence[row] = sentence_vector
-        for out, index in ((out_head, head[row]), (out_pred, pred[row])):
-            slot = token_slot.get((key[0], key[1], int(index)))
+        for out, indices in token_outs:
+            slot = token_slot.get((key[0], key[1], int(indices[row])))
             out[row] = sentence_vector if slot is None else vectors[k].tokens[j][slot]
+    if not token_vectors:
+        return MentionContext(sentence=out_sentence, head=None, predicate=None,
+                              n_sentences=len(wanted), embedded=embedded)
+    (out_head, _), (out_pred, _) = token_outs
     return MentionContext(sentence=out_sentence, head=_unit_rows(out_head),
                           predicate=_unit_rows(out_pred), n_sentences=len(wanted),
                           embedded=embedded)
