@@ -1,0 +1,278 @@
+"""The whole flow on MUC-4 ×1, ×2 and ×4: seconds and peak memory per step, their growth
+exponents, and a projection to 10^7 mentions.
+
+Each scale is one cold ``aesi run --docs corpus.jsonl`` in a fresh process, with an empty
+project folder (parse cache included) and a fresh PREFECT_HOME. The ×k corpus holds every
+MUC-4 message (all five sets) k times under new ids; copy c > 0 of a message ends with one
+more line, ``Copy c.``, so that no copy is a duplicate text (aesi parses identical texts once
+and caches vectors per document text: without the line, ×2 would cost what ×1 does). The
+corpus has no key, so nothing is scored; the evaluation step is not part of the curve.
+
+Per step: the seconds the flow recorded (``results.json``) and the peak resident memory of
+the ``aesi`` process and its children (parse worker processes) while the step ran, sampled
+from ``/proc`` every 0.2 s (so Linux only) and placed in steps by the times of the log's
+``Finished in state`` lines. The growth exponent b of a step is the least-squares slope of
+log(seconds) on log(mentions) over the scales; b ≤ 1.1 means the step grows at most about
+linearly. Steps shorter than 1 s at ×1 get none (their time is start-up and noise).
+
+Copies repeat MUC-4's vocabulary: the number of distinct predicates and head words (the
+units of W_T and the rows of W_H) stays that of ×1, where a real corpus ten times larger
+brings new words. The projection to 10^7 mentions (``--project-to``) extends each step's
+fitted curve from the largest scale; read it as a lower bound for steps whose size follows
+the vocabulary.
+
+Usage::
+
+    .venv/bin/python benchmarks/scale_curve.py [--scales 1,2,4] [--muc4-dir DIR] [--work DIR]
+                                               [--keep]
+
+Prints the tables (Markdown) and writes them, with the raw results, to
+``<work>/scale_curve.json`` and ``scale_curve.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+MIN_SECONDS_FOR_EXPONENT = 1.0
+SAMPLE_EVERY_S = 0.2
+FINISHED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ (\S+): Finished in state")
+RUN_SUFFIX = re.compile(r"-[0-9a-f]{3}$")
+# Task runs whose time the flow records under another step's name.
+STEP_OF_TASK = {"parse-batch": "parse+store", "store-batch": "parse+store",
+                "stored-documents": "parse+store"}
+
+
+def write_corpus(muc4_dir: Path, copies: int, out: Path) -> int:
+    """Write the ×``copies`` corpus (see the module docstring) as JSONL; return its size."""
+    from aesi_lib.corpus.muc4 import load_muc4_corpus
+
+    documents = [d for split in load_muc4_corpus(muc4_dir) for d in split.documents]
+    with open(out, "w") as fh:
+        for c in range(copies):
+            for doc in documents:
+                text = doc.text if c == 0 else f"{doc.text}\n\nCopy {c}."
+                fh.write(json.dumps({"id": f"{doc.doc_id}-x{c}", "text": text}) + "\n")
+    return copies * len(documents)
+
+
+def _tree_rss_bytes(root: int) -> int:
+    """Resident memory of ``root`` and every process below it, from /proc."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+            statm = Path(entry.path, "statm").read_text()
+        except OSError:             # the process ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        parents[int(entry.name)] = int(fields[1])
+        rss[int(entry.name)] = int(statm.split()[1]) * page
+    below, todo = {root}, [root]
+    while todo:
+        pid = todo.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in below:
+                below.add(child)
+                todo.append(child)
+    return sum(rss.get(pid, 0) for pid in below)
+
+
+def run_scale(copies: int, corpus: Path, env: dict[str, str], work: Path) -> dict[str, Any]:
+    """One cold run of the ×``copies`` corpus; wall time, per-step seconds and peak memory."""
+    project, out, log = work / f"project-x{copies}", work / f"out-x{copies}", \
+        work / f"x{copies}.log"
+    for path in (project, out, work / "prefect-home"):
+        shutil.rmtree(path, ignore_errors=True)
+    samples: list[tuple[float, int]] = []
+    started = time.perf_counter()
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "flows.cli", "run", "--docs", str(corpus),
+             "--project-dir", str(project), "--out", str(out)],
+            env=env, cwd=work, stdout=fh, stderr=subprocess.STDOUT)
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(SAMPLE_EVERY_S):
+                samples.append((time.time(), _tree_rss_bytes(proc.pid)))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        returncode = proc.wait()
+        done.set()
+        sampler.join()
+    wall = time.perf_counter() - started
+    if returncode != 0:
+        raise SystemExit(f"×{copies} failed (exit {returncode}); see {log}:\n"
+                         + log.read_text()[-3000:])
+    results = json.loads((out / "results.json").read_text())
+    mentions = _mentions(results)
+    peaks = step_peaks(log.read_text().splitlines(), samples)
+    steps = {name: {"seconds": record["seconds"], "state": record["state"],
+                    "peak_gb": peaks.get(name)}
+             for name, record in results["steps"].items()}
+    shutil.rmtree(project, ignore_errors=True)
+    print(f"×{copies}: {wall:.1f} s, {results['documents']} documents, {mentions} mentions",
+          flush=True)
+    return {"copies": copies, "wall_s": wall, "documents": results["documents"],
+            "mentions": mentions, "flow_s": results["timings"]["total"], "steps": steps,
+            "peak_gb": max((m for _, m in samples), default=0) / 2**30, "log": str(log)}
+
+
+def step_peaks(log_lines: list[str], samples: list[tuple[float, int]]) -> dict[str, float]:
+    """Peak memory (GB) per step: the samples between the previous ``Finished`` line of the
+    log and the step's own, the task runs of one step (parse and store batches) together."""
+    ends: list[tuple[float, str]] = []
+    for line in log_lines:
+        match = FINISHED.match(line)
+        if match:
+            when = datetime.strptime(match.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            task = RUN_SUFFIX.sub("", match.group(2))
+            ends.append((when, STEP_OF_TASK.get(task, task)))
+    peaks: dict[str, float] = {}
+    previous = -math.inf
+    for when, step in ends:
+        window = [rss for t, rss in samples if previous < t <= when]
+        if window:
+            peaks[step] = max(peaks.get(step, 0.0), max(window) / 2**30)
+        previous = when
+    return peaks
+
+
+def growth_exponent(sizes: list[float], values: list[float]) -> float:
+    """Least-squares slope of log(value) on log(size)."""
+    xs, ys = [math.log(s) for s in sizes], [math.log(v) for v in values]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return (sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+            / sum((x - mx) ** 2 for x in xs))
+
+
+def tables(runs: list[dict[str, Any]], project_to: float) -> str:
+    sizes = [float(r["mentions"]) for r in runs]
+    names = [n for n in runs[0]["steps"] if all(n in r["steps"] for r in runs)]
+    head = " / ".join(f"×{r['copies']}" for r in runs)
+    lines = [f"| step | {head} (s) | b (time) | {head} (peak GB) | b (memory) | "
+             f"at {project_to:.0e} mentions |",
+             "|---" * 6 + "|"]
+    worst = 0.0
+    for name in names:
+        seconds = [r["steps"][name]["seconds"] for r in runs]
+        peaks = [r["steps"][name]["peak_gb"] for r in runs]
+        b_time = (growth_exponent(sizes, seconds)
+                  if seconds[0] >= MIN_SECONDS_FOR_EXPONENT else None)
+        b_mem = (growth_exponent(sizes, peaks) if all(p for p in peaks) else None)
+        if b_time is not None:
+            worst = max(worst, b_time)
+        projected = "–"
+        if b_time is not None:
+            scale = project_to / sizes[-1]
+            t = seconds[-1] * scale ** b_time
+            m = peaks[-1] * scale ** b_mem if b_mem is not None else None
+            projected = f"{t / 3600:.1f} h" + (f", {m:.0f} GB" if m is not None else "")
+        lines.append(
+            f"| {name} | " + " / ".join(f"{s:.1f}" for s in seconds)
+            + f" | {_fmt(b_time)} | "
+            + " / ".join("–" if p is None else f"{p:.2f}" for p in peaks)
+            + f" | {_fmt(b_mem)} | {projected} |")
+    flow = [r["flow_s"] for r in runs]
+    walls = [r["wall_s"] for r in runs]
+    b_flow = growth_exponent(sizes, flow)
+    b_peak = growth_exponent(sizes, [r["peak_gb"] for r in runs])
+    lines.append("| **flow** | " + " / ".join(f"{s:.1f}" for s in flow)
+                 + f" | {_fmt(b_flow)} | "
+                 + " / ".join(f"{r['peak_gb']:.2f}" for r in runs) + " | "
+                 + f"{_fmt(b_peak)} | "
+                 + f"{flow[-1] * (project_to / sizes[-1]) ** b_flow / 3600:.1f} h, "
+                 + f"{runs[-1]['peak_gb'] * (project_to / sizes[-1]) ** b_peak:.0f} GB |")
+    lines.append("| end to end (process) | " + " / ".join(f"{s:.1f}" for s in walls)
+                 + f" | {_fmt(growth_exponent(sizes, walls))} | | | |")
+    sizes_line = ", ".join(f"×{r['copies']}: {r['documents']} documents, {r['mentions']} "
+                           "mentions" for r in runs)
+    return "\n".join([
+        f"{sizes_line}; machine: {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}",
+        "", *lines, "",
+        f"- {'ok' if worst <= 1.1 else 'MISSED'}: every step's time exponent ≤ 1.1 "
+        f"(largest {worst:.2f})"])
+
+
+def _fmt(b: float | None) -> str:
+    return "–" if b is None else f"{b:.2f}"
+
+
+def _mentions(results: dict[str, Any]) -> int:
+    import pandas as pd
+
+    return len(pd.read_parquet(results["artifacts"]["entities"], columns=["doc_id"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--muc4-dir", default=str(REPO.parent / "shared" / "data" / "muc4"))
+    parser.add_argument("--scales", default="1,2,4", help="copies per run (default 1,2,4)")
+    parser.add_argument("--project-to", type=float, default=1e7,
+                        help="mentions of the projection column (default 1e7)")
+    parser.add_argument("--work", help="working folder (default: a new temporary folder)")
+    parser.add_argument("--keep", action="store_true", help="keep the corpora and exports")
+    args = parser.parse_args(argv)
+    try:
+        scales = sorted({int(s) for s in args.scales.split(",")})
+    except ValueError:
+        raise SystemExit(f"--scales: whole numbers separated by commas, not {args.scales!r}"
+                         ) from None
+    if len(scales) < 2 or scales[0] < 1:
+        raise SystemExit("--scales: at least two scales, each at least 1")
+    muc4 = Path(args.muc4_dir).resolve()
+    if not muc4.is_dir():
+        raise SystemExit(f"MUC-4 folder not found: {muc4}")
+    if not Path("/proc/self/statm").exists():
+        raise SystemExit("this benchmark reads memory from /proc (Linux)")
+    work = Path(args.work or tempfile.mkdtemp(prefix="aesi-scale-")).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    # The code as it is now: cache keys hold a fingerprint of aesi_lib (see pipeline_timing).
+    code = work / "code"
+    shutil.rmtree(code, ignore_errors=True)
+    for package in ("aesi_lib", "flows", "tasks"):
+        shutil.copytree(REPO / package, code / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update({"PREFECT_HOME": str(work / "prefect-home"), "PYTHONPATH": str(code),
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
+    runs = []
+    for copies in scales:
+        corpus = work / f"muc4-x{copies}.jsonl"
+        write_corpus(muc4, copies, corpus)
+        runs.append(run_scale(copies, corpus, env, work))
+        if not args.keep:
+            corpus.unlink()
+            shutil.rmtree(work / f"out-x{copies}", ignore_errors=True)
+    text = tables(runs, args.project_to)
+    print("\n" + text)
+    (work / "scale_curve.json").write_text(json.dumps({"runs": runs, "table": text}, indent=1))
+    (work / "scale_curve.md").write_text(text + "\n")
+    shutil.rmtree(code, ignore_errors=True)
+    shutil.rmtree(work / "prefect-home", ignore_errors=True)
+    print(f"\ntables, raw results and logs in {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
