@@ -13,18 +13,21 @@ the ``aesi`` process and its children (parse worker processes) while the step ra
 from ``/proc`` every 0.2 s (so Linux only) and placed in steps by the times of the log's
 ``Finished in state`` lines. The growth exponent b of a step is the least-squares slope of
 log(seconds) on log(mentions) over the scales; b ≤ 1.1 means the step grows at most about
-linearly. Steps shorter than 1 s at ×1 get none (their time is start-up and noise).
+linearly. Steps shorter than 1 s at ×1 get none (their time is start-up and noise). A step's
+peak memory is that of the whole process while the step ran (what earlier steps left in
+memory included).
 
 Copies repeat MUC-4's vocabulary: the number of distinct predicates and head words (the
 units of W_T and the rows of W_H) stays that of ×1, where a real corpus ten times larger
 brings new words. The projection to 10^7 mentions (``--project-to``) extends each step's
-fitted curve from the largest scale; read it as a lower bound for steps whose size follows
-the vocabulary.
+time curve (the power law) from the largest scale and its peak memory along the
+least-squares line (a fixed part plus a part per mention); read it as a lower bound for
+steps whose size follows the vocabulary.
 
 Usage::
 
     .venv/bin/python benchmarks/scale_curve.py [--scales 1,2,4] [--muc4-dir DIR] [--work DIR]
-                                               [--keep]
+                                               [--keep] [--from-json FILE]
 
 Prints the tables (Markdown) and writes them, with the raw results, to
 ``<work>/scale_curve.json`` and ``scale_curve.md``.
@@ -166,6 +169,18 @@ def growth_exponent(sizes: list[float], values: list[float]) -> float:
             / sum((x - mx) ** 2 for x in xs))
 
 
+def linear_projection(sizes: list[float], values: list[float], at: float) -> float:
+    """``a + s · at`` with ``a``, ``s`` the least-squares line through (size, value).
+
+    Memory has a large fixed part (the interpreter, the libraries, the encoder's model)
+    that a power law would read as slow growth: the part that grows is the per-mention
+    data, so a line projects it."""
+    mx, my = sum(sizes) / len(sizes), sum(values) / len(values)
+    slope = (sum((x - mx) * (y - my) for x, y in zip(sizes, values, strict=True))
+             / sum((x - mx) ** 2 for x in sizes))
+    return my + slope * (at - mx)
+
+
 def tables(runs: list[dict[str, Any]], project_to: float) -> str:
     sizes = [float(r["mentions"]) for r in runs]
     names = [n for n in runs[0]["steps"] if all(n in r["steps"] for r in runs)]
@@ -184,9 +199,8 @@ def tables(runs: list[dict[str, Any]], project_to: float) -> str:
             worst = max(worst, b_time)
         projected = "–"
         if b_time is not None:
-            scale = project_to / sizes[-1]
-            t = seconds[-1] * scale ** b_time
-            m = peaks[-1] * scale ** b_mem if b_mem is not None else None
+            t = seconds[-1] * (project_to / sizes[-1]) ** b_time
+            m = linear_projection(sizes, peaks, project_to) if b_mem is not None else None
             projected = f"{t / 3600:.1f} h" + (f", {m:.0f} GB" if m is not None else "")
         lines.append(
             f"| {name} | " + " / ".join(f"{s:.1f}" for s in seconds)
@@ -202,7 +216,8 @@ def tables(runs: list[dict[str, Any]], project_to: float) -> str:
                  + " / ".join(f"{r['peak_gb']:.2f}" for r in runs) + " | "
                  + f"{_fmt(b_peak)} | "
                  + f"{flow[-1] * (project_to / sizes[-1]) ** b_flow / 3600:.1f} h, "
-                 + f"{runs[-1]['peak_gb'] * (project_to / sizes[-1]) ** b_peak:.0f} GB |")
+                 + f"{linear_projection(sizes, [r['peak_gb'] for r in runs], project_to):.0f}"
+                 + " GB |")
     lines.append("| end to end (process) | " + " / ".join(f"{s:.1f}" for s in walls)
                  + f" | {_fmt(growth_exponent(sizes, walls))} | | | |")
     sizes_line = ", ".join(f"×{r['copies']}: {r['documents']} documents, {r['mentions']} "
@@ -232,7 +247,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="mentions of the projection column (default 1e7)")
     parser.add_argument("--work", help="working folder (default: a new temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the corpora and exports")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="print the tables of the raw results of an earlier run "
+                        "(its scale_curve.json) instead of running")
     args = parser.parse_args(argv)
+    if args.from_json:
+        print(tables(json.loads(Path(args.from_json).read_text())["runs"], args.project_to))
+        return 0
     try:
         scales = sorted({int(s) for s in args.scales.split(",")})
     except ValueError:
