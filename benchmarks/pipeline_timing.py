@@ -40,7 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from aesi_commands import REPO, code_snapshot, command_environment
+
 TARGETS = {"unchanged_s": 20.0, "update_share": 0.25, "cold_s": 300.0}
 
 
@@ -123,16 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     project, out = work / "project", work / "out"
     for path in (project, out, work / "prefect-home"):
         shutil.rmtree(path, ignore_errors=True)
-    code = REPO
-    if not args.no_snapshot:
-        code = work / "code"
-        shutil.rmtree(code, ignore_errors=True)
-        for package in ("aesi_lib", "flows", "tasks"):
-            shutil.copytree(REPO / package, code / package,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update({"PREFECT_HOME": str(work / "prefect-home"), "PYTHONPATH": str(code),
-                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
+    code = REPO if args.no_snapshot else code_snapshot(work)
+    env = command_environment(work, code)
     new_ids = new_documents(muc4, work / "new.jsonl")
     common = ["--project-dir", str(project), "--out", str(out)]
 

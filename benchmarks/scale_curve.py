@@ -50,7 +50,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from aesi_commands import REPO, code_snapshot, command_environment
+
 MIN_SECONDS_FOR_EXPONENT = 1.0
 SAMPLE_EVERY_S = 0.2
 FINISHED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ (\S+): Finished in state")
@@ -268,15 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("this benchmark reads memory from /proc (Linux)")
     work = Path(args.work or tempfile.mkdtemp(prefix="aesi-scale-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    # The code as it is now: cache keys hold a fingerprint of aesi_lib (see pipeline_timing).
-    code = work / "code"
-    shutil.rmtree(code, ignore_errors=True)
-    for package in ("aesi_lib", "flows", "tasks"):
-        shutil.copytree(REPO / package, code / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update({"PREFECT_HOME": str(work / "prefect-home"), "PYTHONPATH": str(code),
-                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
+    code = code_snapshot(work)
+    env = command_environment(work, code)
     runs = []
     for copies in scales:
         corpus = work / f"muc4-x{copies}.jsonl"
