@@ -523,9 +523,7 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     wanted = pd.DataFrame({"doc_id": doc, "sent_id": sent}).drop_duplicates()
     text_of = {(d, int(s)): t for d, s, t in sentences[["doc_id", "sent_id", "text"]]
                .itertuples(index=False)}
-    words_of: dict[tuple[str, int], list[str]] = {}
-    for (d, s), rows in tokens.groupby(["doc_id", "sent_id"], sort=False):
-        words_of[(d, int(s))] = rows["text"].astype(str).tolist()
+    words_of = _words_by_sentence(tokens)
     # Requested tokens of each sentence, in a fixed order (sorted token index).
     requested: dict[tuple[str, int], list[int]] = {}
     for d, s, i in zip(np.concatenate([doc, doc]), np.concatenate([sent, sent]),
@@ -571,6 +569,21 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     return MentionContext(sentence=out_sentence, head=_unit_rows(out_head),
                           predicate=_unit_rows(out_pred), n_sentences=len(wanted),
                           embedded=embedded)
+
+
+def _words_by_sentence(tokens: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
+    """The token texts of each ``(doc_id, sent_id)``, in token order: runs of one sentence
+    in the table sorted stably by sentence (a pandas group per sentence costs seconds for
+    the 22,052 mention sentences of MUC-4)."""
+    if tokens.empty:
+        return {}
+    ordered = tokens.sort_values(["doc_id", "sent_id"], kind="stable")
+    docs = ordered["doc_id"].astype(str).to_numpy()
+    sents = ordered["sent_id"].to_numpy(dtype=np.int64)
+    texts = ordered["text"].astype(str).tolist()
+    starts = np.flatnonzero(np.r_[True, (docs[1:] != docs[:-1]) | (sents[1:] != sents[:-1])])
+    ends = np.r_[starts[1:], len(texts)]
+    return {(docs[a], int(sents[a])): texts[a:b] for a, b in zip(starts, ends, strict=True)}
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
