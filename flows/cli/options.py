@@ -159,10 +159,12 @@ def add_config_options(p: argparse.ArgumentParser, base: str = "preset") -> None
 def add_runner_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("execution")
     g.add_argument("--dask", action="store_true",
-                   help="parse on a temporary local Dask cluster (prefect-dask DaskTaskRunner)")
+                   help="parse and embed on a temporary local Dask cluster (prefect-dask "
+                   "DaskTaskRunner)")
     g.add_argument("--dask-address", metavar="ADDR",
-                   help="parse on the Dask cluster at ADDR (e.g. tcp://10.0.0.5:8786); its "
-                   "workers need aesi installed and the project folder on a shared path")
+                   help="parse and embed on the Dask cluster at ADDR (e.g. "
+                   "tcp://10.0.0.5:8786); its workers need aesi installed and the project "
+                   "folder on a shared path")
     g.add_argument("--dask-workers", type=int, default=2,
                    help="workers of the local cluster of --dask (default 2)")
     g.add_argument("--dask-threads", action="store_true",
