@@ -630,3 +630,36 @@ def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
     assert incremental.schedules[0].schedule.cron == "30 * * * *"
     assert incremental.parameters["allow_empty"] is True
     assert incremental.parameters["docs_path"] == "inbox"
+
+
+def test_aesi_worker_stops_on_one_sigterm_when_started_with_sigint_ignored(server, tmp_path):
+    """Started in the background by a script, a process inherits SIGINT ignored, and Prefect's
+    worker stops on SIGTERM by sending itself SIGINT: `aesi worker` resets it first."""
+    env = server["env"]
+    pool = subprocess.run([sys.executable, "-m", "prefect", "work-pool", "create",
+                           "aesi-stop-test", "--type", "process"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=180)
+    assert pool.returncode == 0, pool.stdout + pool.stderr
+    log = tmp_path / "worker.log"
+
+    def sigint_ignored() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    with open(log, "w") as out:
+        worker = subprocess.Popen([sys.executable, "-m", "flows.cli", "worker", "--pool",
+                                   "aesi-stop-test"], env=env, cwd=REPO, stdout=out,
+                                  stderr=subprocess.STDOUT, preexec_fn=sigint_ignored,
+                                  start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while "started" not in log.read_text() and time.monotonic() < deadline:
+            assert worker.poll() is None, log.read_text()
+            time.sleep(0.5)
+        assert "started" in log.read_text(), log.read_text()
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=60) is not None
+        assert "stopped" in log.read_text(), log.read_text()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()

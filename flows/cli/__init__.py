@@ -2,7 +2,8 @@
 
 Subcommands: ``run`` (the main flow), ``update`` (incremental flow), ``extract`` (slot filling
 with an existing schema), ``evaluate`` (score an export), ``report`` (schema report of a run),
-``sweep`` (configurations × seeds), ``delete`` and ``store rebuild`` / ``store prune``. Errors
+``sweep`` (configurations × seeds), ``delete``, ``store rebuild`` / ``store prune`` and
+``worker`` (the deployments' Prefect worker). Errors
 aesi raises on purpose (``AesiError``) print one line and exit with status 2; Ctrl-C (SIGINT)
 and SIGTERM end a command cleanly (its temporary Prefect server stopped) with one line and
 status 130 or 143. :mod:`flows.cli.parser` builds the parser, :mod:`flows.cli.commands`

@@ -347,3 +347,23 @@ def cmd_store_rebuild(args: argparse.Namespace) -> int:
           "were in the damaged file: each run's --out folder keeps its results.json and export.")
     return 0
 
+
+DEFAULT_WORK_POOL = "aesi-local"
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Replace this process with ``prefect worker start --pool POOL``, SIGINT at its default.
+
+    Prefect's worker turns its first SIGTERM into a SIGINT to itself; a process started in
+    the background by a non-interactive shell inherits SIGINT as ignored, and such a worker
+    ran on after SIGTERM. An ignored signal stays ignored across ``exec``, so it is reset
+    here first."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    argv = [sys.executable, "-m", "prefect", "worker", "start", "--pool", args.pool]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, argv)
+    return 0        # not reached: execv replaces the process

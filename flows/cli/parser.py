@@ -190,4 +190,16 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--keep", type=int, metavar="N",
                     help=f"runs whose rows stay (default {KEEP_RUNS_DEFAULT})")
     pr.set_defaults(func=cmd_store_prune)
+    from flows.cli.commands import DEFAULT_WORK_POOL, cmd_worker
+
+    wk = sub.add_parser(
+        "worker", help="run the deployments' Prefect worker (stops on one SIGTERM)",
+        description="`prefect worker start --pool POOL` in place of this command, with SIGINT "
+        "at its default. Prefect's worker stops on SIGTERM by sending itself SIGINT, which a "
+        "process started in the background by a non-interactive shell (`&` in a script) "
+        "inherits as ignored; such a worker would not stop. Needs PREFECT_API_URL (see the README, \"Scheduled "
+        "runs\").")
+    wk.add_argument("--pool", default=DEFAULT_WORK_POOL,
+                    help=f"work pool (default {DEFAULT_WORK_POOL}, as in prefect.yaml)")
+    wk.set_defaults(func=cmd_worker)
     return parser
