@@ -197,8 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="`prefect worker start --pool POOL` in place of this command, with SIGINT "
         "at its default. Prefect's worker stops on SIGTERM by sending itself SIGINT, which a "
         "process started in the background by a non-interactive shell (`&` in a script) "
-        "inherits as ignored; such a worker would not stop. Needs PREFECT_API_URL (see the README, \"Scheduled "
-        "runs\").")
+        "inherits as ignored; such a worker would not stop. Needs PREFECT_API_URL (see the "
+        "README, \"Scheduled runs\").")
     wk.add_argument("--pool", default=DEFAULT_WORK_POOL,
                     help=f"work pool (default {DEFAULT_WORK_POOL}, as in prefect.yaml)")
     wk.set_defaults(func=cmd_worker)
