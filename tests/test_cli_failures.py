@@ -275,3 +275,12 @@ def test_delete_and_prune_from_the_command_line(tmp_path):
         assert store.document_ids() == ["D000", "D003"]
         assert list(store.runs()["assignments"]) == [1, 0, 0, 0]
     assert [d.doc_id for d in read_journal(journal_path(db))] == ["D000", "D003"]
+
+
+def test_aesi_worker_without_a_reachable_api_fails_in_one_line(tmp_path):
+    done = aesi(tmp_path, "worker")
+    one_line_error(done, "aesi worker runs the deployments of a Prefect server: set "
+                   "PREFECT_API_URL")
+    url = f"http://127.0.0.1:{_closed_port()}/api"
+    done = aesi(tmp_path, "worker", PREFECT_API_URL=url)
+    one_line_error(done, f"the Prefect API at {url} is unreachable")

@@ -19,6 +19,7 @@ from typing import Any
 
 from aesi_lib.errors import AesiError, InputError, StoreDamagedError
 from flows.cli.environment import (
+    check_api,
     check_file_writable,
     check_project,
     check_writable,
@@ -360,6 +361,24 @@ def cmd_worker(args: argparse.Namespace) -> int:
     here first."""
     import signal
 
+    from aesi_lib.errors import ApiUnreachableError
+
+    # Offline and telemetry-free, like every aesi command (the worker's runs inherit it).
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    from prefect.settings import get_current_settings
+
+    url = get_current_settings().api.url
+    if not url:
+        raise AesiError("aesi worker runs the deployments of a Prefect server: set "
+                        "PREFECT_API_URL to it (e.g. http://127.0.0.1:4200/api; README, "
+                        "\"Scheduled runs\")")
+    try:
+        check_api(url)
+    except ApiUnreachableError:
+        raise AesiError(f"the Prefect API at {url} is unreachable: start that server "
+                        "(`prefect server start`) or point PREFECT_API_URL at the one the "
+                        "deployments are on") from None
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     argv = [sys.executable, "-m", "prefect", "worker", "start", "--pool", args.pool]
