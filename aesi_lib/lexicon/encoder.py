@@ -552,23 +552,23 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     vectors, embedded = document_vectors(encoder, documents, cache_dir)
     dim = encoder.dimension
     out_sentence = np.zeros((n, dim), dtype=np.float32)
-    token_outs = ((np.zeros((n, dim), dtype=np.float32), head),
-                  (np.zeros((n, dim), dtype=np.float32), pred)) if token_vectors else ()
+    out_head = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
+    out_pred = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
     for row in range(n):
         key = (doc[row], int(sent[row]))
         k, j = slot_of[key]
         sentence_vector = vectors[k].sentences[j]
         out_sentence[row] = sentence_vector
-        for out, indices in token_outs:
-            slot = token_slot.get((key[0], key[1], int(indices[row])))
+        if not token_vectors:
+            continue
+        for out, index in ((out_head, head[row]), (out_pred, pred[row])):
+            slot = token_slot.get((key[0], key[1], int(index)))
             out[row] = sentence_vector if slot is None else vectors[k].tokens[j][slot]
-    if not token_vectors:
-        return MentionContext(sentence=out_sentence, head=None, predicate=None,
-                              n_sentences=len(wanted), embedded=embedded)
-    (out_head, _), (out_pred, _) = token_outs
-    return MentionContext(sentence=out_sentence, head=_unit_rows(out_head),
-                          predicate=_unit_rows(out_pred), n_sentences=len(wanted),
-                          embedded=embedded)
+    return MentionContext(
+        sentence=out_sentence,
+        head=_unit_rows(out_head) if out_head is not None else None,
+        predicate=_unit_rows(out_pred) if out_pred is not None else None,
+        n_sentences=len(wanted), embedded=embedded)
 
 
 def _words_by_sentence(tokens: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
