@@ -26,6 +26,7 @@ from flows.cli.environment import (
     prefect_api,
     prefect_environment,
     store_path,
+    telemetry_off,
 )
 from flows.cli.options import check_corpus, check_docs, reading, run_config, with_runner
 from flows.cli.printing import print_bounds, print_documents, print_scores, print_steps
@@ -363,9 +364,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     from aesi_lib.errors import ApiUnreachableError
 
-    # Offline and telemetry-free, like every aesi command (the worker's runs inherit it).
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("DO_NOT_TRACK", "1")
+    telemetry_off()         # like every aesi command; the worker's runs inherit it
     from prefect.settings import get_current_settings
 
     url = get_current_settings().api.url

@@ -32,13 +32,19 @@ EXIT_TERMINATED = 143
 log = logging.getLogger("aesi")
 
 
+def telemetry_off() -> None:
+    """No analytics from Prefect or its server, for this process and those it starts (values
+    already in the environment win)."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
 def prefect_environment(project_dir: str) -> None:
     """Offline, telemetry-free Prefect whose cached results live in the project folder.
 
     Must run before ``prefect`` is imported. Values already in the environment win.
     """
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("DO_NOT_TRACK", "1")
+    telemetry_off()
     os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH",
                           str(Path(project_dir).expanduser().resolve() / "prefect-results"))
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
