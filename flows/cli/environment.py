@@ -277,7 +277,11 @@ class SignalsReceived:
 
     def exception(self) -> BaseException:
         """The exception that stands for the first signal (KeyboardInterrupt or Terminated)."""
-        return Terminated(self.signum) if self.signum == signal.SIGTERM else KeyboardInterrupt()
+        return _signal_exception(self.signum)
+
+
+def _signal_exception(signum: int | None) -> BaseException:
+    return Terminated(signum) if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 @contextlib.contextmanager
@@ -299,7 +303,7 @@ def signals_as_exceptions(stay_quiet: bool = False) -> Iterator[SignalsReceived]
             # in ..."), and the command would run on: deliver the signal again just after.
             threading.Timer(_SIGNAL_RETRY_S, os.kill, (os.getpid(), signum)).start()
             return
-        raise Terminated(signum) if signum == signal.SIGTERM else KeyboardInterrupt
+        raise _signal_exception(signum)
 
     try:
         before = {signal.SIGINT: signal.signal(signal.SIGINT, on_signal),
