@@ -1,0 +1,63 @@
+"""Cosine terms keep each distinct vector once (aesi_lib.model.terms.distinct_rows)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from aesi_lib.model.terms import CosineTerm, _hash_weights, _row_codes, distinct_rows
+
+
+def test_distinct_rows_rebuild_every_block_in_order_of_first_appearance() -> None:
+    rng = np.random.default_rng(0)
+    heads = rng.standard_normal((6, 5)).astype(np.float32)
+    predicates = rng.standard_normal((4, 3)).astype(np.float32)
+    head_ids = rng.integers(6, size=200)
+    predicate_ids = rng.integers(4, size=200)
+    blocks = [heads[head_ids], predicates[predicate_ids]]
+    distinct, ids = distinct_rows(blocks)
+    pairs = list(dict.fromkeys(zip(head_ids.tolist(), predicate_ids.tolist(), strict=True)))
+    assert len(distinct[0]) == len(pairs)
+    assert ids[0] == 0 and np.all(np.diff(np.maximum.accumulate(ids)) <= 1)
+    for block, rows in zip(blocks, distinct, strict=True):
+        assert rows.dtype == np.float64
+        np.testing.assert_array_equal(rows[ids], block.astype(np.float64))
+
+
+def test_rows_whose_hashes_collide_stay_apart() -> None:
+    w = _hash_weights(2)
+    # w[0]·w[1] + w[1]·0 == w[0]·0 + w[1]·w[0] (mod 2^64): the same hash, different rows.
+    words = np.array([[w[1], 0], [0, w[0]], [w[1], 0]], dtype=np.uint64)
+    hashes = words @ w
+    assert hashes[0] == hashes[1]
+    codes = _row_codes(words)
+    assert codes[0] == codes[2] != codes[1]
+
+
+def test_cosine_term_holds_distinct_rows_and_equals_the_dense_cosine() -> None:
+    rng = np.random.default_rng(1)
+    sentences = rng.standard_normal((10, 8))
+    sentences[3] = 0.0                      # a sentence without a vector
+    sentence_ids = rng.integers(10, size=120)
+    vectors = sentences[sentence_ids]
+    term = CosineTerm("context", [vectors], "shift")
+    assert term.blocks[0].shape[0] == len(np.unique(sentence_ids))
+    norms = np.linalg.norm(vectors, axis=1)
+    unit = np.divide(vectors, norms[:, None], out=np.zeros_like(vectors),
+                     where=norms[:, None] > 0)
+    dense = (1.0 + unit @ unit.T) / 2.0
+    X = rng.standard_normal((120, 3))
+    np.testing.assert_allclose(term.matmat(X), dense @ X, atol=1e-12)
+    np.testing.assert_allclose(term.diagonal(), np.diag(dense), atol=1e-12)
+    # A rectangular term (new mentions as rows, repeated too), clipped, in chunks of 3 rows.
+    rows = rng.standard_normal((5, 8))[[0, 1, 0, 2, 3, 1, 4]]
+    rect = CosineTerm("context", [vectors], "clip", chunk=3, row_blocks=[rows])
+    row_unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    np.testing.assert_allclose(rect.matmat(X), np.maximum(row_unit @ unit.T, 0.0) @ X,
+                               atol=1e-12)
+
+
+def test_distinct_float64_rows_are_referenced_not_copied() -> None:
+    vectors = np.random.default_rng(2).standard_normal((50, 4))
+    term = CosineTerm("cos_p", [vectors], "shift")
+    assert term.GT is None and np.shares_memory(term.blocks[0], vectors)
+    np.testing.assert_array_equal(term.ids, np.arange(50))
