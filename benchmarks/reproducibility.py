@@ -63,8 +63,10 @@ def pack(project_dir: Path, out: Path) -> None:
         return rows, index.reshape(-1).astype(np.int32)
 
     arrays = {}
-    for name in ("context_vectors", "head_vectors", "predicate_vectors"):
-        arrays[name], arrays[f"{name}_index"] = unique(getattr(f, name))
+    per_mention = {"context_vectors": f.mention_context_vectors(),
+                   "head_vectors": f.head_vectors, "predicate_vectors": f.predicate_vectors}
+    for name, values in per_mention.items():
+        arrays[name], arrays[f"{name}_index"] = unique(values)
     for name in ("head_ids", "dep_ids", "sentence_ids", "doc_ids", "predicate_ids",
                  "argument_positions"):
         arrays[name] = getattr(f, name)

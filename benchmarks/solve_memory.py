@@ -1,6 +1,6 @@
 """Seconds and memory of the default solve on a finished run's features; prints a Markdown table.
 
-Loads the largest feature file of a project (the MUC-4 one after ``./scripts/run.sh``), then
+Loads the newest feature file of a project (the MUC-4 one after ``./scripts/run.sh``), then
 solves the default model once per seed in this process and reports, per seed, the solve's
 seconds and a checksum of its template and slot labels (equal checksums: identical labels,
 so two versions of the code can be compared label for label), and the peak resident memory
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         ap.error(f"no feature file under {args.project_dir / 'features'}: run ./scripts/run.sh "
                  "(or aesi run --project-dir DIR) first")
-    path = max(files, key=os.path.getsize)
+    path = max(files, key=os.path.getmtime)
     features, _ = load_features(path)
     model = RunConfig.from_dict(preset("default")).model
     loaded = status_mib("VmRSS")

@@ -127,8 +127,9 @@ def _context_file(entities_path: str, work_dir: str, features: FeatureOptions,
 def context_task(entities_path: str, db_path: str, features: FeatureOptions,
                  vectors_cache: str, work_dir: str, vectors_path: str | None = None) -> str:
     """One encoder pass over the sentences that hold mentions (``aesi_lib.lexicon.encoder``):
-    each mention's sentence vector and, with ``features.token_context``, the in-context
-    vectors of its predicate and head, one row per row of the entity table, as ``.npz``.
+    the vector of each sentence that holds mentions, once, with each mention's row among
+    them, and, with ``features.token_context``, the in-context vectors of every mention's
+    predicate and head, one row per row of the entity table, as ``.npz``.
     Sentences go through a per-document cache (``vectors_cache``), so a corpus that grows
     embeds only its new documents, and a run whose vectors are all cached loads no model."""
     log = get_run_logger()

@@ -62,10 +62,12 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
     for name, attribute in (("context", "context_vectors"),
                             ("predicate_context", "predicate_context_vectors"),
                             ("head_context", "head_context_vectors")):
-        vectors = getattr(features, attribute)
+        # Sentence vectors shared by sentence (context_rows) are expanded to one per mention.
+        vectors = (features.mention_context_vectors() if name == "context"
+                   else getattr(features, attribute))
         if vectors is None:
             continue
-        row_vectors = getattr(r, attribute)
+        row_vectors = r.mention_context_vectors() if name == "context" else getattr(r, attribute)
         if row_vectors is None:
             row_vectors = np.zeros((r.n_entities, vectors.shape[1]))
         context[name] = dense_cosine(vectors, options.cosine, row_vectors)

@@ -133,8 +133,9 @@ def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
     assert sorted(s for call in fake.calls for s in call) == [
         "A bomb exploded .", "Police found it .", "The army attacked rebels ."]
     assert (ctx.n_sentences, ctx.embedded) == (3, 2)
-    assert ctx.sentence.shape == ctx.head.shape == ctx.predicate.shape == (4, 3)
-    np.testing.assert_array_equal(ctx.sentence[0], ctx.sentence[2])     # one sentence of b
+    # One vector per mention sentence, (doc_id, sent_id) order; mentions 0 and 2 share b's.
+    assert ctx.sentence.shape == (3, 3) and ctx.head.shape == ctx.predicate.shape == (4, 3)
+    assert ctx.sentence_rows.tolist() == [2, 0, 2, 1]
     # The fake token vector is (0, start, end), made unit length: spans of the right words.
     army, rebels = (np.array([0, 4, 8]), np.array([0, 18, 24]))
     np.testing.assert_allclose(ctx.head[0], army / np.linalg.norm(army), atol=1e-6)
@@ -142,17 +143,18 @@ def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
     attacked = np.array([0, 9, 17])
     np.testing.assert_allclose(ctx.predicate[0], attacked / np.linalg.norm(attacked), atol=1e-6)
     # An unknown predicate token (-1) falls back to the sentence vector.
-    np.testing.assert_allclose(ctx.predicate[3], ctx.sentence[3], atol=1e-6)
+    np.testing.assert_allclose(ctx.predicate[3], ctx.sentence[1], atol=1e-6)
     arrays = ctx.feature_arrays(token_context=False)
-    assert list(arrays) == ["context_vectors"]
+    assert list(arrays) == ["context_vectors", "context_rows"]
     assert set(ctx.feature_arrays(token_context=True)) == {
-        "context_vectors", "predicate_context_vectors", "head_context_vectors"}
+        "context_vectors", "context_rows", "predicate_context_vectors", "head_context_vectors"}
     # Without the token arrays: the same sentence vectors, from the same cache entries.
     again = CountingEncoder()
     sentence_only = enc.mention_context_vectors(mentions, sentences, tokens, again, tmp_path,
                                                 token_vectors=False)
     assert again.calls == [] and sentence_only.embedded == 0
     np.testing.assert_array_equal(sentence_only.sentence, ctx.sentence)
+    np.testing.assert_array_equal(sentence_only.sentence_rows, ctx.sentence_rows)
     assert sentence_only.head is None and sentence_only.predicate is None
     with pytest.raises(ValueError, match="token vectors were not computed"):
         sentence_only.feature_arrays(token_context=True)
@@ -188,3 +190,49 @@ def test_the_context_terms_match_their_dense_definitions():
     assert names == ["pmi", "cos_hp", "context", "predicate_context"]
     assert [t.name for _, t in head_class_similarity(f, options).terms] == [
         "type", "cos_h", "head_context"]
+
+
+def test_sentence_vectors_shared_by_sentence_give_the_per_mention_graph():
+    rng = np.random.default_rng(1)
+    f = random_features(30, seed=3)
+    sentence_vectors = rng.standard_normal((9, 8)).astype(np.float32)
+    rows = rng.integers(9, size=30)
+    shared = dataclasses.replace(f, context_vectors=sentence_vectors, context_rows=rows)
+    shared.validate()
+    per_mention = dataclasses.replace(f, context_vectors=sentence_vectors[rows])
+    options = SimilarityOptions(context_weight=0.8)
+    np.testing.assert_allclose(template_similarity(shared, options) @ np.eye(30),
+                               template_similarity(per_mention, options) @ np.eye(30),
+                               atol=1e-12)
+    np.testing.assert_allclose(template_similarity(shared, options) @ np.eye(30),
+                               dense_template_similarity(shared, options), atol=1e-12)
+    # New mentions as rows (extraction), their sentence vectors shared too.
+    new = random_features(12, seed=4)
+    new_rows = rng.integers(3, size=12)
+    new_vectors = rng.standard_normal((3, 8)).astype(np.float32)
+    block = template_similarity(shared, options, rows=dataclasses.replace(
+        new, context_vectors=new_vectors, context_rows=new_rows)) @ np.eye(30)
+    reference = template_similarity(per_mention, options, rows=dataclasses.replace(
+        new, context_vectors=new_vectors[new_rows])) @ np.eye(30)
+    np.testing.assert_allclose(block, reference, atol=1e-12)
+    with pytest.raises(ValueError, match="context_rows"):
+        dataclasses.replace(f, context_vectors=sentence_vectors[:4], context_rows=rows).validate()
+
+
+def test_a_cold_pass_embeds_in_bounded_calls_and_keeps_document_order(tmp_path):
+    docs = [([f"Sentence {i} of {'x' * i}.", f"Second {i}."], [[(0, 8)], []])
+            for i in range(7)]
+    whole = CountingEncoder()
+    reference, _ = enc.document_vectors(whole, docs, tmp_path / "whole")
+    chunked = CountingEncoder()
+    # Document 2 is cached already: it is read, in its place, between embedded ones.
+    list(enc.iter_document_vectors(chunked, docs[2:3], tmp_path / "chunked"))
+    chunked.calls.clear()
+    pairs = list(enc.iter_document_vectors(chunked, docs, tmp_path / "chunked",
+                                           chunk_sentences=4))
+    assert [now for _, now in pairs] == [True, True, False, True, True, True, True]
+    # At least 4 sentences a call (2 documents), the last call what is left.
+    assert [len(call) for call in chunked.calls] == [4, 4, 4]
+    for (got, _), want in zip(pairs, reference, strict=True):
+        np.testing.assert_array_equal(got.sentences, want.sentences)
+        np.testing.assert_array_equal(got.tokens[0], want.tokens[0])

@@ -565,11 +565,12 @@ def test_context_vector_step_feeds_the_context_terms(prefect_here, reference, tm
     r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                     config=config)
     assert r["steps"]["context-vectors"]["state"] == "Completed"
-    n = len(pd.read_parquet(r["artifacts"]["entities"]))
+    table = pd.read_parquet(r["artifacts"]["entities"])
+    n, n_sentences = len(table), len(table[["doc_id", "sent_id"]].drop_duplicates())
     with np.load(r["artifacts"]["context"]) as z:
         assert {k: z[k].shape for k in z.files} == {
-            "context_vectors": (n, 384), "predicate_context_vectors": (n, 384),
-            "head_context_vectors": (n, 384)}
+            "context_vectors": (n_sentences, 384), "context_rows": (n,),
+            "predicate_context_vectors": (n, 384), "head_context_vectors": (n, 384)}
     again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                         config=config)
     assert again["steps"]["context-vectors"]["state"] == "Cached"

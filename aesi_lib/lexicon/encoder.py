@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -390,45 +390,80 @@ def _write_cached(path: Path, vectors: DocumentVectors, dimension: int) -> None:
     os.replace(tmp, path)
 
 
+#: Sentences a cold pass embeds per encoder call (with the cached documents between them): the
+#: vectors of one call are all that is held beyond the caller's own arrays, and each call still
+#: sorts thousands of sentences by length into batches.
+CHUNK_SENTENCES = 8192
+#: Documents held at most while waiting for a call (cached ones between uncached ones).
+CHUNK_DOCUMENTS = 2048
+
+
+def iter_document_vectors(encoder: SentenceEncoder,
+                          documents: Sequence[tuple[Sequence[str], Sequence[Sequence[Span]]]],
+                          cache_dir: str | os.PathLike[str],
+                          chunk_sentences: int = CHUNK_SENTENCES
+                          ) -> Iterator[tuple[DocumentVectors, bool]]:
+    """The vectors of each document (its mention sentences and their token spans), in order,
+    through a cache of one ``.npz`` file per document under ``cache_dir/<recipe key>/``.
+
+    Uncached documents are embedded in calls of :meth:`SentenceEncoder.encode` over at least
+    ``chunk_sentences`` sentences (the last call: what is left), so that memory stays bounded
+    on any corpus; the encoder is not loaded at all when everything is cached.
+
+    Yields
+    ------
+    (DocumentVectors, bool)
+        Per document: its vectors, and whether they were embedded now (False: from the
+        cache; a damaged file is embedded again).
+    """
+    cache = Path(cache_dir)
+    pending: list[tuple[int, DocumentVectors | None]] = []
+    waiting_sentences = 0
+
+    def flush() -> Iterator[tuple[DocumentVectors, bool]]:
+        missing = [i for i, hit in pending if hit is None]
+        embedded: dict[int, DocumentVectors] = {}
+        if missing:
+            vectors, tokens = encoder.encode(
+                [s for i in missing for s in documents[i][0]],
+                [sp for i in missing for sp in documents[i][1]])
+            start = 0
+            for i in missing:
+                n = len(documents[i][0])
+                embedded[i] = DocumentVectors(vectors[start:start + n], tokens[start:start + n])
+                start += n
+                _write_cached(_cache_file(cache, encoder.recipe, *documents[i]), embedded[i],
+                              encoder.dimension)
+        for i, hit in pending:
+            yield (hit, False) if hit is not None else (embedded[i], True)
+
+    for i, (sentences, spans) in enumerate(documents):
+        hit = _read_cached(_cache_file(cache, encoder.recipe, sentences, spans), sentences,
+                           spans, encoder.dimension)
+        if hit is not None and not waiting_sentences:
+            yield hit, False
+            continue
+        pending.append((i, hit))
+        waiting_sentences += 0 if hit is not None else max(len(sentences), 1)
+        if waiting_sentences >= chunk_sentences or len(pending) >= CHUNK_DOCUMENTS:
+            yield from flush()
+            pending, waiting_sentences = [], 0
+    yield from flush()
+
+
 def document_vectors(encoder: SentenceEncoder,
                      documents: Sequence[tuple[Sequence[str], Sequence[Sequence[Span]]]],
                      cache_dir: str | os.PathLike[str]) -> tuple[list[DocumentVectors], int]:
-    """The vectors of each document (its mention sentences and their token spans), through a
-    cache of one ``.npz`` file per document under ``cache_dir/<recipe key>/``.
-
-    All documents that are not cached go through one :meth:`SentenceEncoder.encode` call, so
-    that the encoder sorts every sentence of the run by length and is not loaded at all when
-    everything is cached.
+    """:func:`iter_document_vectors` as a list (for a few documents: it holds them all).
 
     Returns
     -------
     vectors : list of DocumentVectors, one per document
     embedded : int
-        Documents embedded now (the others came from the cache; a damaged file is embedded
-        again).
+        Documents embedded now (the others came from the cache).
     """
-    cache = Path(cache_dir)
-    found: list[DocumentVectors | None] = []
-    missing: list[int] = []
-    for i, (sentences, spans) in enumerate(documents):
-        path = _cache_file(cache, encoder.recipe, sentences, spans)
-        hit = _read_cached(path, sentences, spans, encoder.dimension)
-        found.append(hit)
-        if hit is None:
-            missing.append(i)
-    if missing:
-        flat_sentences = [s for i in missing for s in documents[i][0]]
-        flat_spans = [sp for i in missing for sp in documents[i][1]]
-        vectors, tokens = encoder.encode(flat_sentences, flat_spans)
-        start = 0
-        for i in missing:
-            n = len(documents[i][0])
-            result = DocumentVectors(vectors[start:start + n], tokens[start:start + n])
-            start += n
-            _write_cached(_cache_file(cache, encoder.recipe, *documents[i]), result,
-                          encoder.dimension)
-            found[i] = result
-    return [v for v in found if v is not None], len(missing)
+    pairs = list(iter_document_vectors(encoder, documents, cache_dir))
+    return [v for v, _ in pairs], sum(now for _, now in pairs)
 
 
 # --------------------------------------------------------------------------- mentions
@@ -451,12 +486,15 @@ def token_spans(sentence: str, tokens: Sequence[str]) -> list[Span]:
 
 @dataclass(frozen=True)
 class MentionContext:
-    """The context vectors of an entity table's mentions, one row per mention.
+    """The context vectors of an entity table's mentions.
 
     Attributes
     ----------
-    sentence : ndarray of shape (E, d), float32
-        The vector of the mention's sentence (unit length).
+    sentence : ndarray of shape (S, d), float32
+        The vector of each sentence that holds mentions (unit length), once: the mentions of
+        a sentence share it.
+    sentence_rows : ndarray of shape (E,), int64
+        The row of ``sentence`` of each mention (in the order of the entity table).
     head, predicate : ndarray of shape (E, d), float32, or None
         The in-context vectors of the mention's head word and of its predicate (unit length;
         the sentence vector where the token is unknown, e.g. ``predicate_index`` -1); None
@@ -468,6 +506,7 @@ class MentionContext:
     """
 
     sentence: np.ndarray
+    sentence_rows: np.ndarray
     head: np.ndarray | None
     predicate: np.ndarray | None
     n_sentences: int
@@ -475,8 +514,9 @@ class MentionContext:
 
     def feature_arrays(self, token_context: bool) -> dict[str, np.ndarray]:
         """The arrays as the optional fields of ``EntityFeatures`` name them: the sentence
-        vectors, and with ``token_context`` the predicate and head vectors."""
-        arrays = {"context_vectors": self.sentence}
+        vectors and each mention's row among them, and with ``token_context`` the predicate
+        and head vectors."""
+        arrays = {"context_vectors": self.sentence, "context_rows": self.sentence_rows}
         if token_context:
             if self.head is None or self.predicate is None:
                 raise ValueError("token_context: the token vectors were not computed "
@@ -549,23 +589,35 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
             texts.append(text)
             spans.append([span for _, span in kept])
         documents.append((texts, spans))
-    vectors, embedded = document_vectors(encoder, documents, cache_dir)
     dim = encoder.dimension
-    out_sentence = np.zeros((n, dim), dtype=np.float32)
+    # One row per mention sentence, in (doc_id, sent_id) order; mentions point at theirs.
+    # Sentences are numbered document by document, so a document's rows are consecutive.
+    row_of = {key: row for row, key in enumerate(slot_of)}
+    first_row = [0] * len(documents)
+    for key, (k, j) in slot_of.items():
+        if j == 0:
+            first_row[k] = row_of[key]
+    sentence_rows = np.fromiter((row_of[(d, int(s))] for d, s in zip(doc, sent, strict=True)),
+                                dtype=np.int64, count=n)
+    out_sentence = np.zeros((len(row_of), dim), dtype=np.float32)
     out_head = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
     out_pred = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
-    for row in range(n):
-        key = (doc[row], int(sent[row]))
-        k, j = slot_of[key]
-        sentence_vector = vectors[k].sentences[j]
-        out_sentence[row] = sentence_vector
-        if not token_vectors:
-            continue
-        for out, index in ((out_head, head[row]), (out_pred, pred[row])):
-            slot = token_slot.get((key[0], key[1], int(index)))
-            out[row] = sentence_vector if slot is None else vectors[k].tokens[j][slot]
+    mentions_of: dict[int, list[int]] = {}
+    for row in range(n if token_vectors else 0):
+        mentions_of.setdefault(slot_of[(doc[row], int(sent[row]))][0], []).append(row)
+    embedded = 0
+    # Document by document, so that only one encoder call's vectors are held at a time.
+    for k, (vectors, now) in enumerate(iter_document_vectors(encoder, documents, cache_dir)):
+        embedded += now
+        out_sentence[first_row[k]:first_row[k] + len(vectors.sentences)] = vectors.sentences
+        for row in mentions_of.get(k, ()):
+            key = (doc[row], int(sent[row]))
+            j = slot_of[key][1]
+            for out, index in ((out_head, head[row]), (out_pred, pred[row])):
+                slot = token_slot.get((key[0], key[1], int(index)))
+                out[row] = vectors.sentences[j] if slot is None else vectors.tokens[j][slot]
     return MentionContext(
-        sentence=out_sentence,
+        sentence=out_sentence, sentence_rows=sentence_rows,
         head=_unit_rows(out_head) if out_head is not None else None,
         predicate=_unit_rows(out_pred) if out_pred is not None else None,
         n_sentences=len(wanted), embedded=embedded)

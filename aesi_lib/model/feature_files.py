@@ -39,6 +39,7 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
             predicate_ids=_optional(features.predicate_ids),
             argument_positions=_optional(features.argument_positions),
             chain_ids=_optional(features.chain_ids),
+            context_rows=_optional(features.context_rows),
             **{name: (getattr(features, name) if getattr(features, name) is not None
                       else np.zeros((0, 0), dtype=np.float32)) for name in CONTEXT_ARRAYS},
             vocab=np.asarray(json.dumps({
@@ -73,6 +74,7 @@ def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
                 predicate_ids=_stored_optional(z, "predicate_ids"),
                 argument_positions=_stored_optional(z, "argument_positions"),
                 chain_ids=_stored_optional(z, "chain_ids"),
+                context_rows=_stored_optional(z, "context_rows"),
                 **{name: _stored_optional(z, name) for name in CONTEXT_ARRAYS},
             )
             raw = json.loads(str(z["vocab"]))

@@ -2,7 +2,8 @@
 
 ``EntityFeatures`` is the contract between the text side (parsing, lexicon, store) and the
 numerical core (similarity, ncut, amp). Every array has one row per entity mention, in the
-order of the entity table.
+order of the entity table, except the sentence vectors, which may be stored once per sentence
+(``EntityFeatures.context_rows`` then points each mention at its row).
 """
 
 from __future__ import annotations
@@ -47,9 +48,14 @@ class EntityFeatures:
         factored slots (``ModelConfig.slot_model = "factored"``).
     chain_ids : ndarray of shape (E,), int, optional
         Corpus-wide coreference chain of each mention (``features.chains``).
-    context_vectors : ndarray of shape (E, c), float32, optional
+    context_vectors : ndarray of shape (E, c) or (S, c), float32, optional
         The vector of each mention's sentence (``features.context``,
-        ``aesi_lib.lexicon.encoder``).
+        ``aesi_lib.lexicon.encoder``): one row per mention, or, with ``context_rows``, one
+        row per sentence that holds mentions (the mentions of a sentence share it; on MUC-4
+        22,052 rows for 87,164 mentions).
+    context_rows : ndarray of shape (E,), int, optional
+        The row of ``context_vectors`` that holds each mention's sentence vector; None when
+        ``context_vectors`` has one row per mention.
     predicate_context_vectors, head_context_vectors : ndarray of shape (E, c), float32, optional
         The in-context vectors of each mention's predicate and head word, from the same
         encoder pass (``features.token_context``).
@@ -69,10 +75,18 @@ class EntityFeatures:
     context_vectors: np.ndarray | None = None
     predicate_context_vectors: np.ndarray | None = None
     head_context_vectors: np.ndarray | None = None
+    context_rows: np.ndarray | None = None
 
     @property
     def n_entities(self) -> int:
         return int(self.head_ids.shape[0])
+
+    def mention_context_vectors(self) -> np.ndarray | None:
+        """``context_vectors`` with one row per mention (a copy when they are shared by
+        sentence: |E|×c, for small inputs and tests); None without context vectors."""
+        if self.context_vectors is None or self.context_rows is None:
+            return self.context_vectors
+        return self.context_vectors[self.context_rows]
 
     def validate(self) -> None:
         """Raise ValueError when the shapes disagree."""
@@ -85,13 +99,19 @@ class EntityFeatures:
             "sentence_ids": self.sentence_ids.shape[0],
             "doc_ids": self.doc_ids.shape[0],
         }
-        for name in ("predicate_ids", "argument_positions", "chain_ids", *CONTEXT_ARRAYS):
+        shared = self.context_rows is not None
+        for name in ("predicate_ids", "argument_positions", "chain_ids", "context_rows",
+                     *CONTEXT_ARRAYS):
             value = getattr(self, name)
-            if value is not None:
+            if value is not None and not (shared and name == "context_vectors"):
                 checks[name] = value.shape[0]
         bad = {k: v for k, v in checks.items() if v != n}
         if bad:
             raise ValueError(f"EntityFeatures rows disagree with |E|={n}: {bad}")
+        if shared and (self.context_vectors is None or (
+                n and not 0 <= int(self.context_rows.min())
+                <= int(self.context_rows.max()) < self.context_vectors.shape[0])):
+            raise ValueError("context_rows index past the rows of context_vectors")
         if self.pmi.shape[0] != self.pmi.shape[1]:
             raise ValueError(f"pmi must be square, got {self.pmi.shape}")
         if n and int(self.head_ids.max()) >= self.pmi.shape[0]:

@@ -172,14 +172,19 @@ def _context_term(name: str, features: EntityFeatures, options: SimilarityOption
     vectors = getattr(features, attribute)
     if vectors is None:
         raise ValueError(f"a {name} term needs EntityFeatures.{attribute}: set {option}")
-    row_blocks = None
+    # Sentence vectors may be stored once per sentence (EntityFeatures.context_rows).
+    shared = name == "context"
+    row_blocks = row_ids = None
     if rows is not None:
         row_vectors = getattr(rows, attribute)
         if row_vectors is None:
             row_vectors = np.zeros((rows.n_entities, vectors.shape[1]))
+        elif shared:
+            row_ids = rows.context_rows
         row_blocks = [row_vectors]
     return CosineTerm(name, [vectors], options.cosine, options.clip_chunk,
-                      row_blocks=row_blocks)
+                      row_blocks=row_blocks, ids=features.context_rows if shared else None,
+                      row_ids=row_ids)
 
 
 def template_terms(

@@ -57,6 +57,10 @@ class CosineTerm:
         Row block size of the exact quadratic evaluation used by ``mode="clip"``.
     row_blocks : list of ndarray of shape (N, d_b), optional
         The rows' vectors of a rectangular N×E term; None for the square E×E term.
+    ids, row_ids : ndarray of shape (E,) and (N,), int, optional
+        The row of ``blocks`` (``row_blocks``) that holds each mention's vector, when the
+        blocks hold shared vectors (one per sentence, ``EntityFeatures.context_rows``);
+        None: one row per mention.
     """
 
     def __init__(
@@ -66,22 +70,26 @@ class CosineTerm:
         mode: CosineMode,
         chunk: int = 2048,
         row_blocks: list[np.ndarray] | None = None,
+        ids: np.ndarray | None = None,
+        row_ids: np.ndarray | None = None,
     ):
         self.name = name
         self.mode = mode
         self.chunk = int(chunk)
-        self.blocks, self.ids = distinct_rows(blocks)
+        self.blocks, self.ids = _distinct_with_index(blocks, ids)
         self.scale = _inverse_norms(self.blocks)
-        n_distinct = self.blocks[0].shape[0]
-        # Pᵀ, or None when every row is distinct (P is the identity).
-        self.GT = (None if n_distinct == self.ids.shape[0]
-                   else _indicator(self.ids, n_distinct).T.tocsr())
+        self._cols_identity = _is_identity(self.ids, self.blocks[0].shape[0])
+        # Pᵀ, or None when P is the identity (every mention its own distinct row).
+        self.GT = (None if self._cols_identity
+                   else _indicator(self.ids, self.blocks[0].shape[0]).T.tocsr())
         self.square = row_blocks is None
         if self.square:
             self.row_blocks, self.row_ids, self.row_scale = self.blocks, self.ids, self.scale
+            self._rows_identity = self._cols_identity
         else:
-            self.row_blocks, self.row_ids = distinct_rows(row_blocks)
+            self.row_blocks, self.row_ids = _distinct_with_index(row_blocks, row_ids)
             self.row_scale = _inverse_norms(self.row_blocks)
+            self._rows_identity = _is_identity(self.row_ids, self.row_blocks[0].shape[0])
         self.shape = (self.row_ids.shape[0], self.ids.shape[0])
 
     def matmat(self, X: np.ndarray) -> np.ndarray:
@@ -99,12 +107,12 @@ class CosineTerm:
                 block *= self.scale[None, :]
                 np.maximum(block, 0.0, out=block)
                 distinct[rows] = block @ sums
-            return distinct if n == self.row_ids.shape[0] else distinct[self.row_ids]
+            return distinct if self._rows_identity else distinct[self.row_ids]
         sums *= self.scale[:, None]
         distinct = sum(r @ (b.T @ sums)
                        for r, b in zip(self.row_blocks, self.blocks, strict=True))
         distinct *= self.row_scale[:, None]
-        out = distinct if self.row_ids.shape[0] == distinct.shape[0] else distinct[self.row_ids]
+        out = distinct if self._rows_identity else distinct[self.row_ids]
         if self.mode == "shift":
             # (1 + cos)/2 = ½·11ᵀ + ½·cos: one constant column keeps it low rank.
             out += X.sum(axis=0, keepdims=True)
@@ -150,6 +158,20 @@ def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarra
     ids = rank[key.ravel()].astype(np.int64)
     firsts = first[order]
     return [np.asarray(a[firsts], dtype=np.float64) for a in arrays], ids
+
+
+def _distinct_with_index(blocks: list[np.ndarray], ids: np.ndarray | None
+                         ) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`distinct_rows` of ``blocks``, and each mention's distinct row: through ``ids``
+    (the mention's row of the blocks) when the blocks hold shared rows."""
+    distinct, inner = distinct_rows(blocks)
+    if ids is None:
+        return distinct, inner
+    return distinct, inner[np.asarray(ids, dtype=np.int64)]
+
+
+def _is_identity(ids: np.ndarray, n_distinct: int) -> bool:
+    return ids.shape[0] == n_distinct and bool(np.all(ids == np.arange(n_distinct)))
 
 
 def _as_words(a: np.ndarray) -> np.ndarray:
