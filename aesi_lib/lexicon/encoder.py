@@ -407,8 +407,9 @@ def iter_document_vectors(encoder: SentenceEncoder,
     through a cache of one ``.npz`` file per document under ``cache_dir/<recipe key>/``.
 
     Uncached documents are embedded in calls of :meth:`SentenceEncoder.encode` over at least
-    ``chunk_sentences`` sentences (the last call: what is left), so that memory stays bounded
-    on any corpus; the encoder is not loaded at all when everything is cached.
+    ``chunk_sentences`` sentences, or once :data:`CHUNK_DOCUMENTS` documents wait (the last
+    call: what is left), so that memory stays bounded on any corpus; the encoder is not
+    loaded at all when everything is cached.
 
     Yields
     ------
