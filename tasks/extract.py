@@ -39,7 +39,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": [], "npmi": []})
     new, new_vocab = build_features(entities, empty_pmi, vectors, wordnet, config.features)
     if config.features.context:
-        from aesi_lib.lexicon.encoder import make_encoder, mention_context_vectors
+        from aesi_lib.lexicon.encoder import make_encoder
+        from aesi_lib.lexicon.mention_context import mention_context_vectors
 
         if sentences is None or tokens is None:
             raise ValueError("the run uses context vectors: the new documents' sentences and "

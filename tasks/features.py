@@ -19,13 +19,8 @@ from prefect.cache_policies import NO_CACHE
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.lexicon.context_files import load_context, save_context
-from aesi_lib.lexicon.encoder import (
-    MentionContext,
-    SentenceEncoder,
-    encoder_recipe_key,
-    make_encoder,
-    mention_context_vectors,
-)
+from aesi_lib.lexicon.encoder import SentenceEncoder, encoder_recipe_key, make_encoder
+from aesi_lib.lexicon.mention_context import MentionContext, mention_context_vectors
 from aesi_lib.model.feature_files import save_features
 from aesi_lib.model.features import FeatureOptions
 from aesi_lib.run import pipeline

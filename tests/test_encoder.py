@@ -14,6 +14,7 @@ from dense_reference import dense_head_class_similarity, dense_template_similari
 from test_similarity import random_features
 
 from aesi_lib.lexicon import encoder as enc
+from aesi_lib.lexicon import mention_context as mc
 from aesi_lib.model.similarity import (
     SimilarityOptions,
     head_class_similarity,
@@ -108,9 +109,9 @@ def test_documents_are_embedded_once_in_one_call_and_the_recipe_names_the_cache(
 def test_token_spans_follow_the_sentence_text():
     text = "Guerrillas attacked the U.S. embassy , killing 2."
     tokens = ["Guerrillas", "attacked", "the", "U.S.", "embassy", ",", "killing", "2", "."]
-    spans = enc.token_spans(text, tokens)
+    spans = mc.token_spans(text, tokens)
     assert [text[a:b] for a, b in spans] == tokens
-    assert enc.token_spans("a b", ["a", "x", "b"]) == [(0, 1), (-1, -1), (2, 3)]
+    assert mc.token_spans("a b", ["a", "x", "b"]) == [(0, 1), (-1, -1), (2, 3)]
 
 
 def _frames():
@@ -128,7 +129,7 @@ def _frames():
 def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
     mentions, sentences, tokens = _frames()
     fake = CountingEncoder()
-    ctx = enc.mention_context_vectors(mentions, sentences, tokens, fake, tmp_path)
+    ctx = mc.mention_context_vectors(mentions, sentences, tokens, fake, tmp_path)
     # Only sentences that hold a mention are embedded: not "Nothing here ."
     assert sorted(s for call in fake.calls for s in call) == [
         "A bomb exploded .", "Police found it .", "The army attacked rebels ."]
@@ -150,7 +151,7 @@ def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
         "context_vectors", "context_rows", "predicate_context_vectors", "head_context_vectors"}
     # Without the token arrays: the same sentence vectors, from the same cache entries.
     again = CountingEncoder()
-    sentence_only = enc.mention_context_vectors(mentions, sentences, tokens, again, tmp_path,
+    sentence_only = mc.mention_context_vectors(mentions, sentences, tokens, again, tmp_path,
                                                 token_vectors=False)
     assert again.calls == [] and sentence_only.embedded == 0
     np.testing.assert_array_equal(sentence_only.sentence, ctx.sentence)

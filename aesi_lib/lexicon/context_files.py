@@ -1,8 +1,8 @@
 """Saving and loading the context vectors of an entity table's mentions as one ``.npz`` file.
 
 The ``context-vectors`` step writes the arrays of
-:func:`aesi_lib.lexicon.encoder.mention_context_vectors`; the feature step reads them into the
-optional arrays of :class:`~aesi_lib.model.features.EntityFeatures`. A damaged file raises
+:func:`aesi_lib.lexicon.mention_context.mention_context_vectors`; the feature step reads them
+into the optional arrays of :class:`~aesi_lib.model.features.EntityFeatures`. A damaged file raises
 ``InputError`` naming it.
 """
 
@@ -19,7 +19,7 @@ from aesi_lib.errors import InputError
 
 def save_context(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     """Write context arrays keyed by their ``EntityFeatures`` attribute
-    (:meth:`aesi_lib.lexicon.encoder.MentionContext.feature_arrays`), atomically."""
+    (:meth:`aesi_lib.lexicon.mention_context.MentionContext.feature_arrays`), atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")

@@ -19,8 +19,9 @@ tie would: the new mentions of one unseen predicate (head word, pattern) sum the
 all take the best label of the sum.
 
 With context vectors (``features.context``), the new mentions carry the vectors of the same
-encoder pass as the training mentions (``aesi_lib.lexicon.encoder.mention_context_vectors``),
-so the context terms score them like any other term.
+encoder pass as the training mentions
+(``aesi_lib.lexicon.mention_context.mention_context_vectors``), so the context terms score them
+like any other term.
 
 The new mentions' words are looked up in the training vocabulary (:func:`align_features`): a
 head word the training corpus never had has no PMI with anything (0), an unseen dependency label

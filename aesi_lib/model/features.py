@@ -119,7 +119,7 @@ class EntityFeatures:
 
 
 #: The optional arrays of :class:`EntityFeatures` that the encoder pass fills
-#: (``aesi_lib.lexicon.encoder.MentionContext``: sentence, predicate, head).
+#: (``aesi_lib.lexicon.mention_context.MentionContext``: sentence, predicate, head).
 CONTEXT_ARRAYS = ("context_vectors", "predicate_context_vectors", "head_context_vectors")
 
 

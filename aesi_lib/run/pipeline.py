@@ -103,7 +103,7 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     ``features.pronouns`` the resolved pronouns' rows) from the parses in ``parse_cache``
     (the cache :func:`ingest_documents` filled), as the flow's ``coreference`` step does.
     With ``features.context``, the features carry the context vectors of every mention
-    (:func:`aesi_lib.lexicon.encoder.mention_context_vectors`, the function the flow's
+    (:func:`aesi_lib.lexicon.mention_context.mention_context_vectors`, the function the flow's
     ``context-vectors`` step calls), embedded through the per-document cache
     ``context_cache`` (a temporary folder when None).
     """
@@ -116,7 +116,8 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if config.features.context:
-        from aesi_lib.lexicon.encoder import make_encoder, mention_context_vectors
+        from aesi_lib.lexicon.encoder import make_encoder
+        from aesi_lib.lexicon.mention_context import mention_context_vectors
 
         sentences = store.sentence_texts(doc_ids)
         tokens = store.mention_sentence_tokens(doc_ids)
