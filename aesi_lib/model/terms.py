@@ -176,7 +176,7 @@ def _is_identity(ids: np.ndarray, n_distinct: int) -> bool:
 
 def _as_words(a: np.ndarray) -> np.ndarray:
     """The rows of ``a`` as unsigned integers of the widest size that divides a row (a view)."""
-    flat = a.reshape(a.shape[0], -1)
+    flat = a.reshape(a.shape[0], int(np.prod(a.shape[1:])))
     row_bytes = flat.dtype.itemsize * flat.shape[1]
     size = next(s for s in (8, 4, 2, 1) if row_bytes % s == 0)
     return flat.view(np.dtype(f"u{size}"))
@@ -255,9 +255,7 @@ class GroupTerm:
         group_ids = np.asarray(group_ids, dtype=np.int64)
         n = group_ids.shape[0]
         self.group_ids = group_ids
-        self.G = sp.csr_matrix(
-            (np.ones(n), (np.arange(n), group_ids)), shape=(n, n_groups), dtype=np.float64
-        )
+        self.G = _indicator(group_ids, n_groups)
         self.GT = self.G.T.tocsr()
         self.M = None if M is None else sp.csr_matrix(M, dtype=np.float64)
         self.square = row_group_ids is None
