@@ -83,7 +83,8 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
                             cache_dir: str | os.PathLike[str], token_vectors: bool = True
                             ) -> MentionContext:
     """One encoder pass over the sentences that hold ``mentions``, through the per-document
-    cache of :func:`document_vectors`, as rows of the entity table.
+    cache (:func:`aesi_lib.lexicon.encoder.iter_document_vectors`), as the context vectors of
+    the entity table's rows: each sentence's vector once, and each mention's row among them.
 
     The rule is the same for a training corpus and for new documents (``aesi extract``,
     ``aesi update``): both call this function.
@@ -96,7 +97,7 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
         mentions' sentences
     tokens : DataFrame ``doc_id, sent_id, token_id, text`` (``Store.sentence_tokens``) of the
         same sentences, in token order
-    encoder : :class:`TransformerEncoder` or :class:`StaticEncoder`
+    encoder : ``aesi_lib.lexicon.encoder.TransformerEncoder`` or ``StaticEncoder``
     cache_dir : the per-document cache
     token_vectors : also return the head and predicate vectors (``features.token_context``).
         Either way the pass computes and caches them (the cache entry is the same), but two
