@@ -126,7 +126,11 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     documents: list[tuple[list[str], list[list[Span]]]] = []
     slot_of: dict[tuple[str, int], tuple[int, int]] = {}
     token_slot: dict[tuple[str, int, int], int] = {}
+    # One row per mention sentence, in (doc_id, sent_id) order: a document's rows are
+    # consecutive, from first_row[k] on, and mentions point at theirs.
+    first_row: list[int] = []
     for d, rows in wanted.sort_values(["doc_id", "sent_id"]).groupby("doc_id", sort=True):
+        first_row.append(len(slot_of))
         texts: list[str] = []
         spans: list[list[Span]] = []
         for s in rows["sent_id"].tolist():
@@ -143,16 +147,11 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
             spans.append([span for _, span in kept])
         documents.append((texts, spans))
     dim = encoder.dimension
-    # One row per mention sentence, in (doc_id, sent_id) order; mentions point at theirs.
-    # Sentences are numbered document by document, so a document's rows are consecutive.
-    row_of = {key: row for row, key in enumerate(slot_of)}
-    first_row = [0] * len(documents)
-    for key, (k, j) in slot_of.items():
-        if j == 0:
-            first_row[k] = row_of[key]
-    sentence_rows = np.fromiter((row_of[(d, int(s))] for d, s in zip(doc, sent, strict=True)),
-                                dtype=np.int64, count=n)
-    out_sentence = np.zeros((len(row_of), dim), dtype=np.float32)
+    sentence_rows = np.empty(n, dtype=np.int64)
+    for row, key in enumerate(zip(doc, sent.tolist(), strict=True)):
+        k, j = slot_of[key]
+        sentence_rows[row] = first_row[k] + j
+    out_sentence = np.zeros((len(slot_of), dim), dtype=np.float32)
     out_head = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
     out_pred = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
     mentions_of: dict[int, list[int]] = {}
