@@ -22,6 +22,12 @@ from aesi_lib.model.similarity import (
 )
 
 
+def document_vectors(encoder, documents, cache_dir):
+    """Every document's vectors, and how many were embedded now."""
+    pairs = list(enc.iter_document_vectors(encoder, documents, cache_dir))
+    return [v for v, _ in pairs], sum(now for _, now in pairs)
+
+
 @pytest.fixture(scope="module")
 def minilm(tmp_path_factory):
     try:
@@ -77,10 +83,10 @@ def test_the_model_is_loaded_only_for_uncached_documents(tmp_path):
         pytest.skip("the context extra is not installed")
     docs = [(["A bomb exploded."], [[(2, 6)]])]
     first = enc.TransformerEncoder(tmp_path / "m", threads=1)
-    vectors, embedded = enc.document_vectors(first, docs, tmp_path / "cache")
+    vectors, embedded = document_vectors(first, docs, tmp_path / "cache")
     assert embedded == 1 and first.loaded
     second = enc.TransformerEncoder(tmp_path / "m", threads=1)
-    again, embedded = enc.document_vectors(second, docs, tmp_path / "cache")
+    again, embedded = document_vectors(second, docs, tmp_path / "cache")
     assert embedded == 0 and not second.loaded
     np.testing.assert_array_equal(again[0].sentences, vectors[0].sentences)
     np.testing.assert_array_equal(again[0].tokens[0], vectors[0].tokens[0])
@@ -89,20 +95,20 @@ def test_the_model_is_loaded_only_for_uncached_documents(tmp_path):
 def test_documents_are_embedded_once_in_one_call_and_the_recipe_names_the_cache(tmp_path):
     fake = CountingEncoder()
     docs = [(["A bomb exploded.", "Two died."], [[(2, 6)], []]), (["The army attacked."], [[]])]
-    first, embedded = enc.document_vectors(fake, docs, tmp_path)
+    first, embedded = document_vectors(fake, docs, tmp_path)
     assert embedded == 2 and len(fake.calls) == 1
     assert [b.sentences.shape[0] for b in first] == [2, 1]
-    again, embedded = enc.document_vectors(fake, docs + [(["A new one."], [[]])], tmp_path)
+    again, embedded = document_vectors(fake, docs + [(["A new one."], [[]])], tmp_path)
     assert embedded == 1 and fake.calls[-1] == ["A new one."]
     np.testing.assert_array_equal(again[0].sentences, first[0].sentences)
     # Another recipe (a new model version, pooling, maximum length) embeds again.
     fake.recipe = dataclasses.replace(fake.recipe, max_length=128)
-    _, embedded = enc.document_vectors(fake, docs, tmp_path)
+    _, embedded = document_vectors(fake, docs, tmp_path)
     assert embedded == 2
     # A damaged file is embedded again instead of read.
     damaged = next((tmp_path / fake.recipe.key()).rglob("*.npz"))
     damaged.write_bytes(b"not a zip")
-    _, embedded = enc.document_vectors(fake, docs, tmp_path)
+    _, embedded = document_vectors(fake, docs, tmp_path)
     assert embedded == 1
 
 
@@ -224,7 +230,7 @@ def test_a_cold_pass_embeds_in_bounded_calls_and_keeps_document_order(tmp_path):
     docs = [([f"Sentence {i} of {'x' * i}.", f"Second {i}."], [[(0, 8)], []])
             for i in range(7)]
     whole = CountingEncoder()
-    reference, _ = enc.document_vectors(whole, docs, tmp_path / "whole")
+    reference, _ = document_vectors(whole, docs, tmp_path / "whole")
     chunked = CountingEncoder()
     # Document 2 is cached already: it is read, in its place, between embedded ones.
     list(enc.iter_document_vectors(chunked, docs[2:3], tmp_path / "chunked"))

@@ -18,7 +18,7 @@ Two encoders share this interface:
   run (GloVe 6B 50d by default); a token's vector is its word's vector, the same in every
   context. Orders of magnitude faster, and blind to context.
 
-:func:`document_vectors` caches the result of each document under a key that names the
+:func:`iter_document_vectors` caches the result of each document under a key that names the
 recipe (:class:`EncoderRecipe`: encoder, model, pooling, maximum length, library versions) and
 the document's mention sentences and token spans, so a corpus that grows embeds only its new
 documents, and a change of any of them embeds again. :mod:`aesi_lib.lexicon.mention_context`
@@ -82,7 +82,7 @@ class EncoderRecipe:
 
 
 class SentenceEncoder(Protocol):
-    """What :func:`document_vectors` needs of an encoder."""
+    """What :func:`iter_document_vectors` needs of an encoder."""
 
     recipe: EncoderRecipe
     dimension: int
@@ -449,18 +449,3 @@ def iter_document_vectors(encoder: SentenceEncoder,
             yield from flush()
             pending, waiting_sentences = [], 0
     yield from flush()
-
-
-def document_vectors(encoder: SentenceEncoder,
-                     documents: Sequence[tuple[Sequence[str], Sequence[Sequence[Span]]]],
-                     cache_dir: str | os.PathLike[str]) -> tuple[list[DocumentVectors], int]:
-    """:func:`iter_document_vectors` as a list (for a few documents: it holds them all).
-
-    Returns
-    -------
-    vectors : list of DocumentVectors, one per document
-    embedded : int
-        Documents embedded now (the others came from the cache).
-    """
-    pairs = list(iter_document_vectors(encoder, documents, cache_dir))
-    return [v for v, _ in pairs], sum(now for _, now in pairs)
