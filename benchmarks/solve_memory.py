@@ -27,19 +27,12 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from solver_scale import vm_kib  # noqa: E402
+
 from aesi_lib.model.feature_files import load_features  # noqa: E402
 from aesi_lib.model.induction import induce  # noqa: E402
 from aesi_lib.run.config import RunConfig  # noqa: E402
 from aesi_lib.run.presets import preset  # noqa: E402
-
-
-def status_mib(field: str) -> float:
-    """A memory field of /proc/self/status (VmRSS, VmHWM) in MiB."""
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError(f"{field} not in /proc/self/status")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     path = max(files, key=os.path.getmtime)
     features, _ = load_features(path)
     model = RunConfig.from_dict(preset("default")).model
-    loaded = status_mib("VmRSS")
+    loaded = vm_kib("VmRSS") / 1024
     with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
         fh.write("5")               # VmHWM starts again from the current RSS
     print(f"{Path(path).name}: {features.n_entities} mentions; features loaded: "
@@ -69,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             np.asarray(result.template_labels, dtype=np.int64).tobytes()
             + np.asarray(result.slot_labels, dtype=np.int64).tobytes()).hexdigest()[:12]
         print(f"| {seed} | {seconds:.2f} | {digest} |")
-    print(f"\npeak memory added by the solves: {status_mib('VmHWM') - loaded:.0f} MiB")
+    print(f"\npeak memory added by the solves: {vm_kib('VmHWM') / 1024 - loaded:.0f} MiB")
     return 0
 
 

@@ -116,7 +116,7 @@ def run_size(n: int, dim: int, iters: int, weight: float, seed: int) -> dict:
 _GRAPHS = {"W_T": (template_similarity, 6), "W_S": (slot_similarity, 4)}
 
 
-def _vm_kib(field: str) -> int:
+def vm_kib(field: str) -> int:
     """A ``Vm*`` line of /proc/self/status in KiB (VmHWM: peak resident set; VmRSS: current)."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith(field + ":"):
@@ -142,8 +142,8 @@ def run_sk_side(n: int, dim: int, seed: int, graph: str, side: str, tol: float) 
 
     W, k, truth = _sk_setup(n, dim, seed, graph)
     out: dict = {"graph": graph, "side": side, "n": int(W.shape[0])}
-    out["before_rss_mib"] = _vm_kib("VmRSS") / 1024
-    out["process_peak_mib"] = _vm_kib("VmHWM") / 1024  # so far: generation and operator
+    out["before_rss_mib"] = vm_kib("VmRSS") / 1024
+    out["process_peak_mib"] = vm_kib("VmHWM") / 1024  # so far: generation and operator
     # Reset the high-water mark to the current RSS (Linux ≥ 4.0), so that from here VmHWM is
     # the peak of this side's solve alone.
     Path("/proc/self/clear_refs").write_text("5")
@@ -162,14 +162,14 @@ def run_sk_side(n: int, dim: int, seed: int, graph: str, side: str, tol: float) 
             block[np.arange(start, start + block.shape[1]), np.arange(block.shape[1])] = 1.0
             dense[:, start : start + block.shape[1]] = W @ block
         out["build_dense_s"] = time.perf_counter() - t0
-        out["dense_hwm_mib"] = _vm_kib("VmHWM") / 1024
+        out["dense_hwm_mib"] = vm_kib("VmHWM") / 1024
         t0 = time.perf_counter()
         labels = SpectralClustering(
             n_clusters=k, affinity="precomputed", eigen_solver="arpack", eigen_tol=tol,
             assign_labels="discretize", random_state=seed,
         ).fit_predict(dense)
         out["solve_s"] = time.perf_counter() - t0
-    out["peak_rss_mib"] = _vm_kib("VmHWM") / 1024
+    out["peak_rss_mib"] = vm_kib("VmHWM") / 1024
     out["process_peak_mib"] = max(out["process_peak_mib"], out["peak_rss_mib"])
     out["ari"] = _ari(truth, labels)
     out["labels"] = np.asarray(labels).tolist()
