@@ -3,7 +3,8 @@ their ``aesi`` commands run.
 
 Cache keys hold a fingerprint of ``aesi_lib``, so a benchmark runs a copy of the code taken
 at its start (edits made meanwhile would turn a cached stage into a new one), with a fresh
-PREFECT_HOME of its own and Prefect's telemetry off.
+PREFECT_HOME of its own. The ``aesi`` commands turn Prefect's telemetry off themselves
+(``flows.cli.environment.telemetry_off``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,5 @@ def command_environment(work: Path, code: Path) -> dict[str, str]:
     """This process's environment without its PREFECT_ settings, with ``work/prefect-home``
     as PREFECT_HOME and ``code`` first on the import path."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update({"PREFECT_HOME": str(work / "prefect-home"), "PYTHONPATH": str(code),
-                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
+    env.update({"PREFECT_HOME": str(work / "prefect-home"), "PYTHONPATH": str(code)})
     return env
