@@ -167,6 +167,49 @@ def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
         sentence_only.feature_arrays(token_context=True)
 
 
+def test_the_tables_may_come_in_any_row_order_and_a_missing_sentence_is_named(tmp_path):
+    mentions, sentences, tokens = _frames()
+    reference = mc.mention_context_vectors(mentions, sentences, tokens, CountingEncoder(),
+                                           tmp_path)
+    # Rows shuffled, each sentence's tokens kept in their order, object strings instead of
+    # pandas' Arrow-backed ones: the same vectors and rows.
+    shuffled = mc.mention_context_vectors(
+        mentions, sentences.iloc[[3, 1, 0, 2]].astype({"text": object}),
+        tokens.sort_values("doc_id", ascending=False, kind="stable"), CountingEncoder(),
+        tmp_path)
+    np.testing.assert_array_equal(shuffled.sentence, reference.sentence)
+    np.testing.assert_array_equal(shuffled.sentence_rows, reference.sentence_rows)
+    np.testing.assert_array_equal(shuffled.head, reference.head)
+    np.testing.assert_array_equal(shuffled.predicate, reference.predicate)
+    with pytest.raises(ValueError, match="sentence 2 of document 'a'"):
+        mc.mention_context_vectors(mentions, sentences.iloc[[0, 1, 3]], tokens,
+                                   CountingEncoder(), tmp_path)
+    none = mc.mention_context_vectors(mentions.iloc[:0], sentences, tokens, CountingEncoder(),
+                                      tmp_path)
+    assert none.sentence.shape == (0, 3) and none.head.shape == (0, 3) and none.embedded == 0
+
+
+def test_documents_are_built_only_as_the_pass_reaches_them(tmp_path):
+    docs = [([f"Sentence {i}."], [[(0, 8)]]) for i in range(6)]
+    drawn: list[int] = []
+
+    def lazily():
+        for i, doc in enumerate(docs):
+            drawn.append(i)
+            yield doc
+
+    encoder = CountingEncoder()
+    seen = []
+    for vectors, _ in enc.iter_document_vectors(encoder, lazily(), tmp_path,
+                                                chunk_sentences=2):
+        seen.append((len(drawn), vectors.sentences.shape))
+    # Cold, in calls of 2 sentences: each pair of documents is out before the next is built.
+    assert [n for n, _ in seen] == [2, 2, 4, 4, 6, 6]
+    drawn.clear()
+    cached = [len(drawn) for _ in enc.iter_document_vectors(encoder, lazily(), tmp_path)]
+    assert cached == [1, 2, 3, 4, 5, 6]
+
+
 def test_static_encoder_means_word_vectors():
     from gensim.models import KeyedVectors
 

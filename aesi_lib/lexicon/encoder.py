@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -398,7 +398,7 @@ CHUNK_DOCUMENTS = 2048
 
 
 def iter_document_vectors(encoder: SentenceEncoder,
-                          documents: Sequence[tuple[Sequence[str], Sequence[Sequence[Span]]]],
+                          documents: Iterable[tuple[Sequence[str], Sequence[Sequence[Span]]]],
                           cache_dir: str | os.PathLike[str],
                           chunk_sentences: int = CHUNK_SENTENCES
                           ) -> Iterator[tuple[DocumentVectors, bool]]:
@@ -408,7 +408,9 @@ def iter_document_vectors(encoder: SentenceEncoder,
     Uncached documents are embedded in calls of :meth:`SentenceEncoder.encode` over at least
     ``chunk_sentences`` sentences, or once :data:`CHUNK_DOCUMENTS` documents wait (the last
     call: what is left), so that memory stays bounded on any corpus; the encoder is not
-    loaded at all when everything is cached.
+    loaded at all when everything is cached. ``documents`` is read once, in order, and only
+    the documents of the call being gathered are held, so it may be a generator that builds
+    each document when it is asked for.
 
     Yields
     ------
@@ -417,33 +419,36 @@ def iter_document_vectors(encoder: SentenceEncoder,
         cache; a damaged file is embedded again).
     """
     cache = Path(cache_dir)
-    pending: list[tuple[int, DocumentVectors | None]] = []
+    # (document, its cached vectors or None), in order, since the last call's output.
+    pending: list[tuple[tuple[Sequence[str], Sequence[Sequence[Span]]],
+                        DocumentVectors | None]] = []
     waiting_sentences = 0
 
     def flush() -> Iterator[tuple[DocumentVectors, bool]]:
-        missing = [i for i, hit in pending if hit is None]
-        embedded: dict[int, DocumentVectors] = {}
+        missing = [document for document, hit in pending if hit is None]
+        embedded: list[DocumentVectors] = []
         if missing:
-            vectors, tokens = encoder.encode(
-                [s for i in missing for s in documents[i][0]],
-                [sp for i in missing for sp in documents[i][1]])
+            vectors, tokens = encoder.encode([s for sentences, _ in missing for s in sentences],
+                                             [sp for _, spans in missing for sp in spans])
             start = 0
-            for i in missing:
-                n = len(documents[i][0])
-                embedded[i] = DocumentVectors(vectors[start:start + n], tokens[start:start + n])
+            for sentences, spans in missing:
+                n = len(sentences)
+                embedded.append(DocumentVectors(vectors[start:start + n],
+                                                tokens[start:start + n]))
                 start += n
-                _write_cached(_cache_file(cache, encoder.recipe, *documents[i]), embedded[i],
-                              encoder.dimension)
-        for i, hit in pending:
-            yield (hit, False) if hit is not None else (embedded[i], True)
+                _write_cached(_cache_file(cache, encoder.recipe, sentences, spans),
+                              embedded[-1], encoder.dimension)
+        fresh = iter(embedded)
+        for _, hit in pending:
+            yield (hit, False) if hit is not None else (next(fresh), True)
 
-    for i, (sentences, spans) in enumerate(documents):
+    for sentences, spans in documents:
         hit = _read_cached(_cache_file(cache, encoder.recipe, sentences, spans), sentences,
                            spans, encoder.dimension)
         if hit is not None and not waiting_sentences:
             yield hit, False
             continue
-        pending.append((i, hit))
+        pending.append(((sentences, spans), hit))
         waiting_sentences += 0 if hit is not None else max(len(sentences), 1)
         if waiting_sentences >= chunk_sentences or len(pending) >= CHUNK_DOCUMENTS:
             yield from flush()

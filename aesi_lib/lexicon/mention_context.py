@@ -11,11 +11,12 @@ corpus and for new documents (``aesi extract``, ``aesi update``): both call this
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from aesi_lib.lexicon.encoder import SentenceEncoder, Span, iter_document_vectors
 
@@ -89,6 +90,10 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     The rule is the same for a training corpus and for new documents (``aesi extract``,
     ``aesi update``): both call this function.
 
+    Each document's sentence texts and token spans are built when the pass reaches it, from
+    integer indices into the two tables, so that what is held for the whole corpus is arrays,
+    not Python objects per token (at 10^7 mentions the token texts alone would be gigabytes).
+
     Parameters
     ----------
     mentions : DataFrame with columns ``doc_id, sent_id, head_index`` and
@@ -96,7 +101,7 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     sentences : DataFrame ``doc_id, sent_id, text`` (``Store.sentence_texts``), at least the
         mentions' sentences
     tokens : DataFrame ``doc_id, sent_id, token_id, text`` (``Store.sentence_tokens``) of the
-        same sentences, in token order
+        same sentences, each sentence's tokens in token order
     encoder : ``aesi_lib.lexicon.encoder.TransformerEncoder`` or ``StaticEncoder``
     cache_dir : the per-document cache
     token_vectors : also return the head and predicate vectors (``features.token_context``).
@@ -108,88 +113,133 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
     MentionContext
     """
     n = len(mentions)
-    doc = mentions["doc_id"].astype(str).to_numpy()
-    sent = mentions["sent_id"].to_numpy(dtype=np.int64)
     head = mentions["head_index"].to_numpy(dtype=np.int64)
     pred = (mentions["predicate_index"].fillna(-1).to_numpy(dtype=np.int64)
             if "predicate_index" in mentions.columns else np.full(n, -1, dtype=np.int64))
-    wanted = pd.DataFrame({"doc_id": doc, "sent_id": sent}).drop_duplicates()
-    text_of = {(d, int(s)): t for d, s, t in sentences[["doc_id", "sent_id", "text"]]
-               .itertuples(index=False)}
-    words_of = _words_by_sentence(tokens)
-    # Requested tokens of each sentence, in a fixed order (sorted token index).
-    requested: dict[tuple[str, int], list[int]] = {}
-    for d, s, i in zip(np.concatenate([doc, doc]), np.concatenate([sent, sent]),
-                       np.concatenate([head, pred]), strict=True):
-        if i >= 0:
-            requested.setdefault((d, int(s)), []).append(int(i))
-    documents: list[tuple[list[str], list[list[Span]]]] = []
-    slot_of: dict[tuple[str, int], tuple[int, int]] = {}
-    token_slot: dict[tuple[str, int, int], int] = {}
+    keys = _SentenceKeys.over(mentions, sentences, tokens)
     # One row per mention sentence, in (doc_id, sent_id) order: a document's rows are
-    # consecutive, from first_row[k] on, and mentions point at theirs.
-    first_row: list[int] = []
-    for d, rows in wanted.sort_values(["doc_id", "sent_id"]).groupby("doc_id", sort=True):
-        first_row.append(len(slot_of))
-        texts: list[str] = []
-        spans: list[list[Span]] = []
-        for s in rows["sent_id"].tolist():
-            key = (d, int(s))
-            text = text_of[key]
-            indices = sorted(set(requested.get(key, [])))
-            all_spans = token_spans(text, words_of.get(key, []))
-            kept = [(i, all_spans[i]) for i in indices
-                    if i < len(all_spans) and all_spans[i][0] >= 0]
-            slot_of[key] = (len(documents), len(texts))
-            for j, (i, _) in enumerate(kept):
-                token_slot[(d, int(s), i)] = j
-            texts.append(text)
-            spans.append([span for _, span in kept])
-        documents.append((texts, spans))
+    # consecutive, first_row[k] to first_row[k + 1], and mentions point at theirs.
+    sentence_keys, sentence_rows = np.unique(keys.of(mentions), return_inverse=True)
+    sentence_rows = sentence_rows.reshape(-1).astype(np.int64)
+    first_row = (np.r_[0, 1 + np.flatnonzero(np.diff(sentence_keys // keys.stride)),
+                       len(sentence_keys)] if len(sentence_keys) else np.zeros(1, np.int64))
+    text_at = keys.rows_of(sentences, sentence_keys)
+    # Tokens grouped by sentence, in their order within it.
+    token_keys = keys.of(tokens)
+    token_order = np.argsort(token_keys, kind="stable")
+    token_keys = token_keys[token_order]
+    token_lo = np.searchsorted(token_keys, sentence_keys, side="left")
+    token_hi = np.searchsorted(token_keys, sentence_keys, side="right")
+    # The requested tokens (heads and predicates) as sorted (sentence row, token index) pairs;
+    # a sentence's pairs are consecutive, from pair_lo[row] to pair_lo[row + 1].
+    token_stride = int(max(head.max(initial=0), pred.max(initial=0))) + 1
+    asked = np.r_[head, pred] >= 0
+    pairs = np.unique((np.r_[sentence_rows, sentence_rows] * token_stride
+                       + np.r_[head, pred])[asked])
+    pair_lo = np.searchsorted(pairs, np.arange(len(sentence_keys) + 1) * token_stride)
+    # Where each pair's vector is among its sentence's token vectors (-1: the token's
+    # characters were not found); set as each document is built.
+    pair_slot = np.full(len(pairs), -1, dtype=np.int64)
+    texts = _strings(sentences["text"])
+    words = _strings(tokens["text"])
+
+    def documents() -> Iterator[tuple[list[str], list[list[Span]]]]:
+        for k in range(len(first_row) - 1):
+            doc_texts: list[str] = []
+            doc_spans: list[list[Span]] = []
+            for row in range(first_row[k], first_row[k + 1]):
+                text = texts[int(text_at[row])].as_py()
+                lo, hi = int(token_lo[row]), int(token_hi[row])
+                all_spans = token_spans(text, words.take(token_order[lo:hi]).to_pylist())
+                kept: list[Span] = []
+                for p in range(pair_lo[row], pair_lo[row + 1]):
+                    i = int(pairs[p] - row * token_stride)
+                    if i < len(all_spans) and all_spans[i][0] >= 0:
+                        pair_slot[p] = len(kept)
+                        kept.append(all_spans[i])
+                doc_texts.append(text)
+                doc_spans.append(kept)
+            yield doc_texts, doc_spans
+
     dim = encoder.dimension
-    sentence_rows = np.empty(n, dtype=np.int64)
-    for row, key in enumerate(zip(doc, sent.tolist(), strict=True)):
-        k, j = slot_of[key]
-        sentence_rows[row] = first_row[k] + j
-    out_sentence = np.zeros((len(slot_of), dim), dtype=np.float32)
+    out_sentence = np.zeros((len(sentence_keys), dim), dtype=np.float32)
     out_head = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
     out_pred = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
-    mentions_of: dict[int, list[int]] = {}
-    for row in range(n if token_vectors else 0):
-        mentions_of.setdefault(slot_of[(doc[row], int(sent[row]))][0], []).append(row)
+    by_row = np.argsort(sentence_rows, kind="stable")
+    mention_lo = np.searchsorted(sentence_rows[by_row], first_row)
     embedded = 0
     # Document by document, so that only one encoder call's vectors are held at a time.
-    for k, (vectors, now) in enumerate(iter_document_vectors(encoder, documents, cache_dir)):
+    for k, (vectors, now) in enumerate(iter_document_vectors(encoder, documents(), cache_dir)):
         embedded += now
-        out_sentence[first_row[k]:first_row[k] + len(vectors.sentences)] = vectors.sentences
-        for row in mentions_of.get(k, ()):
-            key = (doc[row], int(sent[row]))
-            j = slot_of[key][1]
-            for out, index in ((out_head, head[row]), (out_pred, pred[row])):
-                slot = token_slot.get((key[0], key[1], int(index)))
-                out[row] = vectors.sentences[j] if slot is None else vectors.tokens[j][slot]
+        out_sentence[first_row[k]:first_row[k + 1]] = vectors.sentences
+        if out_head is None or out_pred is None:
+            continue
+        for r in by_row[mention_lo[k]:mention_lo[k + 1]]:
+            row = sentence_rows[r]
+            j = row - first_row[k]
+            for out, index in ((out_head, head[r]), (out_pred, pred[r])):
+                slot = -1
+                if index >= 0:
+                    slot = pair_slot[np.searchsorted(pairs, row * token_stride + index)]
+                out[r] = vectors.sentences[j] if slot < 0 else vectors.tokens[j][slot]
     return MentionContext(
         sentence=out_sentence, sentence_rows=sentence_rows,
         head=_unit_rows(out_head) if out_head is not None else None,
         predicate=_unit_rows(out_pred) if out_pred is not None else None,
-        n_sentences=len(wanted), embedded=embedded)
+        n_sentences=len(sentence_keys), embedded=embedded)
 
 
-def _words_by_sentence(tokens: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
-    """The token texts of each ``(doc_id, sent_id)``, in token order: runs of one sentence
-    in the table sorted stably by sentence (a pandas group per sentence costs seconds for
-    the 22,052 mention sentences of MUC-4)."""
-    if tokens.empty:
-        return {}
-    ordered = tokens.sort_values(["doc_id", "sent_id"], kind="stable")
-    docs = ordered["doc_id"].astype(str).to_numpy()
-    sents = ordered["sent_id"].to_numpy(dtype=np.int64)
-    texts = ordered["text"].astype(str).tolist()
-    starts = np.flatnonzero(np.r_[True, (docs[1:] != docs[:-1]) | (sents[1:] != sents[:-1])])
-    ends = np.r_[starts[1:], len(texts)]
-    return {(docs[a], int(sents[a])): texts[a:b] for a, b in zip(starts, ends, strict=True)}
+@dataclass(frozen=True)
+class _SentenceKeys:
+    """Sentences as int64 keys whose order is (doc_id, sent_id) order: the rank of the
+    document among ``documents`` (sorted) times ``stride``, plus the sentence id."""
+
+    documents: np.ndarray
+    stride: int
+
+    @classmethod
+    def over(cls, mentions: pd.DataFrame, *tables: pd.DataFrame) -> _SentenceKeys:
+        """Keys for the documents of ``mentions``, with room for every ``sent_id`` of all
+        the tables."""
+        stride = 1 + max((int(t["sent_id"].max()) for t in (mentions, *tables) if len(t)),
+                         default=0)
+        return cls(np.sort(mentions["doc_id"].astype(str).unique()), stride)
+
+    def of(self, table: pd.DataFrame) -> np.ndarray:
+        """The key of each row of ``table`` (columns ``doc_id, sent_id``); -1 for the rows of
+        other documents."""
+        rank = pd.Index(self.documents).get_indexer(table["doc_id"].astype(str))
+        sent = table["sent_id"].to_numpy(dtype=np.int64)
+        return np.where(rank >= 0, rank.astype(np.int64) * self.stride + sent, -1)
+
+    def rows_of(self, table: pd.DataFrame, wanted: np.ndarray) -> np.ndarray:
+        """The row of ``table`` that holds each sentence of ``wanted``; ``ValueError``
+        naming the first that none holds."""
+        keys = self.of(table)
+        order = np.argsort(keys, kind="stable")
+        at = np.searchsorted(keys[order], wanted)
+        found = np.zeros(len(wanted), dtype=bool)
+        inside = at < len(order)
+        found[inside] = keys[order[at[inside]]] == wanted[inside]
+        if not found.all():
+            doc, sent = divmod(int(wanted[np.flatnonzero(~found)[0]]), self.stride)
+            raise ValueError(f"sentence {sent} of document {self.documents[doc]!r} holds "
+                             "mentions but is not in the sentence table")
+        return order[at]
 
 
-def _unit_rows(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+def _strings(column: pd.Series) -> pa.Array:
+    """A string column as one Arrow array: the column's own buffers where it is Arrow-backed
+    (pandas' default string type), one compact copy where it holds Python objects."""
+    array = pa.array(column)
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
+def _unit_rows(matrix: np.ndarray, block: int = 65536) -> np.ndarray:
+    """``matrix`` with each nonzero row scaled to unit length, in place and a block of rows at
+    a time: an (E, d) array is not copied, nor squared whole by the norm."""
+    for start in range(0, len(matrix), block):
+        part = matrix[start:start + block]
+        norms = np.linalg.norm(part, axis=1, keepdims=True)
+        np.divide(part, norms, out=part, where=norms > 0)
+    return matrix
