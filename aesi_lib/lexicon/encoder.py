@@ -419,36 +419,37 @@ def iter_document_vectors(encoder: SentenceEncoder,
         cache; a damaged file is embedded again).
     """
     cache = Path(cache_dir)
-    # (document, its cached vectors or None), in order, since the last call's output.
-    pending: list[tuple[tuple[Sequence[str], Sequence[Sequence[Span]]],
+    # (document, its cache file, its cached vectors or None), in order, since the last
+    # call's output.
+    pending: list[tuple[tuple[Sequence[str], Sequence[Sequence[Span]]], Path,
                         DocumentVectors | None]] = []
     waiting_sentences = 0
 
     def flush() -> Iterator[tuple[DocumentVectors, bool]]:
-        missing = [document for document, hit in pending if hit is None]
+        missing = [(document, path) for document, path, hit in pending if hit is None]
         embedded: list[DocumentVectors] = []
         if missing:
-            vectors, tokens = encoder.encode([s for sentences, _ in missing for s in sentences],
-                                             [sp for _, spans in missing for sp in spans])
+            vectors, tokens = encoder.encode(
+                [s for (sentences, _), _ in missing for s in sentences],
+                [sp for (_, spans), _ in missing for sp in spans])
             start = 0
-            for sentences, spans in missing:
+            for (sentences, _), path in missing:
                 n = len(sentences)
                 embedded.append(DocumentVectors(vectors[start:start + n],
                                                 tokens[start:start + n]))
                 start += n
-                _write_cached(_cache_file(cache, encoder.recipe, sentences, spans),
-                              embedded[-1], encoder.dimension)
+                _write_cached(path, embedded[-1], encoder.dimension)
         fresh = iter(embedded)
-        for _, hit in pending:
+        for _, _, hit in pending:
             yield (hit, False) if hit is not None else (next(fresh), True)
 
     for sentences, spans in documents:
-        hit = _read_cached(_cache_file(cache, encoder.recipe, sentences, spans), sentences,
-                           spans, encoder.dimension)
+        path = _cache_file(cache, encoder.recipe, sentences, spans)
+        hit = _read_cached(path, sentences, spans, encoder.dimension)
         if hit is not None and not waiting_sentences:
             yield hit, False
             continue
-        pending.append(((sentences, spans), hit))
+        pending.append(((sentences, spans), path, hit))
         waiting_sentences += 0 if hit is not None else max(len(sentences), 1)
         if waiting_sentences >= chunk_sentences or len(pending) >= CHUNK_DOCUMENTS:
             yield from flush()
