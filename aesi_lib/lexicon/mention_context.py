@@ -100,8 +100,9 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
         ``predicate_index`` (the entity table; -1 or missing: unknown)
     sentences : DataFrame ``doc_id, sent_id, text`` (``Store.sentence_texts``), at least the
         mentions' sentences
-    tokens : DataFrame ``doc_id, sent_id, token_id, text`` (``Store.sentence_tokens``) of the
-        same sentences, each sentence's tokens in token order
+    tokens : DataFrame ``doc_id, sent_id, token_id, text``
+        (``Store.mention_sentence_tokens``) of the same sentences, each sentence's tokens in
+        token order
     encoder : ``aesi_lib.lexicon.encoder.TransformerEncoder`` or ``StaticEncoder``
     cache_dir : the per-document cache
     token_vectors : also return the head and predicate vectors (``features.token_context``).
@@ -163,16 +164,19 @@ def mention_context_vectors(mentions: pd.DataFrame, sentences: pd.DataFrame,
 
     dim = encoder.dimension
     out_sentence = np.zeros((len(sentence_keys), dim), dtype=np.float32)
-    out_head = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
-    out_pred = np.zeros((n, dim), dtype=np.float32) if token_vectors else None
-    by_row = np.argsort(sentence_rows, kind="stable")
-    mention_lo = np.searchsorted(sentence_rows[by_row], first_row)
+    out_head = out_pred = by_row = mention_lo = None
+    if token_vectors:
+        out_head = np.zeros((n, dim), dtype=np.float32)
+        out_pred = np.zeros((n, dim), dtype=np.float32)
+        # The mentions of document k: by_row[mention_lo[k]:mention_lo[k + 1]].
+        by_row = np.argsort(sentence_rows, kind="stable")
+        mention_lo = np.searchsorted(sentence_rows[by_row], first_row)
     embedded = 0
     # Document by document, so that only one encoder call's vectors are held at a time.
     for k, (vectors, now) in enumerate(iter_document_vectors(encoder, documents(), cache_dir)):
         embedded += now
         out_sentence[first_row[k]:first_row[k + 1]] = vectors.sentences
-        if out_head is None or out_pred is None:
+        if out_head is None or out_pred is None or by_row is None or mention_lo is None:
             continue
         for r in by_row[mention_lo[k]:mention_lo[k + 1]]:
             row = sentence_rows[r]
