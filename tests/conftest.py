@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,8 @@ from aesi_lib.errors import InputError
 #: Set (by ``.ci/run`` where ``../shared/data/muc4`` exists) to make a missing corpus fail the
 #: MUC-4 tests instead of skipping them.
 REQUIRE_MUC4_ENV = "AESI_REQUIRE_MUC4"
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +36,46 @@ def muc4_dir() -> Path:
             pytest.fail(f"{reason}, and {REQUIRE_MUC4_ENV} says it must be there")
         pytest.skip(reason)
     return found
+
+
+
+#: The project folders whose files are content-addressed (named by what made them), so that a
+#: copy in another project is reused there as it would be in the project that wrote it.
+CONTENT_ADDRESSED_CACHES = ("parse-cache", "context-vectors")
+
+
+@dataclass(frozen=True)
+class DemoSeed:
+    """What one cold ``aesi run --demo`` leaves that other runs may start from: the demo's
+    parse and context-vector caches, and a Prefect home whose database exists already."""
+
+    caches: Path
+    prefect_home: Path
+
+    def copy_to(self, project: Path | None = None, prefect_home: Path | None = None) -> None:
+        """Give a new run the caches in its ``project`` folder and its own copy of the Prefect
+        home at ``prefect_home`` (each skipped when None)."""
+        if project is not None:
+            shutil.copytree(self.caches, project)
+        if prefect_home is not None:
+            shutil.copytree(self.prefect_home, prefect_home)
+
+
+@pytest.fixture(scope="session")
+def demo_seed(tmp_path_factory) -> DemoSeed:
+    """One cold ``aesi run --demo`` per session, for the tests of what happens around a run
+    (signals, errors raised inside the solve): they start from its copy instead of parsing,
+    embedding and creating the Prefect database again. The cold path is tested on its own."""
+    root = tmp_path_factory.mktemp("demo-seed")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k not in ("AESI_MUC4_DIR", "AESI_KEEP_RUNS")}
+    env.update({"PREFECT_HOME": str(root / "prefect-home"), "PYTHONPATH": str(REPO),
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "run", "--demo", "--project-dir",
+         str(root / "project"), "--out", str(root / "out")],
+        env=env, cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for name in CONTENT_ADDRESSED_CACHES:
+        shutil.copytree(root / "project" / name, root / "caches" / name)
+    return DemoSeed(caches=root / "caches", prefect_home=root / "prefect-home")

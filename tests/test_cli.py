@@ -391,9 +391,10 @@ def test_config_prints_the_configuration_and_its_schema(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_sizes_above_the_corpus_fail_in_one_line_without_a_traceback(tmp_path):
+def test_sizes_above_the_corpus_fail_in_one_line_without_a_traceback(tmp_path, demo_seed):
     # |T| <= 1000 passes the early check; that the demo corpus has fewer template units is
     # known only once its entity table is, inside the flow's solve task.
+    demo_seed.copy_to(tmp_path / "project", tmp_path / "home")
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
@@ -409,7 +410,8 @@ def test_sizes_above_the_corpus_fail_in_one_line_without_a_traceback(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_a_corpus_without_entities_fails_in_one_line_without_retries(tmp_path):
+def test_a_corpus_without_entities_fails_in_one_line_without_retries(tmp_path, demo_seed):
+    demo_seed.copy_to(prefect_home=tmp_path / "home")
     docs = tmp_path / "docs.jsonl"
     docs.write_text("".join(json.dumps({"id": f"d{i}", "text": "Yes. No. Maybe so. 42."}) + "\n"
                             for i in range(3)))

@@ -177,10 +177,12 @@ def test_random_bytes_fail_in_one_line_and_say_what_is_lost(tmp_path):
     assert db.read_bytes() == before
 
 
-def test_store_rebuild_restores_every_journaled_document_from_the_parse_cache(tmp_path):
+def test_store_rebuild_restores_every_journaled_document_from_the_parse_cache(tmp_path,
+                                                                             demo_seed):
     """The documents of the journal (including those an update added) come back; the second
     rebuild parses nothing: every parse is in the parse cache."""
     project = tmp_path / "project"
+    demo_seed.copy_to(prefect_home=tmp_path / "prefect-home")     # the rebuild is a flow
     db = project / STORE_FILE
     texts = {"A1": ("demo", "Guerrillas attacked the embassy in Lima."),
              "A2": ("demo", "A bomb exploded near the mayor's house."),

@@ -74,10 +74,12 @@ def _run_processes(root: int) -> dict[int, str]:
 
 
 @pytest.fixture
-def paused_run(tmp_path):
-    """Start ``aesi run --demo`` held inside its solve; yields (process, its processes, out)."""
+def paused_run(tmp_path, demo_seed):
+    """Start ``aesi run --demo`` held inside its solve; yields (process, its processes, out).
+    The run starts from the session's demo caches and Prefect home (``demo_seed``)."""
     if not sys.platform.startswith("linux"):
         pytest.skip("reads /proc")
+    demo_seed.copy_to(tmp_path / "project", tmp_path / "prefect-home")
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PREFECT_") and k not in ("AESI_MUC4_DIR", "AESI_KEEP_RUNS")}
     env.update({"PREFECT_HOME": str(tmp_path / "prefect-home"), "PYTHONPATH": str(REPO),

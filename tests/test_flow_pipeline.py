@@ -148,8 +148,9 @@ def test_main_flow_reports_steps_and_scores(reference):
     assert json.loads((reference["out"] / "results.json").read_text())["seed"] == 0
 
 
-def test_resume_after_kill_during_solve(server, reference, tmp_path):
+def test_resume_after_kill_during_solve(server, reference, tmp_path, demo_seed):
     project, out1, out2 = tmp_path / "project", tmp_path / "out1", tmp_path / "out2"
+    demo_seed.copy_to(project)
     marker = tmp_path / "solve-started"
     first = subprocess.Popen(
         [sys.executable, str(REPO / "tests" / "paused_solve.py"), str(marker), "300", "run",
