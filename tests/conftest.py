@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -65,8 +66,22 @@ class DemoSeed:
 def demo_seed(tmp_path_factory) -> DemoSeed:
     """One cold ``aesi run --demo`` per session, for the tests of what happens around a run
     (signals, errors raised inside the solve): they start from its copy instead of parsing,
-    embedding and creating the Prefect database again. The cold path is tested on its own."""
-    root = tmp_path_factory.mktemp("demo-seed")
+    embedding and creating the Prefect database again. The cold path is tested on its own.
+    Under pytest-xdist the workers share one seed (made by whichever asks first)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent                  # the folder every worker's own folder is in
+    root = base / "demo-seed"
+    with open(base / "demo-seed.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "caches").is_dir():
+            _make_demo_seed(root)
+    return DemoSeed(caches=root / "caches", prefect_home=root / "prefect-home")
+
+
+def _make_demo_seed(root: Path) -> None:
+    shutil.rmtree(root, ignore_errors=True)     # what a failed attempt left
+    root.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PREFECT_") and k not in ("AESI_MUC4_DIR", "AESI_KEEP_RUNS")}
     env.update({"PREFECT_HOME": str(root / "prefect-home"), "PYTHONPATH": str(REPO),
@@ -76,6 +91,6 @@ def demo_seed(tmp_path_factory) -> DemoSeed:
          str(root / "project"), "--out", str(root / "out")],
         env=env, cwd=root, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    for name in CONTENT_ADDRESSED_CACHES:
-        shutil.copytree(root / "project" / name, root / "caches" / name)
-    return DemoSeed(caches=root / "caches", prefect_home=root / "prefect-home")
+    for name in CONTENT_ADDRESSED_CACHES:      # the renamed folder marks the seed complete
+        shutil.copytree(root / "project" / name, root / "caches-partial" / name)
+    (root / "caches-partial").rename(root / "caches")
