@@ -39,7 +39,6 @@ def muc4_dir() -> Path:
     return found
 
 
-
 #: The project folders whose files are content-addressed (named by what made them), so that a
 #: copy in another project is reused there as it would be in the project that wrote it.
 CONTENT_ADDRESSED_CACHES = ("parse-cache", "context-vectors")
