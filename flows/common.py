@@ -21,6 +21,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
+from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.presets import deep_merge, preset
@@ -163,8 +164,10 @@ def batches(items: list[Any], size: int) -> list[list[Any]]:
 
 
 def ingest(documents: list[Document], parser_config: ParserConfig, project: Project,
-           steps: Steps, batch_size: int = 50) -> dict[str, Any]:
-    """Parse the new and changed documents and replace their rows in the store.
+           steps: Steps, batch_size: int = 50,
+           rules: EntityRules = DEFAULT_RULES) -> dict[str, Any]:
+    """Parse the new and changed documents and replace their rows in the store, with the
+    entity rules ``rules`` (``aesi_lib.run.pipeline.entity_rules`` of the run's configuration).
 
     Parsing is cut into tasks of ``batch_size`` documents (``parse_batch_task``): one task per
     batch keeps the orchestration overhead small next to the parse itself, and each document
@@ -179,7 +182,7 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
     """
     log = get_run_logger()
     plan = steps.run("plan-ingest", plan_ingest_task, quote(documents), parser_config, project.db,
-                     project.parse_cache)
+                     project.parse_cache, rules)
     todo: list[Document] = plan["todo"]
     processes: int = plan["parse_processes"]
     batch_config = replace(parser_config, n_process=processes)
@@ -190,9 +193,9 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
     with _parse_runner(processes) as runner:
         futures: list[Any] = [
             runner.submit(parse_batch_task, {"batch": batch, "parser_config": batch_config,
-                                             "cache_dir": project.parse_cache})
+                                             "cache_dir": project.parse_cache, "rules": rules})
             if runner is not None else
-            parse_batch_task.submit(batch, batch_config, project.parse_cache)
+            parse_batch_task.submit(batch, batch_config, project.parse_cache, rules)
             for batch in batches(todo, batch_size)]
         n_batches = len(futures)
         for i in range(n_batches):

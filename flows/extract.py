@@ -15,6 +15,7 @@ from prefect.utilities.annotations import quote
 from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import document_summary, mapped_templates
+from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.store.database import parse_frames
 from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
 from tasks.extract import fill_slots_task
@@ -72,7 +73,8 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
                        encoding=encoding, skip_bad=skip_bad)
     t = time.perf_counter()
     futures = parse_batch_task.map(batches(corpus.documents, parse_batch_size),
-                                   unmapped(config.parser), unmapped(artifacts["parse_cache"]))
+                                   unmapped(config.parser), unmapped(artifacts["parse_cache"]),
+                                   unmapped(entity_rules(config)))
     frames, parses, parsed, reused = [], [], 0, 0
     for i in range(len(futures)):
         result = futures[i].result()

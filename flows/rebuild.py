@@ -9,6 +9,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from aesi_lib.run.config import RunConfig
+from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import preset
 from aesi_lib.store.database import read_journal
 from flows.common import Project, Steps, default_task_runner, ingest
@@ -39,10 +40,11 @@ def rebuild_store_flow(project_dir: str, journal: str, parse_batch_size: int = 5
     started = time.perf_counter()
     project = Project.at(project_dir)
     config = project.read_state().get("config") or preset("default")
-    parser = RunConfig.from_dict(config).parser
+    run_config = RunConfig.from_dict(config)
     documents = read_journal(journal)
     get_run_logger().info("rebuild: %d documents in %s", len(documents), journal)
     steps = Steps()
-    ingested = ingest(documents, parser, project, steps, parse_batch_size)
+    ingested = ingest(documents, run_config.parser, project, steps, parse_batch_size,
+                      entity_rules(run_config))
     return {"flow": "rebuild-store", "documents": len(documents), "ingest": ingested,
             "steps": steps.records, "seconds": time.perf_counter() - started}

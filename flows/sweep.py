@@ -16,6 +16,7 @@ from prefect.utilities.annotations import quote
 from aesi_lib.errors import AesiError
 from aesi_lib.run.config import config_digest
 from aesi_lib.run.experiments import append_results, config_json, named_configurations
+from aesi_lib.run.pipeline import entity_rules
 from flows.common import (
     Project,
     Steps,
@@ -62,15 +63,17 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                         "use MUC-4 (--muc4-dir) or the demo corpus (--demo)")
     doc_ids = [d.doc_id for d in corpus.documents]
 
-    # Configurations that parse alike run together: the store holds one parse per document.
+    # Configurations that parse and extract alike run together: the store holds one parse
+    # and one set of entity rows per document.
     by_parser: dict[Any, list[str]] = {}
     for name, config in configurations.items():
-        by_parser.setdefault(config.parser, []).append(name)
+        by_parser.setdefault((config.parser, config.features.event_nouns), []).append(name)
 
     rows: list[dict[str, Any]] = []
     total = len(configurations) * len(seeds)
-    for parser_config, names in by_parser.items():
-        ingest(corpus.documents, parser_config, project, steps, parse_batch_size)
+    for (parser_config, _), names in by_parser.items():
+        ingest(corpus.documents, parser_config, project, steps, parse_batch_size,
+               entity_rules(configurations[names[0]]))
         for name in names:
             config = configurations[name]
             t = time.perf_counter()

@@ -16,7 +16,7 @@ from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.corpus.types import Document
-from aesi_lib.entities.rules import document_entities, stored_config_id
+from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, document_entities, stored_config_id
 from aesi_lib.fingerprint import corpus_fingerprint
 from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache
@@ -52,9 +52,11 @@ def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
 
 @task(name="plan-ingest", cache_policy=NO_CACHE)
 def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
-                     db_path: str, cache_dir: str) -> dict[str, Any]:
-    """Which documents are new, changed (text or parser) or unchanged in the store, and how
-    many processes should parse them (``aesi_lib.parse.backends.parse_processes``).
+                     db_path: str, cache_dir: str,
+                     rules: EntityRules = DEFAULT_RULES) -> dict[str, Any]:
+    """Which documents are new, changed (text, parser or entity rules) or unchanged in the
+    store, and how many processes should parse them
+    (``aesi_lib.parse.backends.parse_processes``).
 
     Returns ``{"todo": [Document], "config_id", "new", "changed", "unchanged",
     "parse_processes"}``.
@@ -63,7 +65,7 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
     # will use for a corpus of this size (so a pool of processes starts only once).
     id_config = replace(parser_config, n_process=parse_processes(
         parser_config, sum(len(d.text) for d in documents)))
-    config_id = stored_config_id(parser_config_id(id_config, cache_dir))
+    config_id = stored_config_id(parser_config_id(id_config, cache_dir), rules)
     with Store(db_path) as store:
         stored = store.stored_hashes()
     todo: list[Document] = []
@@ -86,14 +88,15 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
 
 @task(name="parse-batch", cache_policy=NO_CACHE, **RETRY)
 def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
-                     cache_dir: str) -> dict[str, Any]:
-    """Parse a batch of documents through the per-document parse cache; extract entities."""
+                     cache_dir: str, rules: EntityRules = DEFAULT_RULES) -> dict[str, Any]:
+    """Parse a batch of documents through the per-document parse cache; extract entities
+    with ``rules`` (``aesi_lib.run.pipeline.entity_rules`` of the run's configuration)."""
     started = time.perf_counter()
     with PARSERS.checkout(parser_config) as parser:
         parses, stats = parse_with_cache(parser, batch, cache_dir)
         # Parse worker processes (when the parser has them): pid -> peak resident MiB.
         worker_mib = dict(getattr(parser, "worker_peak_rss_mib", {}))
-    entities = document_entities(parses, batch)
+    entities = document_entities(parses, batch, rules)
     get_run_logger().info("parsed %d documents (%d from the parse cache), %d entities",
                           stats.parsed, stats.reused, len(entities))
     return {"documents": batch, "parses": parses, "entities": entities,

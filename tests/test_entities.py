@@ -17,6 +17,8 @@ from aesi_lib.entities import (
     extract_entities,
     mention_text,
 )
+from aesi_lib.entities.event_nouns import EventNoun
+from aesi_lib.entities.rules import stored_config_id
 from aesi_lib.parse.spacy_backend import SpacyParser
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
@@ -250,3 +252,72 @@ def test_character_spans_point_at_the_mention_in_the_text(spacy_parser):
         assert text[r.start_char:r.end_char] == r.mention
     spans = {text[r.start_char:r.end_char] for r in records}
     assert {"guerrillas", "military base"} <= spans
+
+
+# ---------------------------------------------------------------- R12 event nouns
+
+class _Lexicon:
+    """A stand-in for the WordNet event-noun lexicon: a fixed table."""
+
+    config_id = "test-lexicon"
+
+    def __init__(self, table: dict[str, tuple[str, str]]) -> None:
+        self.table = table
+
+    def lookup(self, lemma: str) -> EventNoun | None:
+        hit = self.table.get(lemma.lower())
+        return EventNoun(*hit) if hit else None
+
+
+EVENT_RULES = EntityRules(event_nouns=_Lexicon({
+    "murder": ("murder", "dobj"), "attack": ("attack", "dobj"), "death": ("die", "nsubj")}))
+
+
+def test_r12_arguments_of_event_nouns_are_arguments_of_their_verb(spacy_parser):
+    text = "The government condemned the murder of six priests."
+    assert triples(spacy_parser, text) == {("government", "condemn", "nsubj"),
+                                           ("murder", "condemn", "dobj")}
+    got = triples(spacy_parser, text, EVENT_RULES)
+    assert got == {("government", "condemn", "nsubj"), ("murder", "condemn", "dobj"),
+                   ("priest", "murder", "dobj")}
+
+
+def test_r12_prepositions_and_possessives(spacy_parser):
+    got = triples(spacy_parser, "The rebels claimed the attack on the embassy.", EVENT_RULES)
+    assert ("embassy", "attack", "dobj") in got
+    got = triples(spacy_parser, "Police investigated the mayor's death in Lima.", EVENT_RULES)
+    assert ("mayor", "die", "nsubj") in got
+    assert ("lima", "die", "prep_in") in got
+    # A noun the lexicon does not know gives nothing.
+    got = triples(spacy_parser, "The members of the committee met.", EVENT_RULES)
+    assert not {t for t in got if t[0] == "committee"}
+
+
+def test_r12_the_noun_is_the_predicate_token_and_rows_are_not_repeated(spacy_parser):
+    records = entities(spacy_parser, "They denounced the murder of the priest.", EVENT_RULES)
+    priest = [r for r in records if r.head_lemma == "priest"]
+    assert len(priest) == 1
+    assert priest[0].predicate == "murder"
+    parsed = next(spacy_parser.parse([Document("t", "They denounced the murder of the priest.",
+                                               "test", "test")]))
+    tokens = parsed.sentences[0].tokens
+    assert tokens[priest[0].predicate_index].lemma.lower() == "murder"
+
+
+def test_r12_ud_labels():
+    # "the attack on the embassy by rebels" under a verb, UD style
+    rows = [("They", "they", "PRON", "PRP", 2, "nsubj"),
+            ("condemned", "condemn", "VERB", "VBD", 0, "root"),
+            ("the", "the", "DET", "DT", 4, "det"), ("attack", "attack", "NOUN", "NN", 2, "obj"),
+            ("on", "on", "ADP", "IN", 7, "case"), ("the", "the", "DET", "DT", 7, "det"),
+            ("embassy", "embassy", "NOUN", "NN", 4, "nmod"),
+            ("by", "by", "ADP", "IN", 9, "case"), ("rebels", "rebel", "NOUN", "NNS", 4, "nmod")]
+    records = extract_entities(ParsedDocument("x", (_sentence(rows),)), EVENT_RULES)
+    got = {(r.head_lemma, r.predicate, r.dep) for r in records}
+    assert ("embassy", "attack", "dobj") in got
+    assert ("rebel", "attack", "nsubj") in got
+
+
+def test_r12_changes_the_stored_configuration():
+    assert stored_config_id("p") == stored_config_id("p", EntityRules())
+    assert stored_config_id("p", EVENT_RULES) == "p;entities=3;test-lexicon"

@@ -70,3 +70,40 @@ def test_the_notebook_path_reads_chains_like_the_flow(tmp_path):
     assert len(table) == len(expected) > len(plain)          # resolved pronouns added
     assert table["chain"].notna().sum() == expected["chain"].notna().sum() > 0
     assert features.chain_ids is not None and features.n_entities == len(table)
+
+
+def test_event_nouns_re_extract_the_stored_rows_and_back(tmp_path):
+    """features.event_nouns (rule R12) changes the stored configuration: turning it on or off
+    re-extracts every document's rows from the parse cache (nothing is parsed again)."""
+    import pytest
+
+    from aesi_lib.run.presets import deep_merge
+
+    base = RunConfig.from_dict(preset("default"))
+    config = RunConfig.from_dict(deep_merge(preset("default"),
+                                            {"features": {"event_nouns": True}}))
+    try:
+        rules = pipeline.entity_rules(config)
+    except Exception as exc:   # noqa: BLE001 - no WordNet on this machine
+        pytest.skip(f"no WordNet: {exc}")
+    corpus = load_demo_corpus()
+    parser = make_parser(config.parser)
+    n = len(corpus.documents)
+    with Store(tmp_path / "aesi.duckdb") as store:
+        pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache")
+        plain = store.entity_table()
+        on = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache",
+                                       rules=rules)
+        assert (on.parsed, on.reused_from_cache, on.unchanged) == (0, n, 0)
+        with_events = store.entity_table()
+        off = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache",
+                                        rules=pipeline.entity_rules(base))
+        assert (off.parsed, off.unchanged) == (0, 0)
+        again = store.entity_table()
+    assert len(with_events) > len(plain)
+    key = ["doc_id", "sent_id", "head_index", "predicate", "dep"]
+    added = with_events.merge(plain[key], on=key, how="left", indicator=True)
+    added = added[added["_merge"] == "left_only"]
+    assert not added.empty
+    pd.testing.assert_frame_equal(again[key].reset_index(drop=True),
+                                  plain[key].reset_index(drop=True))

@@ -52,6 +52,17 @@ R11 subject control
     has no direct object (``they tried to escape`` -> subject of escape); with an object
     (``forced them to leave``) nothing is inferred.
 
+R12 event nouns (only with ``EntityRules.event_nouns``, ``features.event_nouns``)
+    A common noun that names an act or event of a verb (``murder``, ``assassination``,
+    ``attack``; :mod:`aesi_lib.entities.event_nouns` decides by WordNet) is that verb for its
+    prepositional and possessive noun arguments: ``of`` and a possessor take the dependency
+    the lexicon gives (``the murder of the priest`` -> priest/dobj of murder, ``the death of
+    the priest`` -> priest/nsubj of die), ``on``, ``against`` and ``upon`` -> ``dobj``
+    (``the attack on the embassy``), ``by`` -> ``nsubj``, any other preposition
+    ``prep_<preposition>``. The predicate is the verb's lemma, so these mentions join the
+    verb's own (a template is tied by predicate); ``predicate_index`` is the noun. A
+    (head, predicate, dependency) that a verb of the sentence already gives is not repeated.
+
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
 with :class:`EntityRules` for ablations.
 
@@ -70,6 +81,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
+from typing import Any
 
 import pandas as pd
 
@@ -82,11 +94,14 @@ from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 ENTITY_FORMAT_VERSION = 3
 
 
-def stored_config_id(parser_config_id: str) -> str:
-    """The configuration a store records for a document: the parser's ``config_id`` and the
-    entity rules' :data:`ENTITY_FORMAT_VERSION`, so that a change of either makes the document's
-    rows again."""
-    return f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
+def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
+    """The configuration a store records for a document: the parser's ``config_id``, the
+    entity rules' :data:`ENTITY_FORMAT_VERSION` and, with R12, the event-noun lexicon, so that
+    a change of any of them makes the document's rows again."""
+    stored = f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
+    if rules is not None and rules.event_nouns is not None:
+        stored += f";{rules.event_nouns.config_id}"
+    return stored
 
 HEAD_UPOS = frozenset({"NOUN", "PROPN"})
 PREDICATE_UPOS = frozenset({"VERB"})
@@ -162,12 +177,15 @@ ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
 
 @dataclass(frozen=True)
 class EntityRules:
-    """Switches for the optional rules (R8-R11 in the module docstring); all on by default."""
+    """Switches for the optional rules (R8-R12 in the module docstring): R8-R11 on by
+    default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
+    returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, and ``config_id``)."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
     participles: bool = True
     control: bool = True
+    event_nouns: Any = None
 
 
 DEFAULT_RULES = EntityRules()
@@ -389,22 +407,78 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             if noun == verb or key in seen:
                 continue
             seen.add(key)
-            head_tok = view.tokens[noun]
-            if noun not in mentions:
-                mentions[noun] = _mention(view, noun)
-            text, start, end = mentions[noun]
-            records.append(EntityRecord(
-                doc_id=doc_id, sent_id=sent_id, head_index=noun, head=head_tok.text,
-                head_lemma=(head_tok.lemma or head_tok.text).lower(), mention=text,
-                predicate=predicate, dep=dep, ner=head_tok.ent_type, start_char=start,
-                end_char=end, predicate_index=verb,
-            ))
+            records.append(_record(view, doc_id, sent_id, noun, verb, predicate, dep, mentions))
+    if rules.event_nouns is not None:
+        given = {(r.head_index, r.predicate, r.dep) for r in records}
+        for event, tok in enumerate(view.tokens):
+            if tok.upos != "NOUN":
+                continue
+            meaning = rules.event_nouns.lookup(tok.lemma or tok.text)
+            if meaning is None:
+                continue
+            for noun, dep in sorted(_event_noun_arguments(view, event, meaning.of_dep)):
+                if (noun, meaning.verb, dep) in given:
+                    continue
+                given.add((noun, meaning.verb, dep))
+                records.append(_record(view, doc_id, sent_id, noun, event, meaning.verb, dep,
+                                       mentions))
     return records
+
+
+def _record(view: _SentenceView, doc_id: str, sent_id: int, noun: int, predicate_index: int,
+            predicate: str, dep: str, mentions: dict[int, tuple[str, int, int]]
+            ) -> EntityRecord:
+    """The entity row of head ``noun`` as the ``dep`` of ``predicate`` (its mention text and
+    span computed once per head and kept in ``mentions``)."""
+    head_tok = view.tokens[noun]
+    if noun not in mentions:
+        mentions[noun] = _mention(view, noun)
+    text, start, end = mentions[noun]
+    return EntityRecord(
+        doc_id=doc_id, sent_id=sent_id, head_index=noun, head=head_tok.text,
+        head_lemma=(head_tok.lemma or head_tok.text).lower(), mention=text,
+        predicate=predicate, dep=dep, ner=head_tok.ent_type, start_char=start,
+        end_char=end, predicate_index=predicate_index,
+    )
+
+
+# R12: the prepositions whose object is the event's object or subject.
+EVENT_OBJECT_PREPOSITIONS = frozenset({"on", "against", "upon"})
+EVENT_OF = frozenset({"of"})
+CLEAR_POSS = frozenset({"poss"})
+UD_POSS = frozenset({"nmod:poss"})
+
+
+def _event_noun_arguments(view: _SentenceView, event: int, of_dep: str
+                          ) -> list[tuple[int, str]]:
+    """(argument token, entity dependency) pairs of an event noun (R12)."""
+    out: list[tuple[int, str]] = []
+    for c in view.children[event]:
+        dep = view.tokens[c].dep
+        if dep in CLEAR_POSS or dep in UD_POSS:
+            out.append((c, of_dep))
+        elif dep in CLEAR_PREP:
+            name = view.preposition(c)
+            out += [(o, _event_preposition_dep(name, of_dep)) for o in view.kids(c, CLEAR_POBJ)]
+        elif dep in UD_OBLIQUE:
+            cases = view.kids(c, UD_CASE)
+            if cases:
+                name = "_".join(view.preposition(k) for k in cases)
+                out.append((c, _event_preposition_dep(name, of_dep)))
+    return [(n, d) for n, d in out if view.is_noun(n)]
+
+
+def _event_preposition_dep(name: str, of_dep: str) -> str:
+    if name in EVENT_OF:
+        return of_dep
+    if name in EVENT_OBJECT_PREPOSITIONS:
+        return DEP_OBJECT
+    return DEP_SUBJECT if name == "by" else PREP_PREFIX + name
 
 
 def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
                      ) -> list[EntityRecord]:
-    """All entity mentions of a parsed document (rules R1-R11 of the module docstring).
+    """All entity mentions of a parsed document (rules R1-R12 of the module docstring).
 
     Parameters
     ----------
@@ -424,8 +498,8 @@ def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
     return records
 
 
-def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Document]
-                      ) -> pd.DataFrame:
+def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Document],
+                      rules: EntityRules = DEFAULT_RULES) -> pd.DataFrame:
     """The entity rows of parsed documents (:func:`extract_entities`), with each mention's
     ``start_char``/``end_char`` in the text as the user gave it: the document's ``original``
     when its reader normalised the layout (:func:`aesi_lib.corpus.offsets.original_span`).
@@ -435,8 +509,10 @@ def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Docu
     ----------
     parses : the parses of ``documents``, in the same order.
     documents : the documents as read (``Document.original`` set when normalised).
+    rules : the entity rules (``aesi_lib.run.pipeline.entity_rules`` of the run's
+        configuration: the training corpus and new documents get the same).
     """
-    frame = entities_frame(r for p in parses for r in extract_entities(p))
+    frame = entities_frame(r for p in parses for r in extract_entities(p, rules))
     return spans_in_original(frame, documents)
 
 

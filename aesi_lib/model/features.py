@@ -151,6 +151,11 @@ class FeatureOptions:
     encoder : ``"minilm"``, all-MiniLM-L6-v2 (needs the ``context`` extra), or ``"static"``,
         the mean of the run's word vectors (fast, blind to context; token vectors are the
         words' own vectors).
+    event_nouns : also take the prepositional and possessive arguments of nouns that name an
+        act or event as mentions of the noun's verb (rule R12 of
+        ``aesi_lib.entities.rules``: ``the murder of six Jesuits`` -> Jesuits/dobj of murder);
+        decided by WordNet (``aesi_lib.entities.event_nouns``), so it needs WordNet. Not in
+        the paper. A change re-extracts the stored documents' rows from the parse cache.
     """
 
     type_scheme: str = "hypernyms"
@@ -161,6 +166,7 @@ class FeatureOptions:
     context: bool = False
     token_context: bool = False
     encoder: Literal["minilm", "static"] = "minilm"
+    event_nouns: bool = False
 
     def __post_init__(self) -> None:
         if self.pronouns and not self.chains:

@@ -21,7 +21,12 @@ import numpy as np
 import pandas as pd
 
 from aesi_lib.corpus.types import Document, KeyTemplate
-from aesi_lib.entities.rules import document_entities, stored_config_id
+from aesi_lib.entities.rules import (
+    DEFAULT_RULES,
+    EntityRules,
+    document_entities,
+    stored_config_id,
+)
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.model.carry import PreviousLabels
 from aesi_lib.model.config import ModelConfig
@@ -51,19 +56,21 @@ class IngestStats:
 
 def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
                      cache_dir: str | Path, batch_size: int = 100,
-                     progress: Progress | None = None) -> IngestStats:
-    """Parse the documents whose text or parser changed and replace their rows in the store.
+                     progress: Progress | None = None,
+                     rules: EntityRules = DEFAULT_RULES) -> IngestStats:
+    """Parse the documents whose text, parser or entity rules changed and replace their rows
+    in the store (``rules``: :func:`entity_rules` of the run's configuration).
 
     Work is committed in batches of ``batch_size`` documents, so a killed run keeps every batch
     it finished; the parse cache keeps even the parses of an unfinished batch.
     """
-    config_id = stored_config_id(parser.config_id)
+    config_id = stored_config_id(parser.config_id, rules)
     todo = store.documents_to_parse(docs, config_id)
     parsed_total = reused_total = entity_total = 0
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
         parses, stats = parse_with_cache(parser, batch, cache_dir)
-        entities = document_entities(parses, batch)
+        entities = document_entities(parses, batch, rules)
         store.replace_documents(batch, parses, entities, config_id)
         parsed_total += stats.parsed
         reused_total += stats.reused
@@ -73,6 +80,25 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
                      f"documents ({parsed_total} parsed, {reused_total} from the parse cache)")
     return IngestStats(documents=len(docs), parsed=parsed_total, reused_from_cache=reused_total,
                        unchanged=len(docs) - len(todo), entities_added=entity_total)
+
+
+def entity_rules(config: RunConfig) -> EntityRules:
+    """The entity rules of a run's configuration: the defaults, with R12's event-noun lexicon
+    when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's).
+    Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
+
+    Raises
+    ------
+    ResourceMissingError
+        With ``features.event_nouns`` and no WordNet.
+    """
+    if not config.features.event_nouns:
+        return DEFAULT_RULES
+    from aesi_lib.entities.event_nouns import EventNounLexicon
+    from aesi_lib.lexicon.wordnet import load_wordnet
+
+    return dataclasses.replace(DEFAULT_RULES,
+                               event_nouns=EventNounLexicon(load_wordnet(config.wordnet_path)))
 
 
 def load_lexicon(config: RunConfig) -> tuple[Any, Any]:

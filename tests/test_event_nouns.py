@@ -1,0 +1,47 @@
+"""The event-noun lexicon of rule R12 (aesi_lib.entities.event_nouns), on WordNet."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from aesi_lib.entities.event_nouns import EventNoun, EventNounLexicon, event_noun
+from aesi_lib.errors import ResourceMissingError
+from aesi_lib.lexicon.wordnet import load_wordnet
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> EventNounLexicon:
+    try:
+        return EventNounLexicon(load_wordnet(None))
+    except ResourceMissingError as exc:
+        pytest.skip(f"no WordNet here ({exc}); scripts/setup.sh installs wordnet-base")
+
+
+def test_acts_and_events_map_to_their_verb(lexicon):
+    assert lexicon.lookup("murder") == EventNoun("murder", "dobj")
+    assert lexicon.lookup("bombing") == EventNoun("bomb", "dobj")
+    assert lexicon.lookup("kidnapping").verb == "kidnap"
+    assert lexicon.lookup("death") == EventNoun("die", "nsubj")     # intransitive
+    assert lexicon.lookup("Attack").verb == "attack"                # any case
+
+
+def test_other_nouns_are_not_event_nouns(lexicon):
+    for noun in ("priest", "embassy", "bomb", "member", "committee", "qwertyuiop"):
+        assert lexicon.lookup(noun) is None
+    # Only the first (most frequent) sense counts: WordNet 3.0 lists "character
+    # assassination" (a communication) first.
+    assert lexicon.lookup("assassination") is None
+
+
+def test_the_rule_reads_only_wordnet(lexicon):
+    reader = lexicon.wordnet.reader
+    assert event_noun(reader, "murder") == lexicon.lookup("murder")
+    assert lexicon.config_id.startswith("event-nouns-1;wordnet-")
+
+
+def test_the_lexicon_pickles_by_reopening_wordnet(lexicon):
+    copy = pickle.loads(pickle.dumps(lexicon))
+    assert copy.lookup("murder") == lexicon.lookup("murder")
+    assert copy.config_id == lexicon.config_id
