@@ -78,8 +78,9 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
         new += before is None
         changed += before is not None
     processes = parse_processes(parser_config, sum(len(d.text) for d in todo))
-    get_run_logger().info("%d documents: %d new, %d changed (text or parser), %d unchanged; "
-                          "%d to parse in %d process%s", len(documents), new, changed,
+    get_run_logger().info("%d documents: %d new, %d changed (text, parser or entity rules), "
+                          "%d unchanged; %d to parse in %d process%s", len(documents), new,
+                          changed,
                           len(documents) - len(todo), len(todo), processes,
                           "" if processes == 1 else "es")
     return {"todo": todo, "config_id": config_id, "new": new, "changed": changed,

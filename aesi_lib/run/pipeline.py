@@ -59,7 +59,8 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
                      progress: Progress | None = None,
                      rules: EntityRules = DEFAULT_RULES) -> IngestStats:
     """Parse the documents whose text, parser or entity rules changed and replace their rows
-    in the store (``rules``: :func:`entity_rules` of the run's configuration).
+    in the store. ``rules`` are :func:`entity_rules` of the run's configuration (the default
+    preset's include R12, which the plain defaults here do not).
 
     Work is committed in batches of ``batch_size`` documents, so a killed run keeps every batch
     it finished; the parse cache keeps even the parses of an unfinished batch.
@@ -87,18 +88,30 @@ def entity_rules(config: RunConfig) -> EntityRules:
     when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's).
     Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
 
+    Without ``wordnet_path`` and without a WordNet on the machine, R12 is left out with a
+    warning, as the semantic types fall back to NER classes then (:func:`load_lexicon`); the
+    store records which rules made its rows, so installing WordNet later re-extracts them.
+
     Raises
     ------
     ResourceMissingError
-        With ``features.event_nouns`` and no WordNet.
+        With ``features.event_nouns`` and a ``wordnet_path`` that holds no WordNet.
     """
     if not config.features.event_nouns:
         return DEFAULT_RULES
     from aesi_lib.entities.event_nouns import EventNounLexicon
+    from aesi_lib.errors import ResourceMissingError
     from aesi_lib.lexicon.wordnet import load_wordnet
 
-    return dataclasses.replace(DEFAULT_RULES,
-                               event_nouns=EventNounLexicon(load_wordnet(config.wordnet_path)))
+    try:
+        wordnet = load_wordnet(config.wordnet_path)
+    except ResourceMissingError as exc:
+        if config.wordnet_path:
+            raise
+        log.warning("WordNet unavailable, entity rule R12 (features.event_nouns) is left "
+                    "out: %s", exc)
+        return DEFAULT_RULES
+    return dataclasses.replace(DEFAULT_RULES, event_nouns=EventNounLexicon(wordnet))
 
 
 def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
