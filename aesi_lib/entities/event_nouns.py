@@ -24,7 +24,6 @@ assassination* (a communication) first, so ``assassination`` is not an event nou
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +95,6 @@ class EventNounLexicon:
     def __init__(self, wordnet: Any) -> None:
         self.wordnet = wordnet
         self._found: dict[str, EventNoun | None] = {}
-        self._lock = threading.Lock()
 
     def __reduce__(self) -> tuple[Any, tuple[Any]]:
         return (EventNounLexicon, (self.wordnet,))
@@ -113,8 +111,8 @@ class EventNounLexicon:
         """:func:`event_noun` of ``lemma`` (lowercased), memoised."""
         lemma = lemma.lower()
         if lemma not in self._found:
-            # The reader seeks in shared file handles: one lookup at a time, with the
-            # WordNet lexicon's own lock (its noun lookups use the same reader).
-            with self.wordnet._lock:
+            # The reader seeks in shared file handles: one lookup at a time, under the
+            # WordNet lexicon's lock (its noun lookups use the same reader).
+            with self.wordnet.lock:
                 self._found[lemma] = event_noun(self.wordnet.reader, lemma)
         return self._found[lemma]

@@ -53,7 +53,7 @@ R11 subject control
     (``forced them to leave``) nothing is inferred.
 
 R12 event nouns (only with ``EntityRules.event_nouns``, ``features.event_nouns``)
-    A common noun that names an act or event of a verb (``murder``, ``assassination``,
+    A common noun that names an act or event of a verb (``murder``, ``kidnapping``,
     ``attack``; :mod:`aesi_lib.entities.event_nouns` decides by WordNet) is that verb for its
     prepositional and possessive noun arguments: ``of`` and a possessor take the dependency
     the lexicon gives (``the murder of the priest`` -> priest/dobj of murder, ``the death of

@@ -119,6 +119,12 @@ class WordNetLexicon:
         return (_restore, (self.source,))
 
     @property
+    def lock(self) -> threading.Lock:
+        """The lock that serialises reads of ``reader`` (its file handles are shared), for
+        other lookups over the same reader (``aesi_lib.entities.event_nouns``)."""
+        return self._lock
+
+    @property
     def version(self) -> str | None:
         """WordNet version string of the database, e.g. ``"3.0"``."""
         with self._lock:
