@@ -266,11 +266,16 @@ def _arguments(view: _SentenceView, verb: int) -> list[tuple[int, str]]:
         elif dep in UD_AGENT:
             out.append((c, DEP_SUBJECT))
         elif dep in UD_OBLIQUE:
-            cases = view.kids(c, UD_CASE)
-            if cases:
-                prep = "_".join(view.preposition(k) for k in cases)
+            prep = _oblique_preposition(view, c)
+            if prep:
                 out.append((c, DEP_SUBJECT if prep == "by" and passive else PREP_PREFIX + prep))
     return out
+
+
+def _oblique_preposition(view: _SentenceView, oblique: int) -> str:
+    """The preposition of a UD oblique or nominal modifier from its ``case`` children
+    (``because of`` -> ``because_of``); empty when it has none."""
+    return "_".join(view.preposition(k) for k in view.kids(oblique, UD_CASE))
 
 
 def _clear_prep_arguments(view: _SentenceView, prep: int, passive: bool
@@ -461,9 +466,8 @@ def _event_noun_arguments(view: _SentenceView, event: int, of_dep: str
             name = view.preposition(c)
             out += [(o, _event_preposition_dep(name, of_dep)) for o in view.kids(c, CLEAR_POBJ)]
         elif dep in UD_OBLIQUE:
-            cases = view.kids(c, UD_CASE)
-            if cases:
-                name = "_".join(view.preposition(k) for k in cases)
+            name = _oblique_preposition(view, c)
+            if name:
                 out.append((c, _event_preposition_dep(name, of_dep)))
     return [(n, d) for n, d in out if view.is_noun(n)]
 
