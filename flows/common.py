@@ -21,9 +21,8 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules
-from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.run.config import RunConfig, read_config_file
+from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from tasks.features import (
     chain_table_task,
@@ -163,11 +162,10 @@ def batches(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def ingest(documents: list[Document], parser_config: ParserConfig, project: Project,
-           steps: Steps, batch_size: int = 50,
-           rules: EntityRules = DEFAULT_RULES) -> dict[str, Any]:
-    """Parse the new and changed documents and replace their rows in the store, with the
-    entity rules ``rules`` (``aesi_lib.run.pipeline.entity_rules`` of the run's configuration).
+def ingest(documents: list[Document], config: RunConfig, project: Project, steps: Steps,
+           batch_size: int = 50) -> dict[str, Any]:
+    """Parse the new and changed documents with ``config``'s parser and replace their rows in
+    the store, made by ``config``'s entity rules (``aesi_lib.run.pipeline.entity_rules``).
 
     Parsing is cut into tasks of ``batch_size`` documents (``parse_batch_task``): one task per
     batch keeps the orchestration overhead small next to the parse itself, and each document
@@ -181,6 +179,7 @@ def ingest(documents: list[Document], parser_config: ParserConfig, project: Proj
     finish, in order, each in one transaction, so a killed run keeps every batch it stored.
     """
     log = get_run_logger()
+    parser_config, rules = config.parser, entity_rules(config)
     plan = steps.run("plan-ingest", plan_ingest_task, quote(documents), parser_config, project.db,
                      project.parse_cache, rules)
     todo: list[Document] = plan["todo"]

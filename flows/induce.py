@@ -11,7 +11,6 @@ from prefect import flow
 from prefect.utilities.annotations import quote
 
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.pipeline import entity_rules
 from flows.common import (
     Project,
     Steps,
@@ -72,8 +71,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
 
     corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo,
                        encoding=encoding, skip_bad=skip_bad)
-    ingested = ingest(corpus.documents, run_config.parser, project, steps, parse_batch_size,
-                      entity_rules(run_config))
+    ingested = ingest(corpus.documents, run_config, project, steps, parse_batch_size)
     state = project.read_state()
     stored = set(steps.run("stored-documents", stored_documents_task, project.db))
     added = sorted({d for u in state.get("updates", []) for d in u.get("doc_ids", [])}

@@ -9,7 +9,6 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import preset
 from aesi_lib.store.database import read_journal
 from flows.common import Project, Steps, default_task_runner, ingest
@@ -44,7 +43,6 @@ def rebuild_store_flow(project_dir: str, journal: str, parse_batch_size: int = 5
     documents = read_journal(journal)
     get_run_logger().info("rebuild: %d documents in %s", len(documents), journal)
     steps = Steps()
-    ingested = ingest(documents, run_config.parser, project, steps, parse_batch_size,
-                      entity_rules(run_config))
+    ingested = ingest(documents, run_config, project, steps, parse_batch_size)
     return {"flow": "rebuild-store", "documents": len(documents), "ingest": ingested,
             "steps": steps.records, "seconds": time.perf_counter() - started}

@@ -16,7 +16,6 @@ from prefect.utilities.annotations import quote
 from aesi_lib.errors import AesiError
 from aesi_lib.run.config import config_digest
 from aesi_lib.run.experiments import append_results, config_json, named_configurations
-from aesi_lib.run.pipeline import entity_rules
 from flows.common import (
     Project,
     Steps,
@@ -71,9 +70,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
 
     rows: list[dict[str, Any]] = []
     total = len(configurations) * len(seeds)
-    for (parser_config, _), names in by_parser.items():
-        ingest(corpus.documents, parser_config, project, steps, parse_batch_size,
-               entity_rules(configurations[names[0]]))
+    for names in by_parser.values():
+        ingest(corpus.documents, configurations[names[0]], project, steps, parse_batch_size)
         for name in names:
             config = configurations[name]
             t = time.perf_counter()

@@ -15,7 +15,6 @@ from aesi_lib.corpus.plain import move_to_done
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
 from aesi_lib.run.outputs import document_summary, mapped_templates
-from aesi_lib.run.pipeline import entity_rules
 from flows.common import (
     Project,
     Steps,
@@ -98,8 +97,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     if docs_path is not None:
         documents = steps.run("load-documents", load_corpus_task, None, docs_path, False,
                               split, encoding=encoding, skip_bad=skip_bad).documents
-    ingested = ingest(documents, run_config.parser, project, steps, parse_batch_size,
-                      entity_rules(run_config))
+    ingested = ingest(documents, run_config, project, steps, parse_batch_size)
     log.info("update: %d documents given: %d new, %d changed, %d unchanged; %d parsed",
              ingested["documents"], ingested["new"], ingested["changed"],
              ingested["unchanged"], ingested["parsed"])
