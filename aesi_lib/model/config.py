@@ -65,6 +65,14 @@ class ModelConfig:
         is an argument position crossed with an induced semantic class of the head
         (``aesi_lib.model.factored_slots``; needs ``mode="sc"`` and ``n_slots`` a multiple of 4;
         ``slot_unit`` does not apply). Not in the paper: an option of the quality track.
+    consensus_members : int
+        1: the templates are the cut of W_T. More: they are the consensus of that many cuts of
+        W_T at context weights spread evenly over ``similarity.context_weight ±
+        consensus_spread`` (``aesi_lib.model.consensus``; needs ``mode="sc"``). Not in the
+        paper: an option of the quality track.
+    consensus_spread : float
+        Half the width of the consensus members' interval of context weights, at most
+        ``similarity.context_weight``; 0 with one member.
     """
 
     n_templates: int = 6
@@ -83,6 +91,8 @@ class ModelConfig:
     template_unit: Literal["mention", "predicate", "chain"] = "mention"
     slot_unit: Literal["mention", "pattern"] = "mention"
     slot_model: Literal["cut", "factored"] = "cut"
+    consensus_members: int = 1
+    consensus_spread: float = 0.0
 
     def __post_init__(self) -> None:
         problems = literal_problems(self)
@@ -96,8 +106,28 @@ class ModelConfig:
             if self.n_slots % len(ARGUMENT_POSITIONS):
                 problems.append(("n_slots", f"slot_model='factored' needs n_slots to be a "
                                  f"multiple of {len(ARGUMENT_POSITIONS)}, got {self.n_slots}"))
+        problems += _consensus_problems(self)
         if problems:
             raise ConfigError(problems)
+
+
+def _consensus_problems(config: ModelConfig) -> list[tuple[str, str]]:
+    if config.consensus_members < 1:
+        return [("consensus_members", f"must be >= 1, got {config.consensus_members}")]
+    if config.consensus_members == 1:
+        if config.consensus_spread != 0.0:
+            return [("consensus_spread", "spreads the weights of consensus members: set "
+                     "consensus_members > 1 too, or leave it at 0")]
+        return []
+    problems = []
+    if config.mode != "sc":
+        problems.append(("consensus_members", "consensus templates replace the template cut "
+                         "of mode='sc'; AMP alternates its cuts (use mode='sc')"))
+    weight = config.similarity.context_weight
+    if not 0.0 < config.consensus_spread <= weight:
+        problems.append(("consensus_spread", f"must lie in (0, similarity.context_weight = "
+                         f"{weight}] with consensus_members > 1, got {config.consensus_spread}"))
+    return problems
 
 
 @cache

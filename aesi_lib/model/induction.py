@@ -14,7 +14,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -22,12 +23,14 @@ import numpy as np
 from aesi_lib.model.amp import Progress, solve_amp
 from aesi_lib.model.carry import PreviousLabels, label_changes, renumber_to_previous
 from aesi_lib.model.config import ModelConfig, check_unit_counts
+from aesi_lib.model.consensus import member_context_weights
 from aesi_lib.model.constraint import sentence_indicator
 from aesi_lib.model.factored_slots import factored_slot_labels
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.objective import joint_objective
 from aesi_lib.model.sc import solve_sc
 from aesi_lib.model.similarity import slot_similarity, template_similarity
+from aesi_lib.model.terms import SimilarityOperator
 from aesi_lib.model.units import label_units
 
 
@@ -146,7 +149,7 @@ def induce(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
             units_t=units_t, units_s=units_s, slot_labels=factored,
-            init_t=init_t, init_s=init_s,
+            init_t=init_t, init_s=init_s, template_members=consensus_members(features, config),
         )
         entry = {"iteration": 0, **info}
         # The joint objective of Eq. 9 is recorded for -SC as well, so runs are comparable.
@@ -192,6 +195,25 @@ def induce(
         config=config,
         carried=carried,
     )
+
+
+def consensus_members(features: EntityFeatures, config: ModelConfig
+                      ) -> Iterator[tuple[SimilarityOperator, np.ndarray]] | None:
+    """W_T and its degrees at each context weight of the consensus members
+    (:func:`aesi_lib.model.consensus.member_context_weights`), built one at a time; None
+    without consensus (``consensus_members`` 1)."""
+    if config.consensus_members == 1:
+        return None
+    weights = member_context_weights(config.similarity.context_weight, config.consensus_spread,
+                                     config.consensus_members)
+
+    def members() -> Iterator[tuple[SimilarityOperator, np.ndarray]]:
+        for weight in weights:
+            W = template_similarity(features, replace(config.similarity,
+                                                      context_weight=float(weight)))
+            yield W, W.degrees()
+
+    return members()
 
 
 def _check_previous(previous: PreviousLabels, n: int, config: ModelConfig) -> None:

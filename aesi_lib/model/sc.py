@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
+from aesi_lib.model.consensus import coassociation_operator
 from aesi_lib.model.cut_step import cut_step
 from aesi_lib.model.terms import degrees as graph_degrees
 
@@ -26,6 +28,7 @@ def solve_sc(
     slot_labels: np.ndarray | None = None,
     init_t: np.ndarray | None = None,
     init_s: np.ndarray | None = None,
+    template_members: Iterable[tuple[LinearOperator, np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """The "-SC" model: independent template and slot cuts (Eqs. 4 and 5, no ε3).
 
@@ -36,18 +39,58 @@ def solve_sc(
     -1 where none) warm-start the template / slot cut from a previous partition
     (:func:`aesi_lib.model.ncut.normalized_cut`).
 
+    ``template_members`` (pairs of a graph of shape (E, E) and its degrees), when given, replace
+    the cut of W_T by the consensus of the members' cuts (``aesi_lib.model.consensus``): each
+    member is cut as W_T would be, without warm start, and the templates are the cut of their
+    co-association, warm-started from ``init_t``. The members are taken one at a time, so a
+    generator holds one graph in memory at once. Not in the paper.
+
     Returns
     -------
     template_labels, slot_labels : ndarray of shape (E,)
     info : dict
-        ``template_step`` / ``slot_step`` eigen diagnostics.
+        ``template_step`` / ``slot_step`` eigen diagnostics; with members, ``template_step``
+        is the consensus cut's and lists the members' own under ``"members"``.
     """
     ncut_options = ncut_options or {}
-    dt = graph_degrees(W_T) if degrees_t is None else degrees_t
     ds = graph_degrees(W_S) if degrees_s is None else degrees_s
-    lt, it = cut_step(None, W_T, dt, n_templates, seed, ncut_options, units_t, init_t)
+    if template_members is None:
+        dt = graph_degrees(W_T) if degrees_t is None else degrees_t
+        lt, it = cut_step(None, W_T, dt, n_templates, seed, ncut_options, units_t, init_t)
+    else:
+        lt, it = consensus_template_cut(template_members, n_templates, seed, ncut_options,
+                                        units_t, init_t)
     if slot_labels is not None:
         return lt, np.asarray(slot_labels, dtype=np.int64), {"template_step": it}
     ls, is_ = cut_step(None, W_S, ds, n_slots, seed, ncut_options, units_s, init_s)
     return lt, ls, {"template_step": it, "slot_step": is_}
 
+
+def consensus_template_cut(
+    members: Iterable[tuple[LinearOperator, np.ndarray]],
+    n_templates: int,
+    seed: int,
+    ncut_options: dict[str, Any],
+    units_t: np.ndarray | None = None,
+    init_t: np.ndarray | None = None,
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Templates as the normalized cut of the co-association of the members' template cuts
+    (``aesi_lib.model.consensus``), tied by ``units_t`` like each member's cut.
+
+    Returns
+    -------
+    template_labels : ndarray of shape (E,)
+    info : dict
+        The consensus cut's eigen diagnostics, with the members' under ``"members"``.
+    """
+    partitions, member_info = [], []
+    for graph, graph_degrees_ in members:
+        labels, info = cut_step(None, graph, graph_degrees_, n_templates, seed, ncut_options,
+                                units_t)
+        partitions.append(labels)
+        member_info.append(info)
+    C = coassociation_operator(partitions)
+    labels, info = cut_step(None, C, graph_degrees(C), n_templates, seed, ncut_options, units_t,
+                            init_t)
+    info["members"] = member_info
+    return labels, info

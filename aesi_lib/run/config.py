@@ -90,6 +90,8 @@ RANGES: dict[str, dict[str, int | float]] = {
     "model.seed": _NON_NEGATIVE,
     "model.eig_tol": _NON_NEGATIVE,
     "model.n_init": _POSITIVE_INT,
+    "model.consensus_members": _POSITIVE_INT,
+    "model.consensus_spread": _NON_NEGATIVE,
     "model.similarity.clip_chunk": _POSITIVE_INT,
     # Every weight of a graph term: a negative weight would make degrees negative, and the
     # normalized cut is undefined there.
