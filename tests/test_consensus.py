@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from aesi_lib.errors import ConfigError
+from aesi_lib.model.carry import PreviousLabels
 from aesi_lib.model.consensus import coassociation_operator, member_context_weights
 from aesi_lib.model.induction import ModelConfig, consensus_members, induce
 from aesi_lib.model.ncut import normalized_cut
@@ -106,6 +107,21 @@ def test_induce_with_consensus_ties_templates_and_records_the_members() -> None:
     assert len(set(zip(labels.tolist(), templates.tolist(), strict=True))) == 3
     again = induce(features, config)
     np.testing.assert_array_equal(again.template_labels, labels)
+
+
+def test_an_update_warm_starts_the_consensus_cut_and_keeps_the_template_ids() -> None:
+    # aesi update: the members are cut afresh, the consensus cut starts from the previous
+    # templates, and the ids of the previous run are kept.
+    features, _ = _context_features()
+    config = ModelConfig(mode="sc", n_templates=3, n_slots=4, n_init=2,
+                         template_unit="predicate", consensus_members=3,
+                         consensus_spread=1.0, similarity=SimilarityOptions(context_weight=3.0))
+    first = induce(features, config)
+    shuffled = (first.template_labels + 1) % 3
+    again = induce(features, config,
+                   previous=PreviousLabels(shuffled, first.slot_labels.copy()))
+    np.testing.assert_array_equal(again.template_labels, shuffled)
+    assert again.carried["template_kept"] == features.n_entities
 
 
 @pytest.mark.parametrize(("changes", "key"), [

@@ -23,6 +23,10 @@ encoder pass as the training mentions
 (``aesi_lib.lexicon.mention_context.mention_context_vectors``), so the context terms score them
 like any other term.
 
+Consensus templates (``model.consensus_members``, ``aesi_lib.model.consensus``) need no rule of
+their own: W_T at the run's context weight is the mean of the members' graphs, so an unseen
+predicate is scored against the graph the members share on average.
+
 The new mentions' words are looked up in the training vocabulary (:func:`align_features`): a
 head word the training corpus never had has no PMI with anything (0), an unseen dependency label
 matches no member, and semantic types unknown to the training corpus are ignored. The sentence
