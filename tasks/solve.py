@@ -40,6 +40,17 @@ def _solve_files(features_path: str, model: ModelConfig, work_dir: str,
     return {"labels": f"{base}.npz", "info": f"{base}.json"}
 
 
+def solution_arrays(template: np.ndarray, slot: np.ndarray, members: np.ndarray | None
+                    ) -> dict[str, np.ndarray]:
+    """The arrays of a solution's labels file: templates and slots, and the consensus
+    members' template cuts when there are members (a later update warm-starts each member from
+    its own)."""
+    arrays = {"template": template, "slot": slot}
+    if members is not None:
+        arrays["template_members"] = members
+    return arrays
+
+
 def _solve_cache_key(context: Any, p: dict[str, Any]) -> str:
     files = _solve_files(p["features_path"], p["model"], p["work_dir"], p.get("previous"),
                          p.get("entities_path"))
@@ -59,10 +70,11 @@ def _load_previous(previous: dict[str, str], entities_path: str, model: ModelCon
     another |T| or |S| (another configuration: nothing to carry)."""
     with np.load(previous["labels"]) as z:
         template, slot = z["template"], z["slot"]
+        members = z["template_members"] if "template_members" in z.files else None
     if template.max(initial=-1) >= model.n_templates or slot.max(initial=-1) >= model.n_slots:
         return None
     return previous_labels(pd.read_parquet(entities_path), pd.read_parquet(previous["entities"]),
-                           template, slot)
+                           template, slot, members)
 
 
 def _format_iteration(iteration: int, terms: dict[str, Any], model: ModelConfig) -> str:
@@ -115,7 +127,8 @@ def solve_task(features_path: str, model: ModelConfig, work_dir: str,
                  c["slot_kept"], c["new_mentions"])
     paths = _solve_files(features_path, model, work_dir, previous, entities_path)
     Path(paths["labels"]).parent.mkdir(parents=True, exist_ok=True)
-    np.savez(paths["labels"], template=result.template_labels, slot=result.slot_labels)
+    np.savez(paths["labels"], **solution_arrays(result.template_labels, result.slot_labels,
+                                                result.template_members))
     summary = result.to_dict()
     summary.pop("template_labels")
     summary.pop("slot_labels")
@@ -149,6 +162,7 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
 
     with np.load(labels_path) as z:
         template, slot = z["template"], z["slot"]
+        members = z["template_members"] if "template_members" in z.files else None
     carried = _load_previous(previous, entities_path, model)
     if carried is None:
         get_run_logger().info("ids: the previous solution has another |T| or |S|: new ids")
@@ -156,7 +170,7 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
     template, slot = renumber_to_previous(template, slot, carried, model)
     changes = label_changes(template, slot, carried)
     path = _renumbered_file(labels_path, previous, entities_path, work_dir)
-    np.savez(path, template=template, slot=slot)
+    np.savez(path, **solution_arrays(template, slot, members))
     get_run_logger().info("ids: %d of %d previous mentions kept their template id, %d their "
                           "slot id", changes["template_kept"], changes["previous_mentions"],
                           changes["slot_kept"])

@@ -27,6 +27,11 @@ def test_previous_labels_are_found_by_mention_key():
     assert label_changes(np.array([6, 0, 0]), np.array([3, 0, 1]), prev) == {
         "previous_mentions": 2, "new_mentions": 1, "template_kept": 1, "slot_kept": 2,
         "template_kept_share": 0.5, "slot_kept_share": 1.0}
+    assert prev.template_members is None
+    members = np.array([[7, 8, 9], [0, 1, 2]])
+    with_members = previous_labels(new, old, np.array([4, 5, 6]), np.array([1, 2, 3]), members)
+    np.testing.assert_array_equal(with_members.template_members, [[9, -1, 7], [2, -1, 0]])
+    np.testing.assert_array_equal(with_members.template, prev.template)
 
 
 def test_align_labels_undoes_a_permutation_and_ignores_unknown():

@@ -96,7 +96,8 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     _one_line_error(capsys, ["run", "--demo", "--slots", "5"], "multiple of 4")
     _one_line_error(capsys, ["run", "--demo", "--mode", "scaled"], "slot_model='cut'")
     cut = run_config(cli.build_parser().parse_args(
-        ["run", "--mode", "scaled", "--slot-model", "cut", "--slots", "5"]))
+        ["run", "--mode", "scaled", "--slot-model", "cut", "--slots", "5", "--set",
+         "model.consensus_members=1"]))
     assert cut["model"]["slot_model"] == "cut" and cut["model"]["n_slots"] == 5
 
 
@@ -111,7 +112,8 @@ def test_a_missing_sentence_encoder_fails_before_any_work(capsys, monkeypatch):
     _one_line_error(capsys, ["run", "--demo"], "transformers is not installed: "
                     "install them with `.venv/bin/pip install 'transformers==5.24.0'")
     off = run_config(cli.build_parser().parse_args(
-        ["run", "--set", "features.context=false", "--set", "model.similarity.context_weight=0"]))
+        ["run", "--set", "features.context=false", "--set", "model.similarity.context_weight=0",
+         "--set", "model.consensus_members=1"]))
     assert off["features"]["context"] is False
     # The static encoder needs no extra.
     static = run_config(cli.build_parser().parse_args(
@@ -130,7 +132,8 @@ def test_a_weight_without_its_feature_fails_in_one_line(capsys):
                     "model.template_unit")
     _one_line_error(capsys, ["run", "--demo", "--set", "features.token_context=true",
                              "--set", "features.context=false", "--set",
-                             "model.similarity.context_weight=0"],
+                             "model.similarity.context_weight=0", "--set",
+                             "model.consensus_members=1"],
                     "features.token_context needs features.context")
     for weight in ("context_weight", "chain_weight", "chain_h_weight",
                    "predicate_context_weight", "head_context_weight", "pmi_weight"):
@@ -291,6 +294,8 @@ COMPANIONS = {
     "model.similarity.chain_weight": ["features.chains=true"],
     "model.similarity.chain_h_weight": ["features.chains=true"],
     "model.template_unit": ["features.chains=true"],
+    "model.consensus_members": ["features.context=true", "model.similarity.context_weight=1",
+                                "model.consensus_spread=0.5"],
 }
 
 
@@ -421,7 +426,8 @@ def test_a_corpus_without_entities_fails_in_one_line_without_retries(tmp_path, d
     done = subprocess.run(
         [sys.executable, "-m", "flows.cli", "run", "--docs", str(docs), "--set",
          "features.context=false", "--set", "model.similarity.context_weight=0",
-         "--project-dir", str(tmp_path / "project"), "--out", str(tmp_path / "out")],
+         "--set", "model.consensus_members=1", "--project-dir", str(tmp_path / "project"),
+         "--out", str(tmp_path / "out")],
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr[-3000:]
     last = done.stderr.strip().splitlines()[-1]

@@ -22,6 +22,7 @@ def test_member_weights_are_spaced_evenly_around_the_run_weight() -> None:
     np.testing.assert_allclose(weights, [0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
     assert weights.mean() == pytest.approx(0.75)
     assert member_context_weights(0.75, 0.0, 1).tolist() == [0.75]
+    assert member_context_weights(0.0, 0.25, 1).tolist() == [0.0]
 
 
 @pytest.mark.parametrize(("weight", "spread", "members", "match"), [
@@ -110,23 +111,29 @@ def test_induce_with_consensus_ties_templates_and_records_the_members() -> None:
 
 
 def test_an_update_warm_starts_the_consensus_cut_and_keeps_the_template_ids() -> None:
-    # aesi update: the members are cut afresh, the consensus cut starts from the previous
-    # templates, and the ids of the previous run are kept.
+    # aesi update: the consensus cut starts from the previous templates, each member from its
+    # own last cut (or the previous templates), and the ids of the previous run are kept.
     features, _ = _context_features()
     config = ModelConfig(mode="sc", n_templates=3, n_slots=4, n_init=2,
                          template_unit="predicate", consensus_members=3,
                          consensus_spread=1.0, similarity=SimilarityOptions(context_weight=3.0))
     first = induce(features, config)
+    assert first.template_members.shape == (3, features.n_entities)
+    assert "template_members" not in first.to_dict()
     shuffled = (first.template_labels + 1) % 3
     again = induce(features, config,
                    previous=PreviousLabels(shuffled, first.slot_labels.copy()))
     np.testing.assert_array_equal(again.template_labels, shuffled)
     assert again.carried["template_kept"] == features.n_entities
+    # With the members' own last cuts, each member starts from its own partition.
+    with_members = induce(features, config, previous=PreviousLabels(
+        shuffled, first.slot_labels.copy(), first.template_members))
+    np.testing.assert_array_equal(with_members.template_labels, shuffled)
+    np.testing.assert_array_equal(with_members.template_members, first.template_members)
 
 
 @pytest.mark.parametrize(("changes", "key"), [
     ({"consensus_members": 0}, "consensus_members"),
-    ({"consensus_spread": 0.2}, "consensus_spread"),
     ({"consensus_members": 3, "consensus_spread": 0.2, "mode": "scaled"},
      "consensus_members"),
     ({"consensus_members": 3, "consensus_spread": 0.6}, "consensus_spread"),
@@ -136,3 +143,10 @@ def test_config_rejects_inconsistent_consensus_settings(changes, key) -> None:
     with pytest.raises(ConfigError, match=key):
         ModelConfig(**{"mode": "sc", "similarity": SimilarityOptions(context_weight=0.5),
                        **changes})
+
+
+def test_config_without_context_names_the_consensus_switch() -> None:
+    with pytest.raises(ConfigError, match="consensus_members=1"):
+        ModelConfig(mode="sc", consensus_members=11, consensus_spread=0.25)
+    # One member leaves the spread unused, so turning context off takes one more key only.
+    assert ModelConfig(mode="sc", consensus_members=1, consensus_spread=0.25)

@@ -35,8 +35,8 @@ def test_notebook_path_on_the_demo_corpus(tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(paths["parquet"]), assignments)
     scores = pipeline.evaluate_assignments(assignments, corpus.keys)
     # The demo corpus, default preset, seed 0: pinned (the flow test pins the same counts).
-    assert [scores["test-mapped/lenient"][k] for k in ("tp", "fp", "fn")] == [44, 24, 88]
-    assert round(scores["test-mapped/lenient"]["f1"], 3) == 0.44
+    assert [scores["test-mapped/lenient"][k] for k in ("tp", "fp", "fn")] == [39, 9, 92]
+    assert round(scores["test-mapped/lenient"]["f1"], 3) == 0.436
     assert scores["recall_ceiling/lenient"] >= scores["test-mapped/lenient"]["recall"]
     lenient = scores["test-mapped/lenient"]
     assert lenient["recall"] <= lenient["template_recall_ceiling"]
@@ -55,7 +55,7 @@ def test_the_notebook_path_reads_chains_like_the_flow(tmp_path):
 
     config = RunConfig.from_dict(deep_merge(preset("default"), {
         "features": {"chains": True, "pronouns": True, "context": False},
-        "model": {"similarity": {"context_weight": 0}}}))
+        "model": {"similarity": {"context_weight": 0}, "consensus_members": 1}}))
     corpus = load_demo_corpus()
     parser = make_parser(config.parser)
     with Store(tmp_path / "aesi.duckdb") as store:
@@ -76,15 +76,17 @@ def test_the_notebook_path_reads_chains_like_the_flow(tmp_path):
 
 
 def test_event_nouns_re_extract_the_stored_rows_and_back(tmp_path):
-    """features.event_nouns (rule R12) changes the stored configuration: turning it on or off
-    re-extracts every document's rows from the parse cache (nothing is parsed again)."""
+    """features.event_nouns (rule R12, on in the default preset) changes the stored
+    configuration: turning it on or off re-extracts every document's rows from the parse cache
+    (nothing is parsed again)."""
     import pytest
 
     from aesi_lib.run.presets import deep_merge
 
-    base = RunConfig.from_dict(preset("default"))
-    config = RunConfig.from_dict(deep_merge(preset("default"),
-                                            {"features": {"event_nouns": True}}))
+    base = RunConfig.from_dict(deep_merge(preset("default"),
+                                          {"features": {"event_nouns": False}}))
+    config = RunConfig.from_dict(preset("default"))
+    assert config.features.event_nouns
     rules = pipeline.entity_rules(config)
     if rules.event_nouns is None:
         pytest.skip("no WordNet here: scripts/setup.sh installs wordnet-base")

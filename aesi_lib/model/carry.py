@@ -34,10 +34,14 @@ class PreviousLabels:
     ----------
     template, slot : ndarray of shape (E,), int
         -1 for a mention the previous solution did not have.
+    template_members : ndarray of shape (R, E), int, optional
+        The previous solution's R consensus members' template cuts
+        (``aesi_lib.model.consensus``), -1 likewise; None when it had no members.
     """
 
     template: np.ndarray
     slot: np.ndarray
+    template_members: np.ndarray | None = None
 
     @property
     def known(self) -> np.ndarray:
@@ -45,8 +49,8 @@ class PreviousLabels:
 
 
 def previous_labels(table: pd.DataFrame, previous_table: pd.DataFrame,
-                    previous_template: np.ndarray, previous_slot: np.ndarray
-                    ) -> PreviousLabels:
+                    previous_template: np.ndarray, previous_slot: np.ndarray,
+                    previous_members: np.ndarray | None = None) -> PreviousLabels:
     """Look up each mention of ``table`` in the previous solution by :data:`MENTION_KEY`.
 
     Parameters
@@ -56,18 +60,29 @@ def previous_labels(table: pd.DataFrame, previous_table: pd.DataFrame,
     previous_table : DataFrame
         The previous solution's entity table, row i labelled ``previous_template[i]``,
         ``previous_slot[i]``.
+    previous_members : ndarray of shape (R, len(previous_table)), optional
+        The previous solution's consensus members' template cuts, looked up the same way.
 
     Returns
     -------
     PreviousLabels
     """
     key = list(MENTION_KEY)
-    old = previous_table[key].assign(_template=np.asarray(previous_template, dtype=np.int64),
-                                     _slot=np.asarray(previous_slot, dtype=np.int64))
+    columns = {"_template": previous_template, "_slot": previous_slot}
+    if previous_members is not None:
+        columns.update({f"_member{r}": m for r, m in enumerate(previous_members)})
+    old = previous_table[key].assign(**{name: np.asarray(values, dtype=np.int64)
+                                        for name, values in columns.items()})
     old = old.drop_duplicates(key, keep="first")
     merged = table[key].merge(old, on=key, how="left")
-    return PreviousLabels(merged["_template"].fillna(-1).to_numpy(dtype=np.int64),
-                          merged["_slot"].fillna(-1).to_numpy(dtype=np.int64))
+
+    def column(name: str) -> np.ndarray:
+        return merged[name].fillna(-1).to_numpy(dtype=np.int64)
+
+    members = None
+    if previous_members is not None:
+        members = np.stack([column(f"_member{r}") for r in range(len(previous_members))])
+    return PreviousLabels(column("_template"), column("_slot"), members)
 
 
 def align_labels(labels: np.ndarray, previous: np.ndarray, k: int) -> np.ndarray:

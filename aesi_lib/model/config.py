@@ -72,7 +72,7 @@ class ModelConfig:
         paper: an option of the quality track.
     consensus_spread : float
         Half the width of the consensus members' interval of context weights, at most
-        ``similarity.context_weight``; 0 with one member.
+        ``similarity.context_weight``; unused with one member.
     """
 
     n_templates: int = 6
@@ -115,16 +115,16 @@ def _consensus_problems(config: ModelConfig) -> list[tuple[str, str]]:
     if config.consensus_members < 1:
         return [("consensus_members", f"must be >= 1, got {config.consensus_members}")]
     if config.consensus_members == 1:
-        if config.consensus_spread != 0.0:
-            return [("consensus_spread", "spreads the weights of consensus members: set "
-                     "consensus_members > 1 too, or leave it at 0")]
         return []
     problems = []
     if config.mode != "sc":
         problems.append(("consensus_members", "consensus templates replace the template cut "
                          "of mode='sc'; AMP alternates its cuts (use mode='sc')"))
     weight = config.similarity.context_weight
-    if not 0.0 < config.consensus_spread <= weight:
+    if weight == 0:
+        problems.append(("consensus_members", "the consensus members spread the context "
+                         "weight, which is 0: set model.consensus_members=1 too"))
+    elif not 0.0 < config.consensus_spread <= weight:
         problems.append(("consensus_spread", f"must lie in (0, similarity.context_weight = "
                          f"{weight}] with consensus_members > 1, got {config.consensus_spread}"))
     return problems

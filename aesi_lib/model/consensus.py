@@ -39,7 +39,8 @@ def member_context_weights(context_weight: float, spread: float, members: int) -
     context_weight : float
         The run's weight of the sentence vectors in W_T (``SimilarityOptions.context_weight``).
     spread : float
-        Half the width of the interval, ``0 <= spread <= context_weight``.
+        Half the width of the interval, ``0 <= spread <= context_weight`` (unused with one
+        member).
     members : int
         How many cuts, >= 1 (1: the run's own weight alone).
 
@@ -50,11 +51,11 @@ def member_context_weights(context_weight: float, spread: float, members: int) -
     """
     if members < 1:
         raise ValueError(f"members must be >= 1, got {members}")
+    if members == 1:
+        return np.array([float(context_weight)])
     if not 0.0 <= spread <= context_weight:
         raise ValueError(f"spread must lie in [0, context_weight = {context_weight}], "
                          f"got {spread}")
-    if members == 1:
-        return np.array([float(context_weight)])
     return np.linspace(context_weight - spread, context_weight + spread, members)
 
 

@@ -54,6 +54,10 @@ class InductionResult:
     carried : dict or None
         With previous labels: how many of the shared mentions kept their template and slot
         ids (``aesi_lib.model.carry.label_changes``).
+    template_members : ndarray of shape (R, E), int, or None
+        The template cuts of the R consensus members (``model.consensus_members`` > 1), which
+        an update warm-starts its members from; None without consensus. Not in
+        :meth:`to_dict`.
     """
 
     template_labels: np.ndarray
@@ -65,6 +69,7 @@ class InductionResult:
     n_iter: int
     config: ModelConfig
     carried: dict[str, Any] | None = None
+    template_members: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form (labels as lists)."""
@@ -150,7 +155,9 @@ def induce(
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
             units_t=units_t, units_s=units_s, slot_labels=factored,
             init_t=init_t, init_s=init_s, template_members=consensus_members(features, config),
+            init_members=None if previous is None else previous.template_members,
         )
+        template_members = info.pop("template_members", None)
         entry = {"iteration": 0, **info}
         # The joint objective of Eq. 9 is recorded for -SC as well, so runs are comparable.
         entry.update(joint_objective(W_T, dt, W_S, ds, sentence_indicator(features.sentence_ids),
@@ -168,6 +175,7 @@ def induce(
             units_t=units_t, units_s=units_s,
         )
         lt, ls, history = res.template_labels, res.slot_labels, res.history
+        template_members = None
         converged, n_iter = res.converged, res.n_iter
     carried = None
     if previous is not None:
@@ -194,6 +202,7 @@ def induce(
         n_iter=n_iter,
         config=config,
         carried=carried,
+        template_members=template_members,
     )
 
 

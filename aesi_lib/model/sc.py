@@ -29,6 +29,7 @@ def solve_sc(
     init_t: np.ndarray | None = None,
     init_s: np.ndarray | None = None,
     template_members: Iterable[tuple[LinearOperator, np.ndarray]] | None = None,
+    init_members: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """The "-SC" model: independent template and slot cuts (Eqs. 4 and 5, no ε3).
 
@@ -41,29 +42,35 @@ def solve_sc(
 
     ``template_members`` (pairs of a graph of shape (E, E) and its degrees), when given, replace
     the cut of W_T by the consensus of the members' cuts (``aesi_lib.model.consensus``): each
-    member is cut as W_T would be, without warm start, and the templates are the cut of their
-    co-association, warm-started from ``init_t``. The members are taken one at a time, so a
-    generator holds one graph in memory at once. Not in the paper.
+    member is cut as W_T would be, and the templates are the cut of their co-association. With
+    ``init_t`` the consensus cut is warm-started from it, and member r from ``init_members[r]``
+    (shape (R, E), -1 where none: the previous solution's own member cuts) or, without them,
+    from ``init_t``, so that an update keeps the templates it can. The members are taken one at
+    a time, so a generator holds one graph in memory at once. Not in the paper.
 
     Returns
     -------
     template_labels, slot_labels : ndarray of shape (E,)
     info : dict
         ``template_step`` / ``slot_step`` eigen diagnostics; with members, ``template_step``
-        is the consensus cut's and lists the members' own under ``"members"``.
+        is the consensus cut's and lists the members' own under ``"members"``, and
+        ``template_members`` holds the members' cuts, shape (R, E).
     """
     ncut_options = ncut_options or {}
     ds = graph_degrees(W_S) if degrees_s is None else degrees_s
+    info: dict[str, Any] = {}
     if template_members is None:
         dt = graph_degrees(W_T) if degrees_t is None else degrees_t
-        lt, it = cut_step(None, W_T, dt, n_templates, seed, ncut_options, units_t, init_t)
+        lt, info["template_step"] = cut_step(None, W_T, dt, n_templates, seed, ncut_options,
+                                             units_t, init_t)
     else:
-        lt, it = consensus_template_cut(template_members, n_templates, seed, ncut_options,
-                                        units_t, init_t)
+        lt, info["template_step"], info["template_members"] = consensus_template_cut(
+            template_members, n_templates, seed, ncut_options, units_t, init_t, init_members)
     if slot_labels is not None:
-        return lt, np.asarray(slot_labels, dtype=np.int64), {"template_step": it}
-    ls, is_ = cut_step(None, W_S, ds, n_slots, seed, ncut_options, units_s, init_s)
-    return lt, ls, {"template_step": it, "slot_step": is_}
+        return lt, np.asarray(slot_labels, dtype=np.int64), info
+    ls, info["slot_step"] = cut_step(None, W_S, ds, n_slots, seed, ncut_options, units_s,
+                                     init_s)
+    return lt, ls, info
 
 
 def consensus_template_cut(
@@ -73,24 +80,35 @@ def consensus_template_cut(
     ncut_options: dict[str, Any],
     units_t: np.ndarray | None = None,
     init_t: np.ndarray | None = None,
-) -> tuple[np.ndarray, dict[str, Any]]:
+    init_members: np.ndarray | None = None,
+) -> tuple[np.ndarray, dict[str, Any], np.ndarray]:
     """Templates as the normalized cut of the co-association of the members' template cuts
     (``aesi_lib.model.consensus``), tied by ``units_t`` like each member's cut.
+
+    ``init_t`` (shape (E,), -1 where none) warm-starts the consensus cut, and each member's cut
+    unless ``init_members`` (shape (R, E)) gives that member a start of its own: an update
+    starts each member from its own last cut, so that every member moves as little as a single
+    warm-started cut would, and their consensus with them.
 
     Returns
     -------
     template_labels : ndarray of shape (E,)
     info : dict
         The consensus cut's eigen diagnostics, with the members' under ``"members"``.
+    member_labels : ndarray of shape (R, E)
+        The members' template cuts.
     """
     partitions, member_info = [], []
-    for graph, graph_degrees_ in members:
+    for r, (graph, graph_degrees_) in enumerate(members):
+        start = init_t
+        if init_members is not None and r < len(init_members) and (init_members[r] >= 0).any():
+            start = init_members[r]
         labels, info = cut_step(None, graph, graph_degrees_, n_templates, seed, ncut_options,
-                                units_t)
+                                units_t, start)
         partitions.append(labels)
         member_info.append(info)
     C = coassociation_operator(partitions)
     labels, info = cut_step(None, C, graph_degrees(C), n_templates, seed, ncut_options, units_t,
                             init_t)
     info["members"] = member_info
-    return labels, info
+    return labels, info, np.stack(partitions)

@@ -59,8 +59,8 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
                      progress: Progress | None = None,
                      rules: EntityRules = DEFAULT_RULES) -> IngestStats:
     """Parse the documents whose text, parser or entity rules changed and replace their rows
-    in the store. ``rules`` are :func:`entity_rules` of the run's configuration (with
-    ``features.event_nouns`` they include R12, which the plain defaults here do not).
+    in the store. ``rules`` are :func:`entity_rules` of the run's configuration (the default
+    preset's include R12, which the plain defaults here do not).
 
     Work is committed in batches of ``batch_size`` documents, so a killed run keeps every batch
     it finished; the parse cache keeps even the parses of an unfinished batch.
