@@ -91,11 +91,16 @@ def test_members_mean_graph_is_w_t_at_the_run_weight() -> None:
         config, consensus_members=1, consensus_spread=0.0)) is None
 
 
+def _planted_consensus_config() -> ModelConfig:
+    """Three members around a context weight that separates the planted templates."""
+    return ModelConfig(mode="sc", n_templates=3, n_slots=4, n_init=2, template_unit="predicate",
+                       consensus_members=3, consensus_spread=1.0,
+                       similarity=SimilarityOptions(context_weight=3.0))
+
+
 def test_induce_with_consensus_ties_templates_and_records_the_members() -> None:
     features, templates = _context_features()
-    config = ModelConfig(mode="sc", n_templates=3, n_slots=4, n_init=2,
-                         template_unit="predicate", consensus_members=3,
-                         consensus_spread=1.0, similarity=SimilarityOptions(context_weight=3.0))
+    config = _planted_consensus_config()
     result = induce(features, config)
     labels = result.template_labels
     assert labels.min() >= 0 and labels.max() < 3
@@ -114,9 +119,7 @@ def test_an_update_warm_starts_the_consensus_cut_and_keeps_the_template_ids() ->
     # aesi update: the consensus cut starts from the previous templates, each member from its
     # own last cut (or the previous templates), and the ids of the previous run are kept.
     features, _ = _context_features()
-    config = ModelConfig(mode="sc", n_templates=3, n_slots=4, n_init=2,
-                         template_unit="predicate", consensus_members=3,
-                         consensus_spread=1.0, similarity=SimilarityOptions(context_weight=3.0))
+    config = _planted_consensus_config()
     first = induce(features, config)
     assert first.template_members.shape == (3, features.n_entities)
     assert "template_members" not in first.to_dict()
