@@ -82,12 +82,17 @@ def test_members_mean_graph_is_w_t_at_the_run_weight() -> None:
     config = ModelConfig(mode="sc", n_templates=3, consensus_members=5, consensus_spread=0.3,
                          similarity=SimilarityOptions(context_weight=0.5))
     x = np.random.default_rng(1).normal(size=features.n_entities)
-    graphs = [W for W, _ in consensus_members(features, config)]
+    W_T = template_similarity(features, config.similarity)
+    graphs = [W for W, _ in consensus_members(W_T, config)]
     assert len(graphs) == 5
     mean = np.mean([W @ x for W in graphs], axis=0)
-    np.testing.assert_allclose(mean, template_similarity(features, config.similarity) @ x,
-                               rtol=1e-10)
-    assert consensus_members(features, dataclasses.replace(
+    np.testing.assert_allclose(mean, W_T @ x, rtol=1e-10)
+    # Each member is the graph template_similarity builds at its weight, without rebuilding.
+    for W, weight in zip(graphs, member_context_weights(0.5, 0.3, 5), strict=True):
+        rebuilt = template_similarity(features, dataclasses.replace(
+            config.similarity, context_weight=float(weight)))
+        np.testing.assert_array_equal(W @ x, rebuilt @ x)
+    assert consensus_members(W_T, dataclasses.replace(
         config, consensus_members=1, consensus_spread=0.0)) is None
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,11 @@ from aesi_lib.model.factored_slots import factored_slot_labels
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.objective import joint_objective
 from aesi_lib.model.sc import solve_sc
-from aesi_lib.model.similarity import slot_similarity, template_similarity
+from aesi_lib.model.similarity import (
+    slot_similarity,
+    template_similarity,
+    with_context_weight,
+)
 from aesi_lib.model.terms import SimilarityOperator
 from aesi_lib.model.units import label_units
 
@@ -154,7 +158,7 @@ def induce(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
             units_t=units_t, units_s=units_s, slot_labels=factored,
-            init_t=init_t, init_s=init_s, template_members=consensus_members(features, config),
+            init_t=init_t, init_s=init_s, template_members=consensus_members(W_T, config),
             init_members=None if previous is None else previous.template_members,
         )
         template_members = info.pop("template_members", None)
@@ -206,10 +210,11 @@ def induce(
     )
 
 
-def consensus_members(features: EntityFeatures, config: ModelConfig
+def consensus_members(W_T: SimilarityOperator, config: ModelConfig
                       ) -> Iterator[tuple[SimilarityOperator, np.ndarray]] | None:
     """W_T and its degrees at each context weight of the consensus members
-    (:func:`aesi_lib.model.consensus.member_context_weights`), built one at a time; None
+    (:func:`aesi_lib.model.consensus.member_context_weights`), one at a time, sharing the
+    terms of the run's ``W_T`` (:func:`aesi_lib.model.similarity.with_context_weight`); None
     without consensus (``consensus_members`` 1)."""
     if config.consensus_members == 1:
         return None
@@ -218,8 +223,7 @@ def consensus_members(features: EntityFeatures, config: ModelConfig
 
     def members() -> Iterator[tuple[SimilarityOperator, np.ndarray]]:
         for weight in weights:
-            W = template_similarity(features, replace(config.similarity,
-                                                      context_weight=float(weight)))
+            W = with_context_weight(W_T, config.similarity, float(weight))
             yield W, W.degrees()
 
     return members()
