@@ -51,6 +51,14 @@ def solution_arrays(template: np.ndarray, slot: np.ndarray, members: np.ndarray 
     return arrays
 
 
+def read_solution_arrays(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Templates, slots and the consensus members' template cuts (None when the solution had
+    no members) of a labels file that :func:`solution_arrays` wrote."""
+    with np.load(path) as z:
+        members = z["template_members"] if "template_members" in z.files else None
+        return z["template"], z["slot"], members
+
+
 def _solve_cache_key(context: Any, p: dict[str, Any]) -> str:
     files = _solve_files(p["features_path"], p["model"], p["work_dir"], p.get("previous"),
                          p.get("entities_path"))
@@ -68,9 +76,7 @@ def _load_previous(previous: dict[str, str], entities_path: str, model: ModelCon
                    ) -> PreviousLabels | None:
     """The previous labels of the current mentions, or None when the previous solution has
     another |T| or |S| (another configuration: nothing to carry)."""
-    with np.load(previous["labels"]) as z:
-        template, slot = z["template"], z["slot"]
-        members = z["template_members"] if "template_members" in z.files else None
+    template, slot, members = read_solution_arrays(previous["labels"])
     if template.max(initial=-1) >= model.n_templates or slot.max(initial=-1) >= model.n_slots:
         return None
     return previous_labels(pd.read_parquet(entities_path), pd.read_parquet(previous["entities"]),
@@ -160,9 +166,7 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
     ids (None when the previous solution has another |T| or |S|)."""
     from aesi_lib.model.carry import label_changes, renumber_to_previous
 
-    with np.load(labels_path) as z:
-        template, slot = z["template"], z["slot"]
-        members = z["template_members"] if "template_members" in z.files else None
+    template, slot, members = read_solution_arrays(labels_path)
     carried = _load_previous(previous, entities_path, model)
     if carried is None:
         get_run_logger().info("ids: the previous solution has another |T| or |S|: new ids")
