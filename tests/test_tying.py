@@ -15,6 +15,12 @@ from aesi_lib.model.ncut import ncut_objective
 from aesi_lib.model.sc import solve_sc
 from aesi_lib.model.similarity import slot_similarity, template_similarity
 from aesi_lib.model.synthetic import planted_features
+from aesi_lib.model.terms import (
+    CosineTerm,
+    GroupTerm,
+    SimilarityOperator,
+    TiedSimilarityOperator,
+)
 from aesi_lib.model.tying import tied_operator, unit_indicator
 from aesi_lib.model.units import label_units, unit_names
 
@@ -28,6 +34,52 @@ def test_tied_operator_is_the_aggregated_graph():
     op = tied_operator(aslinearoperator(W), unit_indicator(units))
     np.testing.assert_allclose(op @ np.eye(4), G.T @ W @ G)
     np.testing.assert_allclose(op.matvec(np.ones(4)), G.T @ W.sum(axis=1))
+
+
+def _similarity_of_every_term_kind(mode: str, n_units: int) -> tuple[SimilarityOperator,
+                                                                       np.ndarray]:
+    """A W of a shared-vector cosine (few distinct rows), a per-mention two-block cosine, a
+    group term with M and one without, and units that are fewer than or as many as the
+    distinct rows."""
+    rng = np.random.default_rng(7)
+    n = 40
+    sentences = rng.normal(size=(6, 5))
+    context = CosineTerm("context", [sentences], mode, ids=rng.integers(0, 6, n))
+    own = CosineTerm("cos_hp", [rng.normal(size=(n, 3)), rng.normal(size=(n, 2))], mode)
+    M = rng.random((5, 5))
+    pmi = GroupTerm("pmi", rng.integers(0, 5, n), M + M.T, 5)
+    dep = GroupTerm("dep", rng.integers(0, 3, n), None, 3)
+    W = SimilarityOperator([(0.75, context), (1.0, own), (2.0, pmi), (0.5, dep), (0.0, dep)],
+                           zero_diagonal=True)
+    units = np.concatenate([np.arange(n_units), rng.integers(0, n_units, n - n_units)])
+    return W, units
+
+
+@pytest.mark.parametrize("mode", ["shift", "raw"])
+@pytest.mark.parametrize("n_units", [4, 30])
+def test_a_similarity_operator_is_tied_term_by_term(mode, n_units):
+    """Reduced to the units once, ``Gᵀ W G`` equals the product through the mentions, with
+    the mentions' self-pairs left out (zero diagonal), whether the units are fewer than the
+    distinct vectors (one dense factor per block) or more (the counts beside the vectors)."""
+    W, units = _similarity_of_every_term_kind(mode, n_units)
+    G = unit_indicator(units)
+    tied = tied_operator(W, G)
+    assert isinstance(tied, TiedSimilarityOperator)
+    dense = G.T.toarray() @ (W @ np.eye(W.shape[0])) @ G.toarray()
+    np.testing.assert_allclose(tied @ np.eye(G.shape[1]), dense, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(tied.matvec(np.ones(G.shape[1])),
+                               G.T @ W.degrees(), rtol=1e-12)
+
+
+def test_a_clipped_cosine_is_tied_through_the_mentions():
+    """A clipped cosine has no factors: the tie falls back to the product through the
+    mentions, with the same result."""
+    W, units = _similarity_of_every_term_kind("clip", 4)
+    G = unit_indicator(units)
+    tied = tied_operator(W, G)
+    assert not isinstance(tied, TiedSimilarityOperator)
+    dense = G.T.toarray() @ (W @ np.eye(W.shape[0])) @ G.toarray()
+    np.testing.assert_allclose(tied @ np.eye(G.shape[1]), dense, rtol=1e-12, atol=1e-12)
 
 
 def test_tied_objective_equals_the_mention_objective_of_the_expanded_labels():

@@ -124,6 +124,68 @@ class CosineTerm:
         sq = (self.scale[self.ids] > 0).astype(np.float64)
         return 0.5 * (1.0 + sq) if self.mode == "shift" else sq
 
+    def tied(self, G: sp.csr_matrix) -> TiedCosineTerm | None:
+        """``Gᵀ C G`` of this square term for the |E|×U unit indicator G, as thin factors;
+        None for ``mode="clip"``, whose cosines are clipped pair by pair and have no factors.
+
+        With Q = Gᵀ P the U×K count of each unit's mentions per distinct vector, the cosine
+        part is ``(Q S U)(Q S U)ᵀ`` and the shift's ``½·11ᵀ`` becomes ``½·n nᵀ``, n the unit
+        sizes.
+        """
+        _require_square(self)
+        if self.mode == "clip":
+            return None
+        n_distinct = self.blocks[0].shape[0]
+        P = G.T if self._cols_identity else G.T @ _indicator(self.ids, n_distinct)
+        Q = sp.csr_matrix(P)
+        scaled = [b * self.scale[:, None] for b in self.blocks]
+        if Q.shape[0] < n_distinct:
+            # Fewer units than distinct vectors: one U×d factor per block, formed once.
+            return TiedCosineTerm(self.name, None, [np.asarray(Q @ b) for b in scaled],
+                                  np.asarray(G.sum(axis=0)).reshape(-1), self.mode == "shift")
+        return TiedCosineTerm(self.name, Q, scaled, np.asarray(G.sum(axis=0)).reshape(-1),
+                              self.mode == "shift")
+
+
+class TiedCosineTerm:
+    """A square cosine term tied to units (:meth:`CosineTerm.tied`):
+    ``L F Fᵀ Lᵀ`` summed over the blocks' factors F, plus ``½·n nᵀ`` when shifted.
+
+    Parameters
+    ----------
+    name : str
+    left : sparse matrix of shape (U, K), or None for the identity (then K = U)
+        Each unit's count of mentions per distinct vector.
+    factors : list of ndarray of shape (K, d_b)
+        The scaled distinct vectors of each block (``S U_b``), or their unit sums.
+    sizes : ndarray of shape (U,)
+        Mentions per unit (n).
+    shift : bool
+        Whether the term is ``(1 + cos)/2`` rather than ``cos``: the factors' products are
+        halved and ``½·n nᵀ`` added.
+    """
+
+    def __init__(self, name: str, left: sp.csr_matrix | None, factors: list[np.ndarray],
+                 sizes: np.ndarray, shift: bool):
+        self.name = name
+        self.left = left
+        self.left_t = None if left is None else left.T.tocsr()
+        self.factors = factors
+        self.sizes = np.asarray(sizes, dtype=np.float64)
+        self.shift = shift
+        self.square = True
+        self.shape = (self.sizes.shape[0], self.sizes.shape[0])
+
+    def matmat(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        Y = X if self.left_t is None else np.asarray(self.left_t @ X)
+        inner = sum(F @ (F.T @ Y) for F in self.factors)
+        out = inner if self.left is None else np.asarray(self.left @ inner)
+        if self.shift:
+            out += np.outer(self.sizes, self.sizes @ X)
+            out *= 0.5
+        return out
+
 
 def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
     """The distinct rows of ``blocks`` taken side by side, and the index of each row among them.
@@ -282,6 +344,37 @@ class GroupTerm:
             return np.ones(self.group_ids.shape[0])
         return self.M.diagonal()[self.group_ids]
 
+    def tied(self, G: sp.csr_matrix) -> TiedGroupTerm:
+        """``Gᵀ (Γ M Γᵀ) G = B M Bᵀ`` of this square term for the |E|×U unit indicator G,
+        with B = Gᵀ Γ the U×K count of each unit's mentions per group."""
+        _require_square(self)
+        return TiedGroupTerm(self.name, sp.csr_matrix(G.T @ self.G), self.M)
+
+
+class TiedGroupTerm:
+    """A square group term tied to units (:meth:`GroupTerm.tied`): ``B M Bᵀ``.
+
+    Parameters
+    ----------
+    name : str
+    B : sparse matrix of shape (U, K)
+    M : sparse matrix of shape (K, K), or None for the identity
+    """
+
+    def __init__(self, name: str, B: sp.csr_matrix, M: sp.csr_matrix | None):
+        self.name = name
+        self.B = B
+        self.Bt = B.T.tocsr()
+        self.M = M
+        self.square = True
+        self.shape = (B.shape[0], B.shape[0])
+
+    def matmat(self, X: np.ndarray) -> np.ndarray:
+        Y = self.Bt @ np.asarray(X, dtype=np.float64)
+        if self.M is not None:
+            Y = self.M @ Y
+        return np.asarray(self.B @ Y)
+
 
 Term = CosineTerm | GroupTerm
 
@@ -354,6 +447,21 @@ class SimilarityOperator(LinearOperator):
         """``D(i, i) = Σ_j W(i, j)``, shape (E,)."""
         return degrees(self)
 
+    def tied(self, G: sp.csr_matrix) -> TiedSimilarityOperator | None:
+        """``Gᵀ W G`` with every term reduced to the U units once (see
+        :class:`TiedSimilarityOperator`); None when a term has no factors (a clipped cosine)."""
+        self._check_square()
+        terms = []
+        for w, t in self.terms:
+            if w == 0.0:
+                continue
+            reduced = t.tied(G)
+            if reduced is None:
+                return None
+            terms.append((w, reduced))
+        self_pairs = np.asarray(G.T @ self._diag).reshape(-1) if self.zero_diagonal else None
+        return TiedSimilarityOperator(terms, self_pairs, G.shape[1])
+
     def term_degrees(self) -> dict[str, np.ndarray]:
         """Weighted degree vector of each term (after the diagonal convention), by name."""
         ones = np.ones((self.shape[1], 1))
@@ -364,6 +472,53 @@ class SimilarityOperator(LinearOperator):
                 d = d - w * t.diagonal()
             out[t.name] = d
         return out
+
+
+class TiedSimilarityOperator(LinearOperator):
+    """``Gᵀ W G`` of a :class:`SimilarityOperator` W for a unit indicator G
+    (``aesi_lib.model.tying``), with each term reduced to the U units once.
+
+    The tied cut applies ``Gᵀ W G`` hundreds of times; reduced, a product costs the units'
+    factors (U×d, or the U×K counts beside the distinct vectors) instead of a pass over the
+    |E| mentions. On MUC-4 the templates' 92,389 mentions fall into 1,966 predicate units.
+    Equal to ``Gᵀ (W @ (G @ Y))`` up to rounding. Without a diagonal, ``Gᵀ W G`` subtracts
+    ``Gᵀ diag(W) G = diag(Gᵀ diag(W))``: each unit's self-pairs of mentions.
+
+    Parameters
+    ----------
+    terms : list of (weight, tied term)
+    self_pairs : ndarray of shape (U,), or None
+        ``Gᵀ diag(W)`` when W has ``zero_diagonal``.
+    n_units : int
+    """
+
+    def __init__(self, terms: list[tuple[float, TiedCosineTerm | TiedGroupTerm]],
+                 self_pairs: np.ndarray | None, n_units: int):
+        super().__init__(dtype=np.float64, shape=(n_units, n_units))
+        self.terms = terms
+        self.self_pairs = self_pairs
+
+    def _matmat(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        out = np.zeros((self.shape[0], X.shape[1]))
+        for w, t in self.terms:
+            out += w * t.matmat(X)
+        if self.self_pairs is not None:
+            out -= self.self_pairs[:, None] * X
+        return out
+
+    def _matvec(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x).reshape(-1)
+        return self._matmat(x[:, None])[:, 0]
+
+    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
+        return self._matvec(x)
+
+    def _rmatmat(self, X: np.ndarray) -> np.ndarray:
+        return self._matmat(X)
+
+    def _adjoint(self) -> TiedSimilarityOperator:
+        return self
 
 
 def degrees(W: LinearOperator) -> np.ndarray:

@@ -12,6 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
+from aesi_lib.model.terms import SimilarityOperator
+
 
 def unit_indicator(units: np.ndarray) -> sp.csr_matrix:
     """|E|×U indicator G of a partition of the entities into units (U = ``units.max() + 1``).
@@ -29,7 +31,16 @@ def unit_indicator(units: np.ndarray) -> sp.csr_matrix:
 
 
 def tied_operator(W: LinearOperator, G: sp.csr_matrix) -> LinearOperator:
-    """``Gᵀ W G`` as a matrix-free operator (see :func:`unit_indicator`)."""
+    """``Gᵀ W G`` as a matrix-free operator (see :func:`unit_indicator`).
+
+    A similarity operator is reduced to the units term by term, once
+    (:meth:`aesi_lib.model.terms.SimilarityOperator.tied`); any other operator (the AMP's W*,
+    the consensus' co-association) is applied through the mentions each time.
+    """
+    if isinstance(W, SimilarityOperator) and W.square:
+        reduced = W.tied(G)
+        if reduced is not None:
+            return reduced
     Gt = G.T.tocsr()
 
     def matmat(Y: np.ndarray) -> np.ndarray:
