@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from aesi_lib.run.experiments import (
+    RESULTS_HEADER,
     append_results,
     named_configurations,
     results_table,
@@ -57,6 +58,12 @@ def test_table_shows_the_mean_bounds():
     line = results_table(summarize(rows)).splitlines()[2]
     assert line.startswith("| a | 2 | 0.400 ± 0.141 (0.40 / 0.40) |")
     assert line.endswith("| 0.45 / 0.50 |")
+
+
+def test_a_pipe_in_a_configuration_name_does_not_split_its_cell():
+    line = results_table(summarize(_rows("|T| = 25", [0.3]))).splitlines()[2]
+    assert line.startswith("| \\|T\\| = 25 | 1 |")
+    assert line.replace("\\|", "").count("|") == len(RESULTS_HEADER) + 1
 
 
 def test_append_results_replaces_a_rerun_seed(tmp_path):

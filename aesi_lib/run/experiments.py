@@ -105,7 +105,9 @@ def results_table(summary: pd.DataFrame) -> str:
         if "tst_test_lenient_p_mean" in row:
             pr = (f" ({row['tst_test_lenient_p_mean']:.2f} / "
                   f"{row['tst_test_lenient_r_mean']:.2f})")
-        rows.append([row["configuration"], row["seeds"], cell(row, "tst_test_lenient_f1") + pr,
+        # A configuration's name is the user's text: a "|" in it (|T| = 25) would split its cell.
+        name = str(row["configuration"]).replace("|", "\\|")
+        rows.append([name, row["seeds"], cell(row, "tst_test_lenient_f1") + pr,
                      cell(row, "tst_dev_lenient_f1"), cell(row, "tst_test_strict_f1"),
                      cell(row, "dev_dev_lenient_f1"), bounds(row)])
     return markdown_table(RESULTS_HEADER, rows)
