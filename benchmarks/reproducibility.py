@@ -9,7 +9,8 @@ Three steps, the first and last on the machine of a finished MUC-4 run::
     .venv/bin/python benchmarks/reproducibility.py solve repro --seeds 0 1 2 3 4 5 6 7 8 9
     .venv/bin/python benchmarks/reproducibility.py compare repro/labels-A.npz repro/labels-B.npz
 
-``pack`` writes the project's largest feature file (the MUC-4 one) compactly (unique rows and
+``pack`` writes the project's newest feature file (the last run's: after ``./scripts/run.sh``,
+the MUC-4 default's) compactly (unique rows and
 their indices: about 37 MiB for MUC-4), so that both machines solve bit-identical features;
 ``solve`` writes ``labels-<name>.npz`` (template and slot labels, eigenvalues; ``--name``,
 default host name and BLAS threads);
@@ -54,8 +55,9 @@ def default_model(seed: int) -> ModelConfig:
 def pack(project_dir: Path, out: Path) -> None:
     from aesi_lib.model.feature_files import load_features
 
+    # The newest file is the last run's (a project keeps the features of earlier options too).
     path = max(glob.glob(str(project_dir / "features" / "features-*.npz")),
-               key=os.path.getsize)
+               key=os.path.getmtime)
     f, _ = load_features(path)
 
     def unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +103,11 @@ def solve_seeds(features: EntityFeatures, seeds: list[int]) -> dict[str, np.ndar
         result = induce(features, default_model(seed))
         out[f"template{seed}"] = result.template_labels
         out[f"slot{seed}"] = result.slot_labels
-        out[f"eigenvalues{seed}"] = np.asarray(result.history[0]["template_step"]["eigenvalues"])
+        # The template cut's eigenvalues, and each consensus member's (the consensus cut's own
+        # are fixed by the members' partitions).
+        step = result.history[0]["template_step"]
+        out[f"eigenvalues{seed}"] = np.concatenate(
+            [step["eigenvalues"]] + [m["eigenvalues"] for m in step.get("members", [])])
         print(f"seed {seed}: solved", flush=True)
     return out
 
