@@ -7,6 +7,7 @@ import pytest
 
 from aesi_lib.evaluate.mapping import (
     best_partial_maps,
+    candidate_slots,
     choose_template,
     partial_maps,
     prune_mapping,
@@ -73,6 +74,39 @@ def test_best_map_per_template_is_independent():
     sums, maps = best_partial_maps(f1)
     assert maps.tolist() == [[0, 1], [1, 0]]
     assert sums == pytest.approx([1.0, 0.9])
+
+
+def _exhaustive_best_maps(f1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Step 1 over every partial map of every slot, no candidates: the reference."""
+    n_gold, n_templates, n_slots = f1.shape
+    cand = partial_maps(n_gold, n_slots)
+    ext = np.concatenate([f1, np.zeros((n_gold, n_templates, 1))], axis=2)
+    totals = sum(ext[i][:, cand[:, i]] for i in range(n_gold))
+    best = totals.max(axis=1)
+    maps = cand[np.argmax(totals >= best[:, None] - 1e-12, axis=1)].copy()
+    maps[maps == n_slots] = -1
+    return best, maps
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_candidate_slots_give_the_exhaustive_winner(seed):
+    """Many zeros and many equal F1 values (ratios of small counts), so that the tie rules
+    decide often: the search over the candidate slots picks the exhaustive search's map."""
+    rng = np.random.default_rng(seed)
+    n_gold = int(rng.integers(2, 5))
+    n_slots = int(rng.integers(n_gold, 10))
+    tp = rng.integers(0, 3, size=(n_gold, 6, n_slots))
+    f1 = np.where(rng.random(tp.shape) < 0.5, 0.0, 2 * tp / (2 * tp + rng.integers(1, 4, tp.shape)))
+    sums, maps = best_partial_maps(f1)
+    ref_sums, ref_maps = _exhaustive_best_maps(f1)
+    np.testing.assert_allclose(sums, ref_sums, atol=1e-12)
+    np.testing.assert_array_equal(maps, ref_maps)
+
+
+def test_candidates_are_each_gold_slots_best_positive_slots():
+    f1 = np.array([[0.0, 0.5, 0.5, 0.2, 0.9], [0.0, 0.0, 0.0, 0.0, 0.1]])
+    # gold 0: 0.9 (4), then 0.5 at 1 and 2 -> the lower index 1; gold 1: only slot 4 is > 0.
+    assert candidate_slots(f1).tolist() == [1, 4]
 
 
 def test_template_with_largest_sum_is_kept_ties_to_smaller():

@@ -70,6 +70,12 @@ def best_partial_maps(f1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Implements evaluation.md, step 1: maximise Σ_g F1(role (t, φ(g)), g) exhaustively; ties go
     to the fewest mapped slots, then the lower slot index (see :func:`partial_maps`).
 
+    The search of a template runs over its *candidate* slots only (:func:`candidate_slots`):
+    the winner maps each gold slot to one of that slot's n_gold best slots, so the maps over
+    the candidates hold it, in the same tie-break order (the candidates keep their index
+    order). With 36 slots and 4 gold slots that is at most 16 slots instead of 36: 58,625
+    maps instead of 1,592,785 per template.
+
     Parameters
     ----------
     f1 : numpy.ndarray
@@ -84,21 +90,52 @@ def best_partial_maps(f1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Shape ``(n_templates, n_gold)``, int; ``maps[t, i]`` is the slot mapped to gold slot i,
         or -1 when unmapped.
     """
-    n_gold, n_templates, n_slots = f1.shape
-    if n_templates == 0:
-        return np.zeros(0), np.zeros((0, n_gold), dtype=np.int64)
-    cand = partial_maps(n_gold, n_slots)
-    # A zero column at index n_slots scores "unmapped".
-    ext = np.concatenate([f1, np.zeros((n_gold, n_templates, 1))], axis=2)
-    totals = np.zeros((n_templates, len(cand)))
+    n_gold, n_templates, _ = f1.shape
+    sums = np.zeros(n_templates)
+    maps = np.full((n_templates, n_gold), -1, dtype=np.int64)
+    for t in range(n_templates):
+        slots = candidate_slots(f1[:, t, :])
+        cand = partial_maps(n_gold, slots.size)
+        # A zero column at index len(slots) scores "unmapped".
+        ext = np.concatenate([f1[:, t, slots], np.zeros((n_gold, 1))], axis=1)
+        totals = np.zeros(len(cand))
+        for i in range(n_gold):
+            totals += ext[i][cand[:, i]]
+        sums[t] = totals.max()
+        # First candidate within the tie tolerance of the maximum = the tie-break winner.
+        pick = cand[int(np.argmax(totals >= sums[t] - _TIE_EPS))]
+        mapped = pick < slots.size
+        maps[t, mapped] = slots[pick[mapped]]
+    return sums, maps
+
+
+def candidate_slots(f1: np.ndarray) -> np.ndarray:
+    """The slots a template's best partial map can use: for each gold slot, its ``n_gold``
+    best slots with F1 > 0 (ties to the lower index), all together in index order.
+
+    Parameters
+    ----------
+    f1 : numpy.ndarray
+        Shape ``(n_gold, n_slots)``, one template's F1 per gold slot and slot.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted slot indices, int.
+
+    Why the winner of :func:`best_partial_maps` maps gold slot i only to one of i's
+    candidates: a slot with F1 0 is never mapped (leaving it unmapped ties with fewer slots);
+    and if i were mapped to a positive slot s outside its n_gold best, the other gold slots
+    use at most n_gold - 1 slots, so one of i's best, c, is free. c scores more than s (then
+    the map was not optimal) or the same with a lower index (then the map with c wins the
+    tie). F1 values are ratios of counts, so "more" here is far above the 1e-12 of a tie.
+    """
+    n_gold, n_slots = f1.shape
+    chosen: set[int] = set()
     for i in range(n_gold):
-        totals += ext[i][:, cand[:, i]]
-    best = totals.max(axis=1)
-    # First candidate within the tie tolerance of the maximum = the tie-break winner.
-    pick = np.argmax(totals >= best[:, None] - _TIE_EPS, axis=1)
-    maps = cand[pick].copy()
-    maps[maps == n_slots] = -1
-    return best, maps
+        order = np.lexsort((np.arange(n_slots), -f1[i]))[:n_gold]
+        chosen.update(int(s) for s in order if f1[i, s] > 0)
+    return np.array(sorted(chosen), dtype=np.int64)
 
 
 def choose_template(sums: np.ndarray) -> int:
