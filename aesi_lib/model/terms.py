@@ -21,7 +21,7 @@ ids of -1 (a head word, a label the columns never had) give rows of zeros.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -384,6 +384,19 @@ def _require_square(term: Term) -> None:
         raise ValueError(f"term {term.name!r} is rectangular: it has no diagonal")
 
 
+def _weighted_sum(terms: list[tuple[float, Any]], X: np.ndarray, n_rows: int,
+                  subtract: np.ndarray | None) -> np.ndarray:
+    """``Σ_t w_t · term_t @ X`` over the terms of nonzero weight, less ``diag(subtract) X``."""
+    X = np.asarray(X, dtype=np.float64)
+    out = np.zeros((n_rows, X.shape[1]))
+    for w, t in terms:
+        if w != 0.0:
+            out += w * t.matmat(X)
+    if subtract is not None:
+        out -= subtract[:, None] * X
+    return out
+
+
 class SimilarityOperator(LinearOperator):
     """A weighted sum of similarity terms, ``W = Σ_t w_t · term_t``, never materialised.
 
@@ -409,14 +422,8 @@ class SimilarityOperator(LinearOperator):
         )
 
     def _matmat(self, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        out = np.zeros((self.shape[0], X.shape[1]))
-        for w, t in self.terms:
-            if w != 0.0:
-                out += w * t.matmat(X)
-        if self.zero_diagonal:
-            out -= self._diag[:, None] * X
-        return out
+        return _weighted_sum(self.terms, X, self.shape[0],
+                             self._diag if self.zero_diagonal else None)
 
     def _matvec(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x).reshape(-1)
@@ -499,13 +506,7 @@ class TiedSimilarityOperator(LinearOperator):
         self.self_pairs = self_pairs
 
     def _matmat(self, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        out = np.zeros((self.shape[0], X.shape[1]))
-        for w, t in self.terms:
-            out += w * t.matmat(X)
-        if self.self_pairs is not None:
-            out -= self.self_pairs[:, None] * X
-        return out
+        return _weighted_sum(self.terms, X, self.shape[0], self.self_pairs)
 
     def _matvec(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x).reshape(-1)
