@@ -139,12 +139,13 @@ class CosineTerm:
         P = G.T if self._cols_identity else G.T @ _indicator(self.ids, n_distinct)
         Q = sp.csr_matrix(P)
         scaled = [b * self.scale[:, None] for b in self.blocks]
+        sizes = np.asarray(G.sum(axis=0)).reshape(-1)
+        shift = self.mode == "shift"
         if Q.shape[0] < n_distinct:
             # Fewer units than distinct vectors: one U×d factor per block, formed once.
-            return TiedCosineTerm(self.name, None, [np.asarray(Q @ b) for b in scaled],
-                                  np.asarray(G.sum(axis=0)).reshape(-1), self.mode == "shift")
-        return TiedCosineTerm(self.name, Q, scaled, np.asarray(G.sum(axis=0)).reshape(-1),
-                              self.mode == "shift")
+            return TiedCosineTerm(self.name, None, [np.asarray(Q @ b) for b in scaled], sizes,
+                                  shift)
+        return TiedCosineTerm(self.name, Q, scaled, sizes, shift)
 
 
 class TiedCosineTerm:
