@@ -20,7 +20,7 @@ import pandas as pd
 
 from aesi_lib.markdown import markdown_table
 from aesi_lib.model.features import FeatureOptions, build_features
-from aesi_lib.model.terms import type_set_groups
+from aesi_lib.model.type_sets import type_set_groups
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store

@@ -21,7 +21,7 @@ from aesi_lib.model.similarity import (
     slot_similarity,
     template_similarity,
 )
-from aesi_lib.model.terms import type_set_groups
+from aesi_lib.model.type_sets import type_set_groups
 
 
 def random_features(n: int, seed: int, dim: int = 6, vocab: int = 15) -> EntityFeatures:

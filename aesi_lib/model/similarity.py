@@ -43,9 +43,8 @@ from aesi_lib.model.terms import (
     GroupTerm,
     SimilarityOperator,
     Term,
-    cross_type_set_groups,
-    type_set_groups,
 )
+from aesi_lib.model.type_sets import cross_type_set_groups, type_set_groups
 
 DiagonalMode = Literal["keep", "zero"]
 TermNormalization = Literal["none", "mean_degree"]

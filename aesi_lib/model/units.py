@@ -22,8 +22,8 @@ import scipy.sparse as sp
 
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
-from aesi_lib.model.terms import type_set_groups
 from aesi_lib.model.tying import unit_majority
+from aesi_lib.model.type_sets import type_set_groups
 
 
 def label_units(features: EntityFeatures, config: ModelConfig
