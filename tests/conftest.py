@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from aesi_lib.corpus.muc4 import MUC4_DIR_ENV, resolve_muc4_dir
 from aesi_lib.errors import InputError
@@ -20,6 +21,23 @@ from aesi_lib.errors import InputError
 REQUIRE_MUC4_ENV = "AESI_REQUIRE_MUC4"
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, share the usable cores between the workers' BLAS threads.
+
+    With one BLAS pool per worker as wide as the machine, two workers on two cores run four
+    threads, and the small products of the tests' cuts spend more on waking and switching
+    threads than they save (README, "Quick start"). Results do not depend on the thread count
+    (README, "Reproducibility"). The child processes of a worker inherit the limit.
+    """
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if not workers:
+        return
+    threads = max(1, len(os.sched_getaffinity(0)) // int(workers))
+    threadpool_limits(threads)
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, str(threads))
 
 
 @pytest.fixture(scope="session")

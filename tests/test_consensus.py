@@ -15,6 +15,7 @@ from aesi_lib.model.induction import ModelConfig, consensus_members, induce
 from aesi_lib.model.ncut import normalized_cut
 from aesi_lib.model.similarity import SimilarityOptions, template_similarity
 from aesi_lib.model.synthetic import planted_features
+from aesi_lib.model.tying import tied_operator, unit_indicator
 
 
 def test_member_weights_are_spaced_evenly_around_the_run_weight() -> None:
@@ -42,6 +43,20 @@ def test_coassociation_is_the_share_of_partitions_that_join_two_items() -> None:
     np.testing.assert_allclose(C @ np.ones(5), dense.sum(axis=1))
     x = np.arange(5.0)
     np.testing.assert_allclose(C.rmatvec(x), C.matvec(x))
+
+
+def test_the_tied_coassociation_is_its_units_sum() -> None:
+    rng = np.random.default_rng(0)
+    units = np.concatenate([np.arange(6), rng.integers(6, size=14)])
+    # Members cut units (every mention of a unit in one cluster), as the consensus' do, and
+    # one member that does not, which the tied form must sum all the same.
+    partitions = [rng.integers(3, size=6)[units], rng.integers(4, size=6)[units],
+                  rng.integers(3, size=20)]
+    C = coassociation_operator(partitions)
+    G = unit_indicator(units)
+    tied = tied_operator(C, G)
+    np.testing.assert_allclose(tied @ np.eye(6), G.T @ (C @ np.eye(20)) @ G, atol=1e-12)
+    np.testing.assert_allclose(tied.rmatvec(np.arange(6.0)), tied.matvec(np.arange(6.0)))
 
 
 def test_coassociation_rejects_mismatched_partitions() -> None:

@@ -19,7 +19,8 @@ track.
 
 C is never built: with Z the |E|×Rk sparse indicator of the R partitions side by side,
 ``C = Z Zᵀ / R`` is applied as two sparse products (:func:`coassociation_operator`), and cut
-through the same tied cut as W_T (``aesi_lib.model.cut_step``).
+through the same tied cut as W_T (``aesi_lib.model.cut_step``), which reduces Z to the units
+once (:meth:`CoassociationOperator.tied`).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def member_context_weights(context_weight: float, spread: float, members: int) -
     return np.linspace(context_weight - spread, context_weight + spread, members)
 
 
-def coassociation_operator(partitions: Sequence[np.ndarray]) -> LinearOperator:
+def coassociation_operator(partitions: Sequence[np.ndarray]) -> CoassociationOperator:
     """The co-association graph of R partitions of the same E items, matrix-free.
 
     Parameters
@@ -70,7 +71,7 @@ def coassociation_operator(partitions: Sequence[np.ndarray]) -> LinearOperator:
 
     Returns
     -------
-    LinearOperator of shape (E, E)
+    CoassociationOperator of shape (E, E)
         ``C = Z Zᵀ / R`` with Z the (E, Σ_r k_r) indicator of all partitions side by side:
         ``C(i, j)`` is the share of partitions that put i and j together (1 on the diagonal).
         Symmetric and nonnegative; its degrees ``C·1`` are each item's mean cluster size.
@@ -85,16 +86,40 @@ def coassociation_operator(partitions: Sequence[np.ndarray]) -> LinearOperator:
             raise ValueError(f"every partition needs {n} labels >= 0")
         k = int(labels.max()) + 1 if n else 0
         blocks.append(sp.csr_matrix((np.ones(n), (np.arange(n), labels)), shape=(n, k)))
-    Z = sp.hstack(blocks, format="csr") / np.sqrt(len(partitions))
-    Zt = Z.T.tocsr()
+    return CoassociationOperator(sp.hstack(blocks, format="csr") / np.sqrt(len(partitions)))
 
-    def matmat(Y: np.ndarray) -> np.ndarray:
-        return np.asarray(Z @ (Zt @ Y))
 
-    return LinearOperator(
-        (n, n),
-        matvec=lambda y: matmat(np.asarray(y).reshape(-1, 1)).reshape(-1),
-        matmat=matmat,
-        rmatvec=lambda y: matmat(np.asarray(y).reshape(-1, 1)).reshape(-1),
-        dtype=np.float64,
-    )
+class CoassociationOperator(LinearOperator):
+    """``F Fᵀ`` for a sparse nonnegative factor F, never materialised: the co-association
+    ``C = Z Zᵀ / R`` with ``F = Z / √R`` (:func:`coassociation_operator`), or its tied form.
+
+    Parameters
+    ----------
+    factor : sparse matrix of shape (n, m)
+    """
+
+    def __init__(self, factor: sp.spmatrix):
+        super().__init__(dtype=np.float64, shape=(factor.shape[0], factor.shape[0]))
+        self.factor = sp.csr_matrix(factor)
+        self._factor_t = self.factor.T.tocsr()
+
+    def _matmat(self, X: np.ndarray) -> np.ndarray:
+        return np.asarray(self.factor @ (self._factor_t @ np.asarray(X, dtype=np.float64)))
+
+    def _matvec(self, x: np.ndarray) -> np.ndarray:
+        return self._matmat(np.asarray(x).reshape(-1, 1)).reshape(-1)
+
+    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
+        return self._matvec(x)
+
+    def _rmatmat(self, X: np.ndarray) -> np.ndarray:
+        return self._matmat(X)
+
+    def _adjoint(self) -> CoassociationOperator:
+        return self
+
+    def tied(self, G: sp.csr_matrix) -> CoassociationOperator:
+        """``Gᵀ C G = (Gᵀ F)(Gᵀ F)ᵀ`` for the |E|×U unit indicator G
+        (``aesi_lib.model.tying``): each unit's count of mentions per member cluster, formed
+        once, so that the tied cut's products cost O(U) instead of a pass over the mentions."""
+        return CoassociationOperator(G.T @ self.factor)

@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
+from aesi_lib.model.consensus import CoassociationOperator
 from aesi_lib.model.terms import SimilarityOperator
 
 
@@ -34,9 +35,12 @@ def tied_operator(W: LinearOperator, G: sp.csr_matrix) -> LinearOperator:
     """``Gᵀ W G`` as a matrix-free operator (see :func:`unit_indicator`).
 
     A similarity operator is reduced to the units term by term, once
-    (:meth:`aesi_lib.model.terms.SimilarityOperator.tied`); any other operator (the AMP's W*,
-    the consensus' co-association) is applied through the mentions each time.
+    (:meth:`aesi_lib.model.terms.SimilarityOperator.tied`), and the consensus' co-association
+    to its units' factor (:meth:`aesi_lib.model.consensus.CoassociationOperator.tied`); any
+    other operator (the AMP's W*) is applied through the mentions each time.
     """
+    if isinstance(W, CoassociationOperator):
+        return W.tied(G)
     if isinstance(W, SimilarityOperator) and W.square:
         reduced = W.tied(G)
         if reduced is not None:
