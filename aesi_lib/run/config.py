@@ -185,6 +185,7 @@ _NEEDS = (
     ("similarity.context_weight", "context"),
     ("similarity.predicate_context_weight", "token_context"),
     ("similarity.head_context_weight", "token_context"),
+    ("similarity.document_context_weight", "context"),
     ("similarity.chain_weight", "chains"),
     ("similarity.chain_h_weight", "chains"),
 )
