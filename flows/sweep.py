@@ -66,7 +66,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     # and one set of entity rows per document.
     by_parser: dict[Any, list[str]] = {}
     for name, config in configurations.items():
-        by_parser.setdefault((config.parser, config.features.event_nouns), []).append(name)
+        by_parser.setdefault((config.parser, config.features.event_nouns,
+                              config.features.phrasal_verbs), []).append(name)
 
     rows: list[dict[str, Any]] = []
     total = len(configurations) * len(seeds)

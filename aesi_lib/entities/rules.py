@@ -63,6 +63,12 @@ R12 event nouns (only with ``EntityRules.event_nouns``, ``features.event_nouns``
     verb's own (a template is tied by predicate); ``predicate_index`` is the noun. A
     (head, predicate, dependency) that a verb of the sentence already gives is not repeated.
 
+R13 phrasal verbs (only with ``EntityRules.phrasal_verbs``, ``features.phrasal_verbs``)
+    A verb with a particle (``prt``, UD ``compound:prt``) is the predicate ``<lemma>_<particle>``
+    (``the FMLN carried out the attack`` -> FMLN/nsubj of ``carry_out``; ``a bomb went off``
+    -> bomb/nsubj of ``go_off``), so that it is a unit of its own rather than the light verb
+    it is built on. Its word vector is the verb's (:func:`predicate_vector_word`).
+
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
 with :class:`EntityRules` for ablations.
 
@@ -96,12 +102,25 @@ ENTITY_FORMAT_VERSION = 3
 
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
     """The configuration a store records for a document: the parser's ``config_id``, the
-    entity rules' :data:`ENTITY_FORMAT_VERSION` and, with R12, the event-noun lexicon, so that
-    a change of any of them makes the document's rows again."""
+    entity rules' :data:`ENTITY_FORMAT_VERSION` and, with R12, the event-noun lexicon, and
+    R13, so that a change of any of them makes the document's rows again."""
     stored = f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
     if rules is not None and rules.event_nouns is not None:
         stored += f";{rules.event_nouns.config_id}"
+    if rules is not None and rules.phrasal_verbs:
+        stored += ";phrasal"
     return stored
+
+
+#: Joins a phrasal verb's lemma and its particles in a predicate (rule R13).
+PHRASAL_JOINER = "_"
+
+
+def predicate_vector_word(predicate: str) -> str:
+    """The word whose vector stands for a predicate: the predicate itself, or for a phrasal
+    verb of rule R13 (``carry_out``) its verb (``carry``). A particle's own vector (``out``,
+    ``up``) would make every phrasal verb with that particle alike."""
+    return predicate.split(PHRASAL_JOINER, 1)[0] if predicate else predicate
 
 HEAD_UPOS = frozenset({"NOUN", "PROPN"})
 PREDICATE_UPOS = frozenset({"VERB"})
@@ -122,6 +141,7 @@ UD_AGENT = frozenset({"obl:agent"})
 UD_CASE = frozenset({"case"})
 FIXED = frozenset({"fixed", "mwe"})
 CONJ = frozenset({"conj"})
+PARTICLE = frozenset({"prt", "compound:prt"})
 RELATIVE_CLAUSE = frozenset({"relcl", "acl:relcl"})
 PARTICIPLE_CLAUSE = frozenset({"acl"})
 CONTROL = frozenset({"xcomp"})
@@ -177,15 +197,17 @@ ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
 
 @dataclass(frozen=True)
 class EntityRules:
-    """Switches for the optional rules (R8-R12 in the module docstring): R8-R11 on by
+    """Switches for the optional rules (R8-R13 in the module docstring): R8-R11 on by
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
-    returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, and ``config_id``)."""
+    returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, and ``config_id``); R13
+    on with ``phrasal_verbs``."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
     participles: bool = True
     control: bool = True
     event_nouns: Any = None
+    phrasal_verbs: bool = False
 
 
 DEFAULT_RULES = EntityRules()
@@ -406,7 +428,7 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
     for verb, tok in enumerate(view.tokens):
         if tok.upos not in PREDICATE_UPOS or tok.dep in NON_PREDICATE_DEPS:
             continue
-        predicate = tok.lemma.lower() or tok.text.lower()
+        predicate = _predicate(view, verb, rules)
         for noun, dep in sorted(_verb_entities(view, verb, rules)):
             key = (noun, verb, dep)
             if noun == verb or key in seen:
@@ -428,6 +450,16 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
                 records.append(_record(view, doc_id, sent_id, noun, event, meaning.verb, dep,
                                        mentions))
     return records
+
+
+def _predicate(view: _SentenceView, verb: int, rules: EntityRules) -> str:
+    """The verb's lowercased lemma (R2), joined with its particles under R13."""
+    tok = view.tokens[verb]
+    predicate = tok.lemma.lower() or tok.text.lower()
+    if rules.phrasal_verbs:
+        particles = [view.tokens[i].text.lower() for i in sorted(view.kids(verb, PARTICLE))]
+        predicate = PHRASAL_JOINER.join([predicate, *particles])
+    return predicate
 
 
 def _record(view: _SentenceView, doc_id: str, sent_id: int, noun: int, predicate_index: int,

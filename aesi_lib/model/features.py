@@ -16,6 +16,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from aesi_lib.entities.positions import argument_positions
+from aesi_lib.entities.rules import predicate_vector_word
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,9 @@ class FeatureOptions:
         ``aesi_lib.entities.rules``: ``the murder of six Jesuits`` -> Jesuits/dobj of murder);
         decided by WordNet (``aesi_lib.entities.event_nouns``), so it needs WordNet. Not in
         the paper. A change re-extracts the stored documents' rows from the parse cache.
+    phrasal_verbs : a verb with a particle is a predicate of its own, ``carry_out`` (rule R13
+        of ``aesi_lib.entities.rules``), with the verb's word vector. Not in the paper. A
+        change re-extracts the stored documents' rows from the parse cache.
     """
 
     type_scheme: str = "hypernyms"
@@ -167,6 +171,7 @@ class FeatureOptions:
     token_context: bool = False
     encoder: Literal["minilm", "static"] = "minilm"
     event_nouns: bool = False
+    phrasal_verbs: bool = False
 
     def __post_init__(self) -> None:
         if self.pronouns and not self.chains:
@@ -258,9 +263,10 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
     _, sentence_ids = np.unique(sentence_keys.to_numpy(), return_inverse=True)
 
     head_table = lookup_vectors(vectors, list(head_names))
-    pred_table = lookup_vectors(vectors, list(pred_names))
+    pred_words = [predicate_vector_word(p) if options.phrasal_verbs else p for p in pred_names]
+    pred_table = lookup_vectors(vectors, pred_words)
     known = sum(w in vectors.key_to_index for w in head_names) + sum(
-        w in vectors.key_to_index for w in pred_names)
+        w in vectors.key_to_index for w in pred_words)
     oov_rate = 1.0 - known / max(1, len(head_names) + len(pred_names))
 
     ners = entities["ner"].fillna("").astype(str).to_numpy()

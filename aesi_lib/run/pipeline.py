@@ -85,7 +85,8 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
 
 def entity_rules(config: RunConfig) -> EntityRules:
     """The entity rules of a run's configuration: the defaults, with R12's event-noun lexicon
-    when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's).
+    when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's)
+    and R13 when ``features.phrasal_verbs``.
     Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
 
     Without ``wordnet_path`` and without a WordNet on the machine, R12 is left out with a
@@ -97,8 +98,9 @@ def entity_rules(config: RunConfig) -> EntityRules:
     ResourceMissingError
         With ``features.event_nouns`` and a ``wordnet_path`` that holds no WordNet.
     """
+    rules = dataclasses.replace(DEFAULT_RULES, phrasal_verbs=config.features.phrasal_verbs)
     if not config.features.event_nouns:
-        return DEFAULT_RULES
+        return rules
     from aesi_lib.entities.event_nouns import EventNounLexicon
     from aesi_lib.errors import ResourceMissingError
     from aesi_lib.lexicon.wordnet import load_wordnet
@@ -110,8 +112,8 @@ def entity_rules(config: RunConfig) -> EntityRules:
             raise
         log.warning("WordNet unavailable, entity rule R12 (features.event_nouns) is left "
                     "out: %s", exc)
-        return DEFAULT_RULES
-    return dataclasses.replace(DEFAULT_RULES, event_nouns=EventNounLexicon(wordnet))
+        return rules
+    return dataclasses.replace(rules, event_nouns=EventNounLexicon(wordnet))
 
 
 def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
