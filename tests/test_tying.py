@@ -71,6 +71,31 @@ def test_a_similarity_operator_is_tied_term_by_term(mode, n_units):
                                G.T @ W.degrees(), rtol=1e-12)
 
 
+def test_operators_that_share_terms_reduce_each_term_once(monkeypatch):
+    """The consensus members are W_T at other weights of the same terms: tied with one
+    ``reduced`` memo, each term is reduced once, and each member's tied graph is still its
+    own ``Gᵀ W G``."""
+    W, units = _similarity_of_every_term_kind("shift", 4)
+    G = unit_indicator(units)
+    calls: list[str] = []
+    for cls in (CosineTerm, GroupTerm):
+        original = cls.tied
+
+        def counted(self, G, original=original):
+            calls.append(self.name)
+            return original(self, G)
+
+        monkeypatch.setattr(cls, "tied", counted)
+    reduced: dict = {}
+    for scale in (0.5, 1.0, 2.0):
+        member = SimilarityOperator([(w * scale if t.name == "context" else w, t)
+                                     for w, t in W.terms], zero_diagonal=True)
+        tied = tied_operator(member, G, reduced)
+        dense = G.T.toarray() @ (member @ np.eye(member.shape[0])) @ G.toarray()
+        np.testing.assert_allclose(tied @ np.eye(G.shape[1]), dense, rtol=1e-12, atol=1e-12)
+    assert sorted(calls) == ["context", "cos_hp", "dep", "pmi"]
+
+
 def test_a_clipped_cosine_is_tied_through_the_mentions():
     """A clipped cosine has no factors: the tie falls back to the product through the
     mentions, with the same result."""

@@ -36,6 +36,7 @@ def cut_step(
     ncut_options: dict[str, Any],
     units: np.ndarray | None = None,
     init_labels: np.ndarray | None = None,
+    reduced: dict[int, Any] | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Cut ``W`` (or, when ``graph`` is given, its AMP operator W* with D* = ``degrees``) into
     ``k`` clusters with :func:`aesi_lib.model.ncut.normalized_cut`.
@@ -54,6 +55,9 @@ def cut_step(
     init_labels : ndarray of shape (E,), optional
         Warm start of the discretisation (-1 for entities without a previous label; with
         ``units``, a unit starts from its mentions' most frequent previous label).
+    reduced : dict, optional
+        With ``units``: the terms of ``W`` already reduced to these units, kept across the
+        cuts of graphs that share terms (:func:`aesi_lib.model.tying.tied_operator`).
 
     Returns
     -------
@@ -75,7 +79,7 @@ def cut_step(
         if init_labels is not None:
             unit_init = unit_majority(units, init_labels, G.shape[1])
         unit_labels, emb = normalized_cut(
-            tied_operator(op, G), k, seed, degrees=np.asarray(G.T @ degrees),
+            tied_operator(op, G, reduced), k, seed, degrees=np.asarray(G.T @ degrees),
             init_labels=unit_init, return_embedding=True, **options
         )
         labels = unit_labels[np.asarray(units, dtype=np.int64)]

@@ -99,12 +99,15 @@ def consensus_template_cut(
         The members' template cuts.
     """
     partitions, member_info = [], []
+    # The members share W_T's terms and differ in their weights only: reduce each term to the
+    # units once, not once a member.
+    reduced: dict[int, Any] = {}
     for r, (graph, graph_degrees_) in enumerate(members):
         start = init_t
         if init_members is not None and r < len(init_members) and (init_members[r] >= 0).any():
             start = init_members[r]
         labels, info = cut_step(None, graph, graph_degrees_, n_templates, seed, ncut_options,
-                                units_t, start)
+                                units_t, start, reduced)
         partitions.append(labels)
         member_info.append(info)
     C = coassociation_operator(partitions)

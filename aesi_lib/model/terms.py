@@ -455,18 +455,27 @@ class SimilarityOperator(LinearOperator):
         """``D(i, i) = Σ_j W(i, j)``, shape (E,)."""
         return degrees(self)
 
-    def tied(self, G: sp.csr_matrix) -> TiedSimilarityOperator | None:
+    def tied(self, G: sp.csr_matrix, reduced: dict[int, Any] | None = None
+             ) -> TiedSimilarityOperator | None:
         """``Gᵀ W G`` with every term reduced to the U units once (see
-        :class:`TiedSimilarityOperator`); None when a term has no factors (a clipped cosine)."""
+        :class:`TiedSimilarityOperator`); None when a term has no factors (a clipped cosine).
+
+        ``reduced``, when given, holds the tied forms of terms already reduced with the same G,
+        by ``id`` of the term, and receives those reduced here: operators that share terms (the
+        consensus members, ``aesi_lib.model.similarity.with_context_weight``) then reduce each
+        term once.
+        """
         self._check_square()
+        reduced = {} if reduced is None else reduced
         terms = []
         for w, t in self.terms:
             if w == 0.0:
                 continue
-            reduced = t.tied(G)
-            if reduced is None:
+            if id(t) not in reduced:
+                reduced[id(t)] = t.tied(G)
+            if reduced[id(t)] is None:
                 return None
-            terms.append((w, reduced))
+            terms.append((w, reduced[id(t)]))
         self_pairs = np.asarray(G.T @ self._diag).reshape(-1) if self.zero_diagonal else None
         return TiedSimilarityOperator(terms, self_pairs, G.shape[1])
 

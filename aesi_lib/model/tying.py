@@ -8,6 +8,8 @@ restricted to tied partitions. Not in the paper: an option of the quality track.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
@@ -31,20 +33,22 @@ def unit_indicator(units: np.ndarray) -> sp.csr_matrix:
     )
 
 
-def tied_operator(W: LinearOperator, G: sp.csr_matrix) -> LinearOperator:
+def tied_operator(W: LinearOperator, G: sp.csr_matrix,
+                  reduced: dict[int, Any] | None = None) -> LinearOperator:
     """``Gᵀ W G`` as a matrix-free operator (see :func:`unit_indicator`).
 
     A similarity operator is reduced to the units term by term, once
-    (:meth:`aesi_lib.model.terms.SimilarityOperator.tied`), and the consensus' co-association
+    (:meth:`aesi_lib.model.terms.SimilarityOperator.tied`; ``reduced`` keeps the reduced terms
+    across operators that share them, for the same G), and the consensus' co-association
     to its units' factor (:meth:`aesi_lib.model.consensus.CoassociationOperator.tied`); any
     other operator (the AMP's W*) is applied through the mentions each time.
     """
     if isinstance(W, CoassociationOperator):
         return W.tied(G)
     if isinstance(W, SimilarityOperator) and W.square:
-        reduced = W.tied(G)
-        if reduced is not None:
-            return reduced
+        tied = W.tied(G, reduced)
+        if tied is not None:
+            return tied
     Gt = G.T.tocsr()
 
     def matmat(Y: np.ndarray) -> np.ndarray:
