@@ -29,7 +29,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator
+
+from aesi_lib.model.terms import SymmetricOperator
 
 
 def member_context_weights(context_weight: float, spread: float, members: int) -> np.ndarray:
@@ -89,7 +90,7 @@ def coassociation_operator(partitions: Sequence[np.ndarray]) -> CoassociationOpe
     return CoassociationOperator(sp.hstack(blocks, format="csr") / np.sqrt(len(partitions)))
 
 
-class CoassociationOperator(LinearOperator):
+class CoassociationOperator(SymmetricOperator):
     """``F Fᵀ`` for a sparse nonnegative factor F, never materialised: the co-association
     ``C = Z Zᵀ / R`` with ``F = Z / √R`` (:func:`coassociation_operator`), or its tied form.
 
@@ -105,18 +106,6 @@ class CoassociationOperator(LinearOperator):
 
     def _matmat(self, X: np.ndarray) -> np.ndarray:
         return np.asarray(self.factor @ (self._factor_t @ np.asarray(X, dtype=np.float64)))
-
-    def _matvec(self, x: np.ndarray) -> np.ndarray:
-        return self._matmat(np.asarray(x).reshape(-1, 1)).reshape(-1)
-
-    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
-        return self._matvec(x)
-
-    def _rmatmat(self, X: np.ndarray) -> np.ndarray:
-        return self._matmat(X)
-
-    def _adjoint(self) -> CoassociationOperator:
-        return self
 
     def tied(self, G: sp.csr_matrix) -> CoassociationOperator:
         """``Gᵀ C G = (Gᵀ F)(Gᵀ F)ᵀ`` for the |E|×U unit indicator G

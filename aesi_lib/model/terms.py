@@ -491,7 +491,25 @@ class SimilarityOperator(LinearOperator):
         return out
 
 
-class TiedSimilarityOperator(LinearOperator):
+class SymmetricOperator(LinearOperator):
+    """A square symmetric operator given by its ``_matmat`` alone: vector products, adjoint
+    products and the adjoint all go through it."""
+
+    def _matvec(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x).reshape(-1)
+        return self._matmat(x[:, None])[:, 0]
+
+    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
+        return self._matvec(x)
+
+    def _rmatmat(self, X: np.ndarray) -> np.ndarray:
+        return self._matmat(X)
+
+    def _adjoint(self) -> SymmetricOperator:
+        return self
+
+
+class TiedSimilarityOperator(SymmetricOperator):
     """``Gᵀ W G`` of a :class:`SimilarityOperator` W for a unit indicator G
     (``aesi_lib.model.tying``), with each term reduced to the U units once.
 
@@ -517,19 +535,6 @@ class TiedSimilarityOperator(LinearOperator):
 
     def _matmat(self, X: np.ndarray) -> np.ndarray:
         return _weighted_sum(self.terms, X, self.shape[0], self.self_pairs)
-
-    def _matvec(self, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x).reshape(-1)
-        return self._matmat(x[:, None])[:, 0]
-
-    def _rmatvec(self, x: np.ndarray) -> np.ndarray:
-        return self._matvec(x)
-
-    def _rmatmat(self, X: np.ndarray) -> np.ndarray:
-        return self._matmat(X)
-
-    def _adjoint(self) -> TiedSimilarityOperator:
-        return self
 
 
 def degrees(W: LinearOperator) -> np.ndarray:
