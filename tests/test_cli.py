@@ -286,6 +286,7 @@ def _value_at(config: RunConfig, key: str) -> Any:
 COMPANIONS = {
     "features.pronouns": ["features.chains=true"],
     "features.token_context": ["features.context=true"],
+    "features.support_verbs": ["features.event_nouns=true"],
     "model.similarity.context_weight": ["features.context=true"],
     "model.similarity.predicate_context_weight": ["features.context=true",
                                                   "features.token_context=true"],

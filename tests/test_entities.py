@@ -6,6 +6,8 @@ Stanza documents in test_parse_stanza.py.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from aesi_lib.corpus.types import Document
@@ -354,3 +356,31 @@ def test_r13_a_phrasal_predicate_takes_its_verb_s_vector_word():
     assert predicate_vector_word("carry_out") == "carry"
     assert predicate_vector_word("kill") == "kill"
     assert predicate_vector_word("") == ""
+
+
+SUPPORT_RULES = dataclasses.replace(EVENT_RULES, support_verbs=True)
+
+
+def test_r14_the_subject_of_a_support_verb_is_the_agent_of_its_event_noun(spacy_parser):
+    for text in ("The FMLN carried out the attack.", "The attack was carried out by the FMLN."):
+        got = triples(spacy_parser, text, SUPPORT_RULES)
+        assert ("fmln", "attack", "nsubj") in got, text
+        assert ("fmln", "carry", "nsubj") in got, text
+        # Without R14, the FMLN is only the subject of carry.
+        assert ("fmln", "attack", "nsubj") not in triples(spacy_parser, text, EVENT_RULES)
+    records = entities(spacy_parser, "Terrorists committed the murder.", SUPPORT_RULES)
+    agent = [r for r in records if r.predicate == "murder" and r.dep == "nsubj"]
+    assert [(r.head_lemma, r.predicate_index) for r in agent] == [("terrorist", 3)]
+
+
+def test_r14_other_verbs_and_other_objects_give_no_agent(spacy_parser):
+    # condemn is no support verb: the government did not attack.
+    got = triples(spacy_parser, "The government condemned the attack.", SUPPORT_RULES)
+    assert ("government", "attack", "nsubj") not in got
+    # carry without its particle, and a support verb whose object names no event.
+    for text in ("The soldiers carried the attack plans.", "The rebels launched leaflets."):
+        got = triples(spacy_parser, text, SUPPORT_RULES)
+        assert not {t for t in got if t[2] == "nsubj" and t[1] not in ("carry", "launch")}
+    assert stored_config_id("p", SUPPORT_RULES) == "p;entities=3;test-lexicon;support"
+    # R14 reads R12's lexicon: without it the rule is off and the store says so.
+    assert stored_config_id("p", EntityRules(support_verbs=True)) == stored_config_id("p")

@@ -84,6 +84,12 @@ def test_phrasal_predicates_take_their_verb_s_vector_only_under_r13():
     assert not np.allclose(plain.predicate_vectors[2], _vectors()["attack"])
 
 
+def test_support_verbs_need_event_nouns():
+    with pytest.raises(ValueError, match="features.event_nouns"):
+        FeatureOptions(support_verbs=True)
+    assert FeatureOptions(event_nouns=True, support_verbs=True).support_verbs
+
+
 def test_features_file_round_trip_and_damage(tmp_path):
     features, vocab = build_features(_table(), _pmi(), _vectors(), None)
     path = tmp_path / "f.npz"

@@ -69,6 +69,14 @@ R13 phrasal verbs (only with ``EntityRules.phrasal_verbs``, ``features.phrasal_v
     -> bomb/nsubj of ``go_off``), so that it is a unit of its own rather than the light verb
     it is built on. Its word vector is the verb's (:func:`predicate_vector_word`).
 
+R14 support verbs (only with R12 and ``EntityRules.support_verbs``, ``features.support_verbs``)
+    The subject of a support verb (:data:`SUPPORT_VERBS`: ``carry out``, ``commit``,
+    ``perpetrate``, ``stage``, ``launch``, ``mount``, ``conduct``) whose direct object is an
+    event noun is also the subject of that noun's verb: ``the FMLN carried out the attack``
+    -> FMLN/nsubj of ``attack`` too (and ``the attack was carried out by the FMLN``, by R5).
+    The support verb adds only its aspect; the agent is the event's. ``predicate_index`` is
+    the noun, as in R12.
+
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
 with :class:`EntityRules` for ablations.
 
@@ -109,8 +117,18 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
         stored += f";{rules.event_nouns.config_id}"
     if rules is not None and rules.phrasal_verbs:
         stored += ";phrasal"
+    if rules is not None and rules.support_verbs and rules.event_nouns is not None:
+        stored += ";support"
     return stored
 
+
+#: Support verbs of rule R14 (lemma, required particle or ""): the verbs whose subject is the
+#: agent of the event their object names. A closed class of English; the event nouns
+#: themselves are decided by WordNet (R12).
+SUPPORT_VERBS: frozenset[tuple[str, str]] = frozenset({
+    ("carry", "out"), ("commit", ""), ("perpetrate", ""), ("stage", ""), ("launch", ""),
+    ("mount", ""), ("conduct", ""),
+})
 
 #: Joins a phrasal verb's lemma and its particles in a predicate (rule R13).
 PHRASAL_JOINER = "_"
@@ -200,7 +218,7 @@ class EntityRules:
     """Switches for the optional rules (R8-R13 in the module docstring): R8-R11 on by
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
     returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, and ``config_id``); R13
-    on with ``phrasal_verbs``."""
+    on with ``phrasal_verbs``; R14 with ``support_verbs`` and R12."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
@@ -208,6 +226,7 @@ class EntityRules:
     control: bool = True
     event_nouns: Any = None
     phrasal_verbs: bool = False
+    support_verbs: bool = False
 
 
 DEFAULT_RULES = EntityRules()
@@ -425,11 +444,13 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
     seen: set[tuple[int, int, str]] = set()
     records: list[EntityRecord] = []
     mentions: dict[int, tuple[str, int, int]] = {}
+    verb_arguments: dict[int, list[tuple[int, str]]] = {}
     for verb, tok in enumerate(view.tokens):
         if tok.upos not in PREDICATE_UPOS or tok.dep in NON_PREDICATE_DEPS:
             continue
         predicate = _predicate(view, verb, rules)
-        for noun, dep in sorted(_verb_entities(view, verb, rules)):
+        verb_arguments[verb] = sorted(_verb_entities(view, verb, rules))
+        for noun, dep in verb_arguments[verb]:
             key = (noun, verb, dep)
             if noun == verb or key in seen:
                 continue
@@ -449,7 +470,35 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
                 given.add((noun, meaning.verb, dep))
                 records.append(_record(view, doc_id, sent_id, noun, event, meaning.verb, dep,
                                        mentions))
+        if rules.support_verbs:
+            for noun, event, verb in _support_verb_agents(view, verb_arguments, rules):
+                if (noun, verb, DEP_SUBJECT) in given:
+                    continue
+                given.add((noun, verb, DEP_SUBJECT))
+                records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
+                                       mentions))
     return records
+
+
+def _support_verb_agents(view: _SentenceView, verb_arguments: dict[int, list[tuple[int, str]]],
+                         rules: EntityRules) -> list[tuple[int, int, str]]:
+    """(subject token, event-noun token, the noun's verb) of every support verb whose object
+    is an event noun (R14)."""
+    out = []
+    for verb, pairs in verb_arguments.items():
+        tok = view.tokens[verb]
+        particles = sorted(view.tokens[i].text.lower() for i in view.kids(verb, PARTICLE))
+        lemma = (tok.lemma or tok.text).lower()
+        if not any(lemma == v and (not p or p in particles) for v, p in SUPPORT_VERBS):
+            continue
+        subjects = [n for n, dep in pairs if dep == DEP_SUBJECT]
+        for event in (n for n, dep in pairs if dep == DEP_OBJECT):
+            if view.tokens[event].upos != "NOUN":
+                continue
+            meaning = rules.event_nouns.lookup(view.tokens[event].lemma or view.tokens[event].text)
+            if meaning is not None:
+                out += [(n, event, meaning.verb) for n in subjects if n != event]
+    return out
 
 
 def _predicate(view: _SentenceView, verb: int, rules: EntityRules) -> str:

@@ -160,6 +160,10 @@ class FeatureOptions:
     phrasal_verbs : a verb with a particle is a predicate of its own, ``carry_out`` (rule R13
         of ``aesi_lib.entities.rules``), with the verb's word vector. Not in the paper. A
         change re-extracts the stored documents' rows from the parse cache.
+    support_verbs : with ``event_nouns``, the subject of a support verb (``carry out``,
+        ``commit``, ...) whose object is an event noun is also the subject of the noun's verb
+        (rule R14: ``the FMLN carried out the attack`` -> FMLN/nsubj of attack). Not in the
+        paper. A change re-extracts the stored documents' rows from the parse cache.
     """
 
     type_scheme: str = "hypernyms"
@@ -172,6 +176,7 @@ class FeatureOptions:
     encoder: Literal["minilm", "static"] = "minilm"
     event_nouns: bool = False
     phrasal_verbs: bool = False
+    support_verbs: bool = False
 
     def __post_init__(self) -> None:
         if self.pronouns and not self.chains:
@@ -180,6 +185,9 @@ class FeatureOptions:
         if self.token_context and not self.context:
             raise ValueError("features.token_context needs features.context (one encoder pass "
                              "gives both)")
+        if self.support_verbs and not self.event_nouns:
+            raise ValueError("features.support_verbs needs features.event_nouns (R14 reads "
+                             "the event nouns of R12)")
 
 
 @dataclass(frozen=True)
