@@ -110,8 +110,8 @@ ENTITY_FORMAT_VERSION = 3
 
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
     """The configuration a store records for a document: the parser's ``config_id``, the
-    entity rules' :data:`ENTITY_FORMAT_VERSION` and, with R12, the event-noun lexicon, and
-    R13, so that a change of any of them makes the document's rows again."""
+    entity rules' :data:`ENTITY_FORMAT_VERSION`, the event-noun lexicon of R12 and whether
+    R13 and R14 are on, so that a change of any of them makes the document's rows again."""
     stored = f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
     if rules is not None and rules.event_nouns is not None:
         stored += f";{rules.event_nouns.config_id}"
@@ -215,7 +215,7 @@ ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
 
 @dataclass(frozen=True)
 class EntityRules:
-    """Switches for the optional rules (R8-R13 in the module docstring): R8-R11 on by
+    """Switches for the optional rules (R8-R14 in the module docstring): R8-R11 on by
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
     returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, and ``config_id``); R13
     on with ``phrasal_verbs``; R14 with ``support_verbs`` and R12."""
@@ -487,8 +487,7 @@ def _support_verb_agents(view: _SentenceView, verb_arguments: dict[int, list[tup
     out = []
     for verb, pairs in verb_arguments.items():
         tok = view.tokens[verb]
-        particles = sorted(view.tokens[i].text.lower() for i in view.kids(verb, PARTICLE))
-        lemma = (tok.lemma or tok.text).lower()
+        lemma, particles = tok.lemma.lower() or tok.text.lower(), _particles(view, verb)
         if not any(lemma == v and (not p or p in particles) for v, p in SUPPORT_VERBS):
             continue
         subjects = [n for n, dep in pairs if dep == DEP_SUBJECT]
@@ -501,13 +500,17 @@ def _support_verb_agents(view: _SentenceView, verb_arguments: dict[int, list[tup
     return out
 
 
+def _particles(view: _SentenceView, verb: int) -> list[str]:
+    """The verb's particles (``out`` of ``carried out``), lowercased, in sentence order."""
+    return [view.tokens[i].text.lower() for i in sorted(view.kids(verb, PARTICLE))]
+
+
 def _predicate(view: _SentenceView, verb: int, rules: EntityRules) -> str:
     """The verb's lowercased lemma (R2), joined with its particles under R13."""
     tok = view.tokens[verb]
     predicate = tok.lemma.lower() or tok.text.lower()
     if rules.phrasal_verbs:
-        particles = [view.tokens[i].text.lower() for i in sorted(view.kids(verb, PARTICLE))]
-        predicate = PHRASAL_JOINER.join([predicate, *particles])
+        predicate = PHRASAL_JOINER.join([predicate, *_particles(view, verb)])
     return predicate
 
 
@@ -563,7 +566,7 @@ def _event_preposition_dep(name: str, of_dep: str) -> str:
 
 def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
                      ) -> list[EntityRecord]:
-    """All entity mentions of a parsed document (rules R1-R12 of the module docstring).
+    """All entity mentions of a parsed document (rules R1-R14 of the module docstring).
 
     Parameters
     ----------

@@ -229,15 +229,15 @@ def _document_term(features: EntityFeatures, options: SimilarityOptions,
                    rows: EntityFeatures | None) -> CosineTerm:
     """cos(document_i, document_j) of :func:`document_vectors`; new mentions (``rows``)
     compare their own documents' vectors, or zeros without sentence vectors."""
+    documents = document_vectors(features)
     row_blocks = row_ids = None
     if rows is not None:
         if rows.context_vectors is None:
-            row_blocks = [np.zeros((rows.n_entities, features.context_vectors.shape[1]))]
+            row_blocks = [np.zeros((rows.n_entities, documents.shape[1]))]
         else:
             row_blocks, row_ids = [document_vectors(rows)], rows.doc_ids
-    return CosineTerm("document_context", [document_vectors(features)], options.cosine,
-                      options.clip_chunk, row_blocks=row_blocks, ids=features.doc_ids,
-                      row_ids=row_ids)
+    return CosineTerm("document_context", [documents], options.cosine, options.clip_chunk,
+                      row_blocks=row_blocks, ids=features.doc_ids, row_ids=row_ids)
 
 
 def template_terms(
