@@ -16,7 +16,8 @@ from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.corpus.types import Document
-from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, document_entities, stored_config_id
+from aesi_lib.entities.entity_table import document_entities
+from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
 from aesi_lib.fingerprint import corpus_fingerprint
 from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache

@@ -12,6 +12,7 @@ from aesi_lib.entities.chains import (
     coreference_chains,
     resolve_coreference,
 )
+from aesi_lib.entities.entity_table import entities_frame
 from aesi_lib.entities.mentions import Mention, detect_mentions
 from aesi_lib.entities.positions import (
     ARGUMENT_POSITIONS,
@@ -24,7 +25,6 @@ from aesi_lib.entities.rules import (
     ENTITY_COLUMNS,
     EntityRecord,
     EntityRules,
-    entities_frame,
     extract_entities,
     extract_sentence_entities,
     mention_text,

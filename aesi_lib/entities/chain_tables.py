@@ -19,12 +19,12 @@ import pandas as pd
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities.chains import ChainOptions, CoreferenceResult, resolve_coreference
+from aesi_lib.entities.entity_table import spans_in_original
 from aesi_lib.entities.rules import (
     ENTITY_COLUMNS,
     EntityRecord,
     character_span,
     extract_entities,
-    spans_in_original,
 )
 from aesi_lib.parse.types import ParsedDocument
 

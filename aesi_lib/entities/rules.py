@@ -93,13 +93,10 @@ Token texts are as in the document (original case).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass, fields
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
-import pandas as pd
-
-from aesi_lib.corpus.types import Document
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
 # Bump when the rules or the columns of an entity row change: a store whose documents were
@@ -584,50 +581,3 @@ def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
     for sent_id, sentence in enumerate(parsed.sentences):
         records += extract_sentence_entities(sentence, parsed.doc_id, sent_id, rules)
     return records
-
-
-def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Document],
-                      rules: EntityRules = DEFAULT_RULES) -> pd.DataFrame:
-    """The entity rows of parsed documents (:func:`extract_entities`), with each mention's
-    ``start_char``/``end_char`` in the text as the user gave it: the document's ``original``
-    when its reader normalised the layout (:func:`aesi_lib.corpus.offsets.original_span`).
-    Every ingest (the flow's parse batches, the notebook path) makes its rows here.
-
-    Parameters
-    ----------
-    parses : the parses of ``documents``, in the same order.
-    documents : the documents as read (``Document.original`` set when normalised).
-    rules : the entity rules (``aesi_lib.run.pipeline.entity_rules`` of the run's
-        configuration: the training corpus and new documents get the same).
-    """
-    frame = entities_frame(r for p in parses for r in extract_entities(p, rules))
-    return spans_in_original(frame, documents)
-
-
-def spans_in_original(frame: pd.DataFrame, documents: Sequence[Document]) -> pd.DataFrame:
-    """``frame`` (rows with ``doc_id``, ``start_char``, ``end_char`` in the documents' parsed
-    text) with the spans moved into each document's ``original`` where it has one
-    (:func:`aesi_lib.corpus.offsets.original_span`). The entity rows of every ingest and the
-    resolved-pronoun rows of the coreference step go through it."""
-    from aesi_lib.corpus.offsets import offset_map, original_span
-
-    originals = {d.doc_id: d for d in documents if d.original}
-    if frame.empty or not originals:
-        return frame
-    starts, ends = frame["start_char"].to_numpy().copy(), frame["end_char"].to_numpy().copy()
-    for doc_id, rows in frame.groupby("doc_id", sort=False).indices.items():
-        doc = originals.get(doc_id)
-        if doc is None:
-            continue
-        positions = offset_map(doc.text, doc.original)
-        for row in rows:
-            starts[row], ends[row] = original_span(int(starts[row]), int(ends[row]), positions)
-    return frame.assign(start_char=starts, end_char=ends)
-
-
-def entities_frame(records: Iterable[EntityRecord]) -> pd.DataFrame:
-    """A DataFrame with one row per record and the columns :data:`ENTITY_COLUMNS`."""
-    rows = [astuple(r) for r in records]
-    frame = pd.DataFrame(rows, columns=list(ENTITY_COLUMNS))
-    return frame.astype({"sent_id": "int64", "head_index": "int64", "start_char": "int64",
-                         "end_char": "int64", "predicate_index": "int64"})

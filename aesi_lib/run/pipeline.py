@@ -21,12 +21,8 @@ import numpy as np
 import pandas as pd
 
 from aesi_lib.corpus.types import Document, KeyTemplate
-from aesi_lib.entities.rules import (
-    DEFAULT_RULES,
-    EntityRules,
-    document_entities,
-    stored_config_id,
-)
+from aesi_lib.entities.entity_table import document_entities
+from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.model.carry import PreviousLabels
 from aesi_lib.model.config import ModelConfig
