@@ -43,6 +43,7 @@ from aesi_lib.model.terms import (
     GroupTerm,
     SimilarityOperator,
     Term,
+    inverse_norms,
 )
 from aesi_lib.model.type_sets import cross_type_set_groups, type_set_groups
 
@@ -209,20 +210,22 @@ def document_vectors(features: EntityFeatures) -> np.ndarray:
     ndarray of shape (D, c), float64
         D = ``features.doc_ids.max() + 1``.
     """
-    vectors = features.mention_context_vectors()
-    if vectors is None:
+    if features.context_vectors is None:
         raise ValueError("a document_context term needs EntityFeatures.context_vectors: "
                          "set features.context")
-    vectors = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(vectors, axis=1)
-    unit = np.divide(vectors, norms[:, None], out=np.zeros_like(vectors),
-                     where=norms[:, None] > 0)
+    # Sentence vectors may be stored once per sentence (EntityFeatures.context_rows): sum
+    # them through a document-by-row count matrix rather than a per-mention copy.
+    vectors = np.asarray(features.context_vectors, dtype=np.float64)
+    unit = vectors * inverse_norms([vectors])[:, None]
     doc_ids = np.asarray(features.doc_ids, dtype=np.int64)
+    rows = (np.arange(doc_ids.size) if features.context_rows is None
+            else np.asarray(features.context_rows, dtype=np.int64))
     n_docs = int(doc_ids.max()) + 1 if doc_ids.size else 0
-    sums = np.zeros((n_docs, vectors.shape[1]))
-    np.add.at(sums, doc_ids, unit)
-    counts = np.bincount(doc_ids, minlength=n_docs).astype(np.float64)
-    return np.divide(sums, counts[:, None], out=sums, where=counts[:, None] > 0)
+    counts = sp.csr_matrix((np.ones(doc_ids.size), (doc_ids, rows)),
+                           shape=(n_docs, vectors.shape[0]))
+    sums = np.asarray(counts @ unit)
+    mentions = np.bincount(doc_ids, minlength=n_docs).astype(np.float64)
+    return np.divide(sums, mentions[:, None], out=sums, where=mentions[:, None] > 0)
 
 
 def _document_term(features: EntityFeatures, options: SimilarityOptions,

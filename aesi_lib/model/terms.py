@@ -77,7 +77,7 @@ class CosineTerm:
         self.mode = mode
         self.chunk = int(chunk)
         self.blocks, self.ids = _distinct_with_index(blocks, ids)
-        self.scale = _inverse_norms(self.blocks)
+        self.scale = inverse_norms(self.blocks)
         self._cols_identity = _is_identity(self.ids, self.blocks[0].shape[0])
         # Pᵀ, or None when P is the identity (every mention its own distinct row).
         self.GT = (None if self._cols_identity
@@ -88,7 +88,7 @@ class CosineTerm:
             self._rows_identity = self._cols_identity
         else:
             self.row_blocks, self.row_ids = _distinct_with_index(row_blocks, row_ids)
-            self.row_scale = _inverse_norms(self.row_blocks)
+            self.row_scale = inverse_norms(self.row_blocks)
             self._rows_identity = _is_identity(self.row_ids, self.row_blocks[0].shape[0])
         self.shape = (self.row_ids.shape[0], self.ids.shape[0])
 
@@ -273,7 +273,8 @@ def _row_codes(words: np.ndarray, chunk: int = 1 << 15) -> np.ndarray:
     return codes
 
 
-def _inverse_norms(blocks: list[np.ndarray]) -> np.ndarray:
+def inverse_norms(blocks: list[np.ndarray]) -> np.ndarray:
+    """1 / the norm of each row of the blocks side by side, shape (n,); 0 for a zero row."""
     norms = np.sqrt(sum(np.einsum("ij,ij->i", b, b) for b in blocks))
     # A zero vector (unknown word) gets scale 0: cosine 0 with everything.
     return np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
