@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from test_similarity import random_features
+from test_similarity import random_features, with_shared_sentences
 
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureOptions
@@ -57,12 +57,8 @@ def test_a_document_vector_is_the_mean_of_its_unit_sentence_vectors():
 
 
 def test_sentence_vectors_shared_by_sentence_give_the_same_document_vectors():
-    rng = np.random.default_rng(2)
-    f = random_features(30, seed=2)
-    sentence_vectors = rng.standard_normal((7, 4)).astype(np.float32)
-    rows = rng.integers(7, size=30)
-    shared = dataclasses.replace(f, context_vectors=sentence_vectors, context_rows=rows)
-    per_mention = dataclasses.replace(f, context_vectors=sentence_vectors[rows])
+    shared, per_mention, _, _ = with_shared_sentences(random_features(30, seed=2), 7, 4,
+                                                      np.random.default_rng(2))
     np.testing.assert_allclose(document_vectors(shared), document_vectors(per_mention),
                                atol=1e-12)
 

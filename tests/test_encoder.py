@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from dense_reference import dense_head_class_similarity, dense_template_similarity
-from test_similarity import random_features
+from test_similarity import random_features, with_shared_sentences
 
 from aesi_lib.lexicon import encoder as enc
 from aesi_lib.lexicon import mention_context as mc
@@ -243,11 +243,8 @@ def test_the_context_terms_match_their_dense_definitions():
 def test_sentence_vectors_shared_by_sentence_give_the_per_mention_graph():
     rng = np.random.default_rng(1)
     f = random_features(30, seed=3)
-    sentence_vectors = rng.standard_normal((9, 8)).astype(np.float32)
-    rows = rng.integers(9, size=30)
-    shared = dataclasses.replace(f, context_vectors=sentence_vectors, context_rows=rows)
+    shared, per_mention, sentence_vectors, rows = with_shared_sentences(f, 9, 8, rng)
     shared.validate()
-    per_mention = dataclasses.replace(f, context_vectors=sentence_vectors[rows])
     options = SimilarityOptions(context_weight=0.8)
     np.testing.assert_allclose(template_similarity(shared, options) @ np.eye(30),
                                template_similarity(per_mention, options) @ np.eye(30),

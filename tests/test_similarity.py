@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 
@@ -48,6 +49,18 @@ def random_features(n: int, seed: int, dim: int = 6, vocab: int = 15) -> EntityF
         chain_ids=rng.integers(n // 2, size=n),
     )
 
+
+
+def with_shared_sentences(f: EntityFeatures, n_sentences: int, dim: int,
+                          rng: np.random.Generator
+                          ) -> tuple[EntityFeatures, EntityFeatures, np.ndarray, np.ndarray]:
+    """``f`` with random sentence vectors stored once per sentence (``context_rows``), and the
+    same vectors copied per mention; also the sentence vectors and each mention's row."""
+    sentence_vectors = rng.standard_normal((n_sentences, dim)).astype(np.float32)
+    rows = rng.integers(n_sentences, size=f.n_entities)
+    shared = dataclasses.replace(f, context_vectors=sentence_vectors, context_rows=rows)
+    per_mention = dataclasses.replace(f, context_vectors=sentence_vectors[rows])
+    return shared, per_mention, sentence_vectors, rows
 
 OPTIONS = [
     SimilarityOptions(cosine=c, diagonal=d, term_normalization=t, pmi=p)
