@@ -1,19 +1,31 @@
 """Does a seed give the same labels on another machine? The default solve, compared across
-machines and under rounding-level noise.
+machines and under rounding-level noise; and the encoder's vectors, computed on the other
+machine and solved here.
 
-Three steps, the first and last on the machine of a finished MUC-4 run::
+The first and last steps on the machine of a finished MUC-4 run::
 
     .venv/bin/python benchmarks/reproducibility.py pack --project-dir .aesi --out repro
     # copy repro/ and the repository to the other machine (numpy and scipy are enough there:
     # the solve imports neither Prefect nor DuckDB), then on both machines:
     .venv/bin/python benchmarks/reproducibility.py solve repro --seeds 0 1 2 3 4 5 6 7 8 9
     .venv/bin/python benchmarks/reproducibility.py compare repro/labels-A.npz repro/labels-B.npz
+    # the encoder on the other machine (aesi's ``context`` extra installed there):
+    .venv/bin/python benchmarks/reproducibility.py encode repro --name B
+    # back here: the other machine's vectors in place of these, solved here
+    .venv/bin/python benchmarks/reproducibility.py solve repro --vectors repro/vectors-B.npy \
+        --name B-vectors
 
 ``pack`` writes the project's newest feature file (the last run's: after ``./scripts/run.sh``,
 the MUC-4 default's) compactly (unique rows and
 their indices: about 37 MiB for MUC-4), so that both machines solve bit-identical features;
+with context vectors it also writes the texts the encoder pass sent to the encoder, call by
+call (``sentences.json``: the sentences of the features' rows, in their order, from the
+project's newest entity table and its store);
 ``solve`` writes ``labels-<name>.npz`` (template and slot labels, eigenvalues; ``--name``,
-default host name and BLAS threads);
+default host name and BLAS threads); with ``--vectors`` it first prints how far those
+sentence vectors lie from the packed ones, then solves with them in their place;
+``encode`` embeds ``sentences.json`` in the same calls as the pass (all-MiniLM-L6-v2,
+``--threads`` default the usable cores) into ``vectors-<name>.npy``;
 ``compare`` prints, per seed, whether the labels are identical and their adjusted Rand index.
 
 ``noise`` solves the seeds twice on one machine, the second time with the context vectors
@@ -24,7 +36,9 @@ and prints whether the labels stay the same.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
+import json
 import os
 import socket
 import sys
@@ -76,10 +90,70 @@ def pack(project_dir: Path, out: Path) -> None:
         m = getattr(f, name).tocsr()
         arrays.update({f"{name}_data": m.data, f"{name}_indices": m.indices,
                        f"{name}_indptr": m.indptr, f"{name}_shape": np.asarray(m.shape)})
+    if f.context_rows is not None:
+        arrays["context_rows"] = f.context_rows
     out.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out / "features.npz", **arrays)
     print(f"{path}: |E| = {f.n_entities} -> {out / 'features.npz'} "
           f"({(out / 'features.npz').stat().st_size / 2**20:.1f} MiB)")
+    if f.context_rows is not None:
+        calls = encoder_calls(project_dir, f.context_rows)
+        (out / "sentences.json").write_text(json.dumps({"calls": calls}))
+        print(f"{sum(map(len, calls))} sentences in {len(calls)} encoder calls -> "
+              f"{out / 'sentences.json'}")
+
+
+class _RecordingEncoder:
+    """Stands in for the sentence encoder in the pass and records what it is sent."""
+
+    dimension = 384
+
+    def __init__(self) -> None:
+        from aesi_lib.lexicon.encoder import EncoderRecipe
+
+        self.recipe = EncoderRecipe(encoder="record", model="record")
+        self.calls: list[list[str]] = []
+
+    def encode(self, sentences, spans):  # noqa: ANN001, ANN201 (SentenceEncoder.encode)
+        self.calls.append(list(sentences))
+        return (np.zeros((len(sentences), self.dimension), np.float32),
+                [np.zeros((len(s), self.dimension), np.float32) for s in spans])
+
+
+def encoder_calls(project_dir: Path, context_rows: np.ndarray) -> list[list[str]]:
+    """The texts the encoder pass (``mention_context_vectors``) sends to the encoder, call by
+    call, for the project's newest entity table: concatenated, the sentences of the feature
+    file's context rows in their order."""
+    import tempfile
+
+    import pandas as pd
+
+    from aesi_lib.lexicon.mention_context import mention_context_vectors
+    from aesi_lib.store.database import Store
+
+    table_path = max(glob.glob(str(project_dir / "tables" / "entities-*.parquet")),
+                     key=os.path.getmtime)
+    table = pd.read_parquet(table_path)
+    doc_ids = sorted(table["doc_id"].unique())
+    with Store(project_dir / "aesi.duckdb", read_only=True) as store:
+        sentences = store.sentence_texts(doc_ids)
+        tokens = store.mention_sentence_tokens(doc_ids)
+    recorder = _RecordingEncoder()
+    with tempfile.TemporaryDirectory() as cache:
+        context = mention_context_vectors(table, sentences, tokens, recorder, cache,
+                                          token_vectors=False)
+    if not np.array_equal(context.sentence_rows, context_rows):
+        raise SystemExit(f"{table_path} is not the entity table of the newest feature file")
+    return recorder.calls
+
+
+def encode(folder: Path, threads: int | None) -> np.ndarray:
+    """The sentence vectors of ``sentences.json``, one encoder call per recorded call."""
+    from aesi_lib.lexicon.encoder import TransformerEncoder
+
+    calls = json.loads((folder / "sentences.json").read_text())["calls"]
+    encoder = TransformerEncoder(threads=threads)
+    return np.concatenate([encoder.encode(texts, [[] for _ in texts])[0] for texts in calls])
 
 
 def unpack(folder: Path) -> EntityFeatures:
@@ -95,6 +169,25 @@ def unpack(folder: Path) -> EntityFeatures:
         head_ids=z["head_ids"], dep_ids=z["dep_ids"], sentence_ids=z["sentence_ids"],
         doc_ids=z["doc_ids"], predicate_ids=z["predicate_ids"],
         argument_positions=z["argument_positions"], types=csr("types"), pmi=csr("pmi"), **rows)
+
+
+def with_sentence_vectors(features: EntityFeatures, folder: Path, vectors_path: Path
+                          ) -> EntityFeatures:
+    """``features`` with the sentence vectors of ``vectors_path`` (``encode``'s output) in
+    place of the packed ones; prints how far apart the two are."""
+    z = np.load(folder / "features.npz")
+    rows = z["context_rows"]
+    vectors = np.load(vectors_path)
+    packed = z["context_vectors"][z["context_vectors_index"]]
+    here = np.empty_like(vectors)
+    here[rows] = packed
+    gap = np.abs(vectors - here).max(axis=1)
+    cosine = (vectors * here).sum(axis=1) / (np.linalg.norm(vectors, axis=1)
+                                             * np.linalg.norm(here, axis=1))
+    print(f"{vectors_path}: {len(vectors)} sentence vectors, {int((gap == 0).sum())} "
+          f"identical; largest difference {gap.max():.2g} (median of the rows' largest "
+          f"{np.median(gap):.2g}); smallest cosine {cosine.min():.9f}")
+    return dataclasses.replace(features, context_vectors=vectors[rows])
 
 
 def solve_seeds(features: EntityFeatures, seeds: list[int]) -> dict[str, np.ndarray]:
@@ -150,6 +243,13 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     s.add_argument("--name", help="names the labels file (default: host name and BLAS threads;"
                    " give one where two machines share a host name)")
+    s.add_argument("--vectors", type=Path,
+                   help="sentence vectors from `encode` (another machine's) in place of the "
+                   "packed ones")
+    e = sub.add_parser("encode")
+    e.add_argument("folder", type=Path)
+    e.add_argument("--threads", type=int, help="torch threads (default: the usable cores)")
+    e.add_argument("--name", help="names the vectors file (default: host name and threads)")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
@@ -160,10 +260,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "pack":
         pack(args.project_dir, args.out)
     elif args.command == "solve":
-        labels = solve_seeds(unpack(args.folder), args.seeds)
+        features = unpack(args.folder)
+        if args.vectors is not None:
+            features = with_sentence_vectors(features, args.folder, args.vectors)
+        labels = solve_seeds(features, args.seeds)
         name = args.name or f"{socket.gethostname()}-{threads()}"
         path = args.folder / f"labels-{name}.npz"
         np.savez_compressed(path, **labels)
+        print(f"wrote {path}")
+    elif args.command == "encode":
+        from aesi_lib.lexicon.encoder import usable_cores
+
+        n_threads = args.threads or usable_cores()
+        name = args.name or f"{socket.gethostname()}-{n_threads}"
+        path = args.folder / f"vectors-{name}.npy"
+        np.save(path, encode(args.folder, n_threads))
         print(f"wrote {path}")
     elif args.command == "compare":
         print_rows(compare(dict(np.load(args.a)), dict(np.load(args.b))))
@@ -172,8 +283,6 @@ def main(argv: list[str] | None = None) -> int:
         rng = np.random.default_rng(0)
         noisy = features.context_vectors * (
             1 + 1e-7 * rng.standard_normal(features.context_vectors.shape))
-        import dataclasses
-
         perturbed = dataclasses.replace(features, context_vectors=noisy.astype(np.float32))
         print_rows(compare(solve_seeds(features, args.seeds),
                            solve_seeds(perturbed, args.seeds)))
