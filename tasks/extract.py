@@ -46,8 +46,9 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
             raise ValueError("the run uses context vectors: the new documents' sentences and "
                              "tokens are needed")
         context = mention_context_vectors(
-            entities, sentences, tokens, make_encoder(config.features.encoder,
-                                                      config.vectors_path),
+            entities, sentences, tokens,
+            make_encoder(config.features.encoder, config.vectors_path,
+                         device=config.features.encoder_device),
             Path(artifacts["project_dir"]) / "context-vectors",
             token_vectors=config.features.token_context)
         new = dataclasses.replace(new, **context.feature_arrays(config.features.token_context))

@@ -112,6 +112,34 @@ def test_documents_are_embedded_once_in_one_call_and_the_recipe_names_the_cache(
     assert embedded == 1
 
 
+def test_a_gpu_recipe_caches_apart_and_a_cpu_recipe_keeps_its_old_key():
+    import hashlib
+    import json
+
+    cpu = enc.EncoderRecipe(encoder="minilm", model="m", versions=(("torch", "2"),))
+    # The key of a CPU recipe is the hash of the fields it had before ``device`` existed, so
+    # that the caches of earlier runs stay valid.
+    before = {k: v for k, v in dataclasses.asdict(cpu).items() if k != "device"}
+    digest = hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()[:16]
+    assert cpu.key() == f"minilm-{digest}"
+    gpu = dataclasses.replace(cpu, device="cuda")
+    assert gpu.key() != cpu.key() and gpu.key().startswith("minilm-")
+    assert enc.encoder_recipe_key("minilm", device="cuda") == enc.transformer_recipe("cuda").key()
+    assert enc.encoder_recipe_key("minilm") == enc.transformer_recipe().key()
+
+
+def test_a_gpu_that_torch_cannot_see_fails_before_any_work():
+    if enc._version(enc.MODEL_PACKAGE) == "absent":
+        pytest.skip("the context extra is not installed")
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    with pytest.raises(enc.ResourceMissingError, match="encoder_device=cuda.*no CUDA GPU"):
+        enc.TransformerEncoder(device="cuda")
+    with pytest.raises(ValueError, match="unknown encoder device 'tpu'"):
+        enc.check_transformer_encoder("tpu")
+
+
 def test_token_spans_follow_the_sentence_text():
     text = "Guerrillas attacked the U.S. embassy , killing 2."
     tokens = ["Guerrillas", "attacked", "the", "U.S.", "embassy", ",", "killing", "2", "."]

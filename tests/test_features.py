@@ -90,6 +90,12 @@ def test_support_verbs_need_event_nouns():
     assert FeatureOptions(event_nouns=True, support_verbs=True).support_verbs
 
 
+def test_only_the_transformer_runs_on_a_gpu():
+    with pytest.raises(ValueError, match="encoder_device=cuda needs features.encoder=minilm"):
+        FeatureOptions(context=True, encoder="static", encoder_device="cuda")
+    assert FeatureOptions(context=True, encoder_device="cuda").encoder_device == "cuda"
+
+
 def test_features_file_round_trip_and_damage(tmp_path):
     features, vocab = build_features(_table(), _pmi(), _vectors(), None)
     path = tmp_path / "f.npz"

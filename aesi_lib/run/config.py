@@ -506,7 +506,8 @@ def check_resources(data: dict[str, Any]) -> None:
     ----------
     data : dict
         A configuration as nested dicts (only ``vectors_path``, ``wordnet_path``,
-        ``features.context`` and ``features.encoder`` are read).
+        ``features.context``, ``features.encoder`` and ``features.encoder_device`` are
+        read).
 
     Raises
     ------
@@ -515,13 +516,13 @@ def check_resources(data: dict[str, Any]) -> None:
         WordNet database files (itself, or under ``corpora/wordnet``, ``wordnet`` or ``dict``).
     ResourceMissingError
         When ``features.context`` is on with the ``minilm`` encoder and that encoder is not
-        installed.
+        installed, or ``features.encoder_device`` is ``cuda`` and torch sees no CUDA GPU.
     """
     features = data.get("features") or {}
     if features.get("context") and features.get("encoder", "minilm") == "minilm":
         from aesi_lib.lexicon.encoder import check_transformer_encoder
 
-        check_transformer_encoder()
+        check_transformer_encoder(features.get("encoder_device", "cpu"))
     vectors = data.get("vectors_path")
     if vectors:
         path = Path(vectors).expanduser()

@@ -163,7 +163,8 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
             cache = context_cache or stack.enter_context(tempfile.TemporaryDirectory())
             context = mention_context_vectors(
                 table, sentences, tokens,
-                make_encoder(config.features.encoder, config.vectors_path), cache,
+                make_encoder(config.features.encoder, config.vectors_path,
+                             device=config.features.encoder_device), cache,
                 token_vectors=config.features.token_context)
         features = dataclasses.replace(features, **context.feature_arrays(
             config.features.token_context))
