@@ -44,6 +44,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +117,8 @@ class _RecordingEncoder:
         self.recipe = EncoderRecipe(encoder="record", model="record")
         self.calls: list[list[str]] = []
 
-    def encode(self, sentences, spans):  # noqa: ANN001, ANN201 (SentenceEncoder.encode)
+    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+               ) -> tuple[np.ndarray, list[np.ndarray]]:
         self.calls.append(list(sentences))
         return (np.zeros((len(sentences), self.dimension), np.float32),
                 [np.zeros((len(s), self.dimension), np.float32) for s in spans])
@@ -184,12 +186,10 @@ def with_sentence_vectors(features: EntityFeatures, folder: Path, vectors_path: 
                           ) -> EntityFeatures:
     """``features`` with the sentence vectors of ``vectors_path`` (``encode``'s output) in
     place of the packed ones; prints how far apart the two are."""
-    z = np.load(folder / "features.npz")
-    rows = z["context_rows"]
+    rows = np.load(folder / "features.npz")["context_rows"]
     vectors = np.load(vectors_path)
-    packed = z["context_vectors"][z["context_vectors_index"]]
     here = np.empty_like(vectors)
-    here[rows] = packed
+    here[rows] = features.context_vectors
     gap = np.abs(vectors - here).max(axis=1)
     cosine = (vectors * here).sum(axis=1) / (np.linalg.norm(vectors, axis=1)
                                              * np.linalg.norm(here, axis=1))
