@@ -87,7 +87,7 @@ def _register_component() -> None:
 
 
 def load_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
-                        paragraph_breaks: bool = True) -> Any:
+                        paragraph_breaks: bool = True, memoised: bool = True) -> Any:
     """Load a spaCy pipeline with only the needed components enabled.
 
     Parameters
@@ -98,6 +98,9 @@ def load_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
         Keep the entity recognizer.
     paragraph_breaks
         Add the component that starts a sentence after a blank line.
+    memoised
+        Replace the attribute ruler and the lemmatizer by their memoised stand-ins
+        (:mod:`aesi_lib.parse.memo_components`: the same annotations, less CPU).
 
     Raises
     ------
@@ -122,13 +125,18 @@ def load_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
         _register_component()
         # Before the parser, which keeps preset sentence starts.
         nlp.add_pipe(PARAGRAPH_COMPONENT, before="parser")
+    if memoised:
+        from aesi_lib.parse.memo_components import memoise_components
+
+        memoise_components(nlp)
     return nlp
 
 
 @lru_cache(maxsize=4)
-def shared_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False) -> Any:
+def shared_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
+                          memoised: bool = True) -> Any:
     """:func:`load_spacy_pipeline` once per process and configuration (parsers share it)."""
-    return load_spacy_pipeline(model, ner=ner)
+    return load_spacy_pipeline(model, ner=ner, memoised=memoised)
 
 
 def spacy_doc_to_parsed(doc: Any, doc_id: str, original_text: str | None = None
@@ -273,6 +281,9 @@ class SpacyParser:
         Documents per ``nlp.pipe`` batch.
     n_process
         Processes for ``nlp.pipe`` (1: in this process).
+    memoised
+        The memoised attribute ruler and lemmatizer (:mod:`aesi_lib.parse.memo_components`);
+        False: spaCy's own, which give the same annotations more slowly (for comparisons).
     """
 
     model: str = DEFAULT_SPACY_MODEL
@@ -280,13 +291,14 @@ class SpacyParser:
     ner: bool = False
     batch_size: int = 32
     n_process: int = 1
+    memoised: bool = True
     _nlp: Any = field(default=None, init=False, repr=False)
 
     @property
     def nlp(self) -> Any:
         """The spaCy pipeline, loaded on first use (shared by parsers of the same model/ner)."""
         if self._nlp is None:
-            self._nlp = shared_spacy_pipeline(self.model, self.ner)
+            self._nlp = shared_spacy_pipeline(self.model, self.ner, self.memoised)
         return self._nlp
 
     def load(self) -> SpacyParser:
