@@ -44,6 +44,17 @@ def test_the_memoised_components_annotate_as_spacys_own(pipelines):
             assert annotations(ours) == annotations(theirs)
 
 
+def test_a_full_memo_starts_over_with_the_same_annotations(monkeypatch):
+    from aesi_lib.parse import memo_components
+
+    monkeypatch.setattr(memo_components, "MEMO_LIMIT", 3)
+    memoised, stock = load_spacy_pipeline(memoised=True), load_spacy_pipeline(memoised=False)
+    for ours, theirs in zip(memoised.pipe(TEXTS), stock.pipe(TEXTS), strict=True):
+        assert annotations(ours) == annotations(theirs)
+    assert len(memoised.get_pipe("attribute_ruler")._memo) <= 3
+    assert len(memoised.get_pipe("lemmatizer")._memo) <= 3
+
+
 def test_later_patterns_win_and_multi_token_patterns_set_their_target():
     spacy = pytest.importorskip("spacy")
     nlp = spacy.blank("en")
