@@ -258,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("encode")
     e.add_argument("folder", type=Path)
     e.add_argument("--threads", type=int, help="torch threads (default: the usable cores)")
+    # encoder.ENCODER_DEVICES, written out: importing aesi_lib.lexicon needs gensim, which a
+    # machine that only solves may lack.
     e.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                    help="where the encoder runs (features.encoder_device)")
     e.add_argument("--name", help="names the vectors file (default: host name and threads)")
