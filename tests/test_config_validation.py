@@ -126,6 +126,35 @@ def test_validation_keeps_to_dict_and_digest_of_existing_configurations(data):
     assert validated.digest() == legacy.digest()
 
 
+SWEEP_FILES = sorted((REPO / "configs").glob("sweep-*.json"))
+# The record of how the default was reached: their bases are earlier defaults, by design.
+EARLIER_BASES = {"sweep-muc4.json", "sweep-muc4-context.json", "sweep-muc4-consensus.json",
+                 "sweep-muc4-event-nouns.json"}
+
+
+def _sweep(path: Path):
+    from aesi_lib.run.experiments import named_configurations
+
+    return named_configurations(json.loads(path.read_text()))
+
+
+@pytest.mark.parametrize("path", SWEEP_FILES, ids=[p.name for p in SWEEP_FILES])
+def test_every_sweep_file_of_the_readme_validates(path):
+    # The README's tables name these files as their commands: a typo would otherwise show
+    # only after a long sweep.
+    assert _sweep(path)
+
+
+@pytest.mark.parametrize("path", [p for p in SWEEP_FILES if p.name not in EARLIER_BASES],
+                         ids=lambda p: p.name)
+def test_a_sweep_around_the_default_has_the_preset_as_its_default_row(path):
+    configurations = _sweep(path)
+    defaults = [name for name in configurations if name.startswith("default")]
+    assert len(defaults) == 1, f"{path.name}: one row named default, got {defaults}"
+    preset_default = RunConfig.from_dict(PRESETS["default"])
+    assert configurations[defaults[0]].digest() == preset_default.digest()
+
+
 def test_strings_from_the_command_line_are_coerced_to_the_field_types():
     checked = validate_config({"model": {"n_init": "8", "constraint_weight": "1",
                                          "deflate": "true", "similarity": {"pmi_weight": "0"}},
