@@ -39,6 +39,7 @@ from aesi_lib.run.config import (
     json_schema,
     validate_config,
 )
+from aesi_lib.run.experiments import named_configurations
 from aesi_lib.run.presets import PRESETS, deep_merge
 
 REPO = Path(__file__).resolve().parents[1]
@@ -133,8 +134,6 @@ EARLIER_BASES = {"sweep-muc4.json", "sweep-muc4-context.json", "sweep-muc4-conse
 
 
 def _sweep(path: Path):
-    from aesi_lib.run.experiments import named_configurations
-
     return named_configurations(json.loads(path.read_text()))
 
 
