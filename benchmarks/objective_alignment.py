@@ -1,14 +1,17 @@
 """Does the paper's objective prefer the template partitions that score better?
 
 The templates of the runs of one or more ``aesi sweep`` folders are scored by the normalized
-association of Eqs. 4-5 (``aesi_lib.model.ncut.ncut_objective``) under one W_T (Eq. 1 with the
-run options of ``--preset``, built from the feature file of the last ``aesi run``, which its
-``out/results.json`` names, or from ``--features``), beside their
-selection-split F1 from the sweep's ``results.parquet``. If the objective tracked the score,
-the better cuts would be the better templates, and a better optimiser (more discretisations,
-more members) would buy F1; a rank correlation near zero or below says the choice between the
+association of Eqs. 4-5 (``aesi_lib.model.ncut.ncut_objective``) under one W_T: Eq. 1 with
+the options of ``--preset``, built from the feature file of the last ``aesi run`` (which its
+``out/results.json`` names) or from ``--features``. Beside each run stand its selection-split
+scores from the sweep's ``results.parquet``. If the objective tracked the score, the better
+cuts would be the better templates, and a better optimiser (more discretisations, more
+members) would buy F1; a rank correlation near zero or below says the choice between the
 nearby partitions is not the objective's. Consensus templates are the cut of the members'
-co-association, not of W_T: the question is whether W_T itself prefers them.
+co-association, not of W_T: the question is whether W_T itself prefers them. Rows that
+change only the slots (the type weight of W_H, the class count) share the templates, and so
+the objective, of the run they vary, while their scores differ: leave them out of a question
+about templates with ``--configurations``.
 
 After a MUC-4 run of the default (``./scripts/run.sh``) and the sweeps of the README::
 
