@@ -114,7 +114,9 @@ def plot_cluster_sizes(roles: pd.DataFrame) -> bytes | None:
     ax.set_xlabel("learned template")
     ax.set_ylabel("mentions")
     ax.set_title("Cluster sizes: templates and their slots")
-    ax.legend(fontsize=8, ncols=min(len(sizes.columns), 6))
+    # A fixed corner: matplotlib's search for the "best" one over dozens of stacked bars is
+    # slow enough to warn about it.
+    ax.legend(fontsize=8, ncols=min(len(sizes.columns), 6), loc="upper right")
     return _png(fig)
 
 
