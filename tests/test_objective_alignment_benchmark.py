@@ -3,28 +3,13 @@ under one W_T, beside its scores."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pandas as pd
 import pytest
+from benchmark_modules import load_benchmark
 from scipy.sparse.linalg import aslinearoperator
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "objective_alignment_benchmark", REPO / "benchmarks" / "objective_alignment.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # the dataclass of the module looks itself up
-    spec.loader.exec_module(module)
-    return module
 
 
 def _two_blocks() -> np.ndarray:
@@ -37,7 +22,7 @@ def _two_blocks() -> np.ndarray:
 
 
 def test_the_cut_along_the_blocks_has_the_larger_objective_and_the_ranks_follow_the_scores():
-    bench = _benchmark()
+    bench = load_benchmark("objective_alignment")
     W = _two_blocks()
     partitions = {"blocks": [0, 0, 0, 1, 1, 1], "one off": [0, 0, 1, 1, 1, 1],
                   "mixed": [0, 1, 0, 1, 0, 1]}
@@ -56,7 +41,7 @@ def test_the_cut_along_the_blocks_has_the_larger_objective_and_the_ranks_follow_
 
 
 def test_rank_correlations_within_configurations_average_their_own_ranks():
-    bench = _benchmark()
+    bench = load_benchmark("objective_alignment")
     table = pd.DataFrame({
         "sweep": "s", "configuration": ["a", "a", "a", "b", "b", "b"],
         "objective": [1.0, 2.0, 3.0, 1.0, 2.0, 3.0],
@@ -67,7 +52,7 @@ def test_rank_correlations_within_configurations_average_their_own_ranks():
 
 
 def test_a_sweep_folder_is_read_and_other_mentions_are_left_out(demo_seed, tmp_path, capsys):
-    bench = _benchmark()
+    bench = load_benchmark("objective_alignment")
     results = json.loads((demo_seed.caches.parent / "out" / "results.json").read_text())
     solved = pd.read_parquet(demo_seed.caches.parent / "out" / "assignments.parquet")
     sweep = tmp_path / "sweep"
@@ -98,7 +83,7 @@ def test_a_sweep_folder_is_read_and_other_mentions_are_left_out(demo_seed, tmp_p
 
 
 def test_a_folder_that_is_not_a_sweep_is_refused_before_any_work(tmp_path, capsys):
-    bench = _benchmark()
+    bench = load_benchmark("objective_alignment")
     with pytest.raises(SystemExit):
         bench.main([str(tmp_path)])
     assert "is not an aesi sweep folder" in capsys.readouterr().err
@@ -118,7 +103,7 @@ def test_a_folder_that_is_not_a_sweep_is_refused_before_any_work(tmp_path, capsy
 
 
 def test_refinement_reaches_the_block_cut_and_a_local_optimum_of_the_objective():
-    bench = _benchmark()
+    bench = load_benchmark("objective_alignment")
     from aesi_lib.model.ncut import ncut_objective
 
     W = _two_blocks()

@@ -3,26 +3,12 @@ machine's, and the recorded encoder calls replay the pass."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import numpy as np
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "reproducibility_benchmark", REPO / "benchmarks" / "reproducibility.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmark_modules import load_benchmark
 
 
 def test_replayed_encoder_calls_give_the_pass_vectors_in_its_rows(demo_seed, tmp_path):
-    bench = _benchmark()
+    bench = load_benchmark("reproducibility")
     bench.pack(demo_seed.caches.parent / "project", tmp_path)
     features = bench.unpack(tmp_path)
 
