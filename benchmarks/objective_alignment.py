@@ -274,14 +274,15 @@ def main(argv: list[str] | None = None) -> None:
         print(f"Spearman ρ(objective, {name}): {overall:+.2f} over all runs, "
               f"{within:+.2f} within a configuration (mean)")
     if muc4_dir is not None:
-        print(refinement_table(features, model, W, runs, muc4_dir)
+        print(refinement_table(features, model, W, runs, table["objective"].to_numpy(), muc4_dir)
               .to_string(float_format=lambda x: f"{x:.5f}"))
 
 
 def refinement_table(features: Any, model: Any, W: LinearOperator, runs: list[Run],
-                     muc4_dir: Path) -> pd.DataFrame:
-    """Each run's templates before and after :func:`refine_to_local_optimum` on the tied W_T:
-    the objective, the units moved and the scores, averaged per configuration."""
+                     objectives: np.ndarray, muc4_dir: Path) -> pd.DataFrame:
+    """Each run's templates before (``objectives``, :func:`objective_table`'s, in the order of
+    ``runs``) and after :func:`refine_to_local_optimum` on the tied W_T: the objective, the
+    units moved and the scores, averaged per configuration."""
     from aesi_lib.corpus.muc4 import load_muc4_split
     from aesi_lib.evaluate.split import KeyGold
     from aesi_lib.model.tying import tied_operator, unit_indicator
@@ -300,7 +301,7 @@ def refinement_table(features: Any, model: Any, W: LinearOperator, runs: list[Ru
     du = np.asarray(Wu @ np.ones(G.shape[1])).reshape(-1)
     k = model.n_templates
     rows = []
-    for run in runs:
+    for run, objective in zip(runs, objectives, strict=True):
         start = np.zeros(G.shape[1], dtype=np.int64)
         start[units] = run.templates
         if not np.array_equal(start[units], run.templates):
@@ -312,7 +313,7 @@ def refinement_table(features: Any, model: Any, W: LinearOperator, runs: list[Ru
         assignments["template"] = refined[units]
         after = score_row(assignments, tst, dev)
         rows.append({"configuration": run.configuration,
-                     "objective": ncut_objective(Wu, du, start, k),
+                     "objective": objective,
                      "refined objective": ncut_objective(Wu, du, refined, k),
                      "units moved": int((refined != start).sum()), "sweeps": sweeps,
                      **run.scores,
@@ -320,6 +321,8 @@ def refinement_table(features: Any, model: Any, W: LinearOperator, runs: list[Ru
         print(f"{run.configuration} seed {run.seed}: {rows[-1]['units moved']} units moved in "
               f"{sweeps} sweeps, test-mapped {run.scores['test-mapped']:.3f} -> "
               f"{after['tst_test_lenient_f1']:.3f}", flush=True)
+    if not rows:
+        raise SystemExit("--refine: no run has templates tied to the units")
     return pd.DataFrame(rows).groupby("configuration", sort=False).mean()
 
 
