@@ -95,6 +95,8 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     # Factored slots (the default preset) come in blocks of four argument positions.
     _one_line_error(capsys, ["run", "--demo", "--slots", "5"], "multiple of 4")
     _one_line_error(capsys, ["run", "--demo", "--mode", "scaled"], "slot_model='cut'")
+    _one_line_error(capsys, ["run", "--demo", "--slot-model", "cut", "--slots", "8", "--set",
+                             "model.class_scope=template"], "class_scope='corpus'")
     cut = run_config(cli.build_parser().parse_args(
         ["run", "--mode", "scaled", "--slot-model", "cut", "--slots", "5", "--set",
          "model.consensus_members=1"]))
@@ -298,6 +300,7 @@ COMPANIONS = {
     "model.template_unit": ["features.chains=true"],
     "model.consensus_members": ["features.context=true", "model.similarity.context_weight=1",
                                 "model.consensus_spread=0.5"],
+    "model.class_scope": ["model.slot_model=factored"],
 }
 
 

@@ -228,9 +228,11 @@ def test_literal_annotations_are_what_the_dataclasses_accept(cls):
     literal_fields = [f.name for f in dataclasses.fields(cls)
                       if get_origin(hints[f.name]) is Literal]
     assert len(literal_fields) >= 4
+    # Classes cut within each template exist only for factored slots.
+    needs = {"class_scope": {"slot_model": "factored"}} if cls is ModelConfig else {}
     for name in literal_fields:
         for value in get_args(hints[name]):
-            assert getattr(cls(**{**base, name: value}), name) == value
+            assert getattr(cls(**{**base, **needs.get(name, {}), name: value}), name) == value
         with pytest.raises(ValueError, match=name):
             cls(**{**base, name: "not-a-choice"})
 

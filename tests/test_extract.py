@@ -29,17 +29,6 @@ def _vocab(features: EntityFeatures) -> FeatureVocabulary:
         predicates=tuple(f"pred{i:03d}" for i in range(n_predicates)))
 
 
-def _subset(features: EntityFeatures, rows: np.ndarray) -> EntityFeatures:
-    return EntityFeatures(
-        head_ids=features.head_ids[rows], head_vectors=features.head_vectors[rows],
-        predicate_vectors=features.predicate_vectors[rows], dep_ids=features.dep_ids[rows],
-        types=features.types[rows], sentence_ids=features.sentence_ids[rows],
-        doc_ids=features.doc_ids[rows], pmi=features.pmi,
-        predicate_ids=None if features.predicate_ids is None else features.predicate_ids[rows],
-        argument_positions=(None if features.argument_positions is None
-                            else features.argument_positions[rows]))
-
-
 @pytest.fixture(scope="module")
 def planted() -> tuple[EntityFeatures, np.ndarray, np.ndarray]:
     return planted_features(700, seed=3)
@@ -73,7 +62,7 @@ def test_words_are_matched_by_name_not_by_index(planted):
     features, templates, slots = planted
     vocab = _vocab(features)
     rows = np.arange(0, features.n_entities, 7)
-    new = _subset(features, rows)
+    new = features.subset(rows)
     n_heads, n_deps = len(vocab.heads), len(vocab.deps)
     rev_types = sp.csr_matrix(new.types)[:, ::-1]
     renamed = EntityFeatures(
@@ -97,7 +86,7 @@ def test_unknown_words_contribute_nothing(planted):
     """Heads, labels and types the schema never saw add no PMI, dependency or type score."""
     features, templates, slots = planted
     vocab = _vocab(features)
-    new = _subset(features, np.arange(20))
+    new = features.subset(np.arange(20))
     strangers = FeatureVocabulary(tuple(f"x{h}" for h in vocab.heads),
                                   tuple(f"x{d}" for d in vocab.deps),
                                   tuple(f"x{t}" for t in vocab.types), (), 0.0)
@@ -116,8 +105,8 @@ def test_held_out_mentions_land_in_their_planted_clusters():
     vocab = _vocab(features)
     held_out = features.doc_ids % 5 == 0
     train_rows, new_rows = np.flatnonzero(~held_out), np.flatnonzero(held_out)
-    fill = fill_slots(_subset(features, train_rows), vocab, templates[train_rows],
-                      slots[train_rows], _subset(features, new_rows), vocab)
+    fill = fill_slots(features.subset(train_rows), vocab, templates[train_rows],
+                      slots[train_rows], features.subset(new_rows), vocab)
     # Exact labels, no relabelling needed: the schema's clusters are the planted ones.
     template_acc = float(np.mean(fill.template == templates[new_rows]))
     slot_acc = float(np.mean(fill.slot == slots[new_rows]))
@@ -145,8 +134,8 @@ def test_scores_of_new_mentions_match_the_dense_rows(planted, options):
     vocab = _vocab(features)
     train_rows = np.flatnonzero(features.doc_ids % 4 != 0)
     new_rows = np.flatnonzero(features.doc_ids % 4 == 0)
-    train = _subset(features, train_rows)
-    new = _subset(features, new_rows)
+    train = features.subset(train_rows)
+    new = features.subset(new_rows)
     # Half the heads and one label are unknown to the schema under the new vocabulary.
     new_vocab = FeatureVocabulary(
         tuple(h if i % 2 else f"unseen-{h}" for i, h in enumerate(vocab.heads)),
@@ -176,11 +165,15 @@ TIED = ModelConfig(n_templates=4, n_slots=8, mode="sc", template_unit="predicate
                    slot_unit="pattern", slot_model="factored")
 
 
+TIED_BY_TEMPLATE = dataclasses.replace(TIED, class_scope="template")
+
+
 @pytest.mark.parametrize("config", [
     TIED,
+    TIED_BY_TEMPLATE,
     ModelConfig(n_templates=4, n_slots=4, mode="sc", template_unit="predicate",
                 slot_unit="pattern"),
-], ids=["factored", "tied-cut"])
+], ids=["factored", "factored-by-template", "tied-cut"])
 def test_training_mentions_get_back_their_induced_labels(config):
     """The run's own rule: re-extracting the training mentions reproduces the solve."""
     features = _tied_corpus()
@@ -226,3 +219,38 @@ def test_an_unseen_head_word_takes_one_class_in_every_position():
     for h in np.unique(features.head_ids):
         members = features.head_ids == h
         assert len(set(fill.slot[members] % n_classes)) == 1
+
+
+def test_classes_within_templates_are_found_within_the_mentions_template():
+    """class_scope="template": a head word's class is its class in the new mention's own
+    template; where the template never had the head word, the class is placed by similarity to
+    that template's classes only, once per (template, head word)."""
+    features = _tied_corpus()
+    vocab = _vocab(features)
+    result = induce(features, TIED_BY_TEMPLATE)
+    lt, ls = result.template_labels, result.slot_labels
+    n_classes = TIED_BY_TEMPLATE.n_slots // 4
+    # Move every mention to the predicate of another template: some (template, head word)
+    # pairs are then new, though every head word is known.
+    first_predicate = {t: int(features.predicate_ids[lt == t][0]) for t in np.unique(lt)}
+    moved_to = (lt + 1) % (lt.max() + 1)
+    new = dataclasses.replace(features, predicate_ids=np.asarray(
+        [first_predicate[t] for t in moved_to], dtype=np.int64))
+    fill = fill_slots(features, vocab, lt, ls, new, vocab, TIED_BY_TEMPLATE)
+    np.testing.assert_array_equal(fill.template, moved_to)
+    pairs = set(zip(lt.tolist(), features.head_ids.tolist(), strict=True))
+    seen = np.asarray([(t, h) in pairs for t, h in zip(moved_to, features.head_ids,
+                                                                    strict=True)])
+    assert seen.any() and (~seen).any()
+    np.testing.assert_array_equal(fill.slot_known, seen)
+    np.testing.assert_array_equal(fill.slot // n_classes, features.argument_positions)
+    for i in np.flatnonzero(seen)[:50]:
+        same = (lt == moved_to[i]) & (features.head_ids == features.head_ids[i])
+        assert fill.slot[i] % n_classes == ls[same][0] % n_classes
+    classes_of = {t: set((ls[lt == t] % n_classes).tolist()) for t in np.unique(lt)}
+    new_pairs = {(t, h) for t, h, k in zip(moved_to, features.head_ids, seen, strict=True)
+                 if not k}
+    for t, h in new_pairs:
+        members = (moved_to == t) & (features.head_ids == h)
+        got = set((fill.slot[members] % n_classes).tolist())
+        assert len(got) == 1 and got <= classes_of[t]

@@ -11,7 +11,11 @@ import scipy.sparse as sp
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS, argument_position, argument_positions
 from aesi_lib.model.extract import factored_slot_scores, fill_slots
-from aesi_lib.model.factored_slots import factored_slot_labels, semantic_classes
+from aesi_lib.model.factored_slots import (
+    factored_slot_labels,
+    semantic_classes,
+    semantic_classes_by_template,
+)
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
 from aesi_lib.model.induction import ModelConfig, induce
 from aesi_lib.model.similarity import SimilarityOptions
@@ -68,6 +72,60 @@ def test_semantic_classes_recover_head_groups_and_tie_heads() -> None:
         assert len(set(classes[features.head_ids == head].tolist())) == 1
 
 
+def test_classes_cut_within_each_template_use_its_own_head_words() -> None:
+    # Four head groups, two to a template: within a template its two groups part, whichever
+    # way a corpus-wide cut into two classes would pair the four.
+    features, groups = _grouped_heads(n_groups=4)
+    templates = groups // 2
+    classes = semantic_classes_by_template(features, templates, 2, seed=0)
+    for t in (0, 1):
+        rows = templates == t
+        assert _same_partition(classes[rows], groups[rows])
+        np.testing.assert_array_equal(
+            classes[rows], semantic_classes(features.subset(np.flatnonzero(rows)), 2, seed=0))
+    for head in np.unique(features.head_ids):
+        assert len(set(classes[features.head_ids == head].tolist())) == 1
+    # A template with fewer head words than classes: one class per head word.
+    one_head = np.where(features.head_ids == 0, 2, np.where(np.isin(features.head_ids, [1, 2]),
+                                                             3, templates))
+    classes = semantic_classes_by_template(features, one_head, 3, seed=0)
+    assert set(classes[one_head == 2].tolist()) == {0}
+    assert len(set(classes[one_head == 3].tolist())) == 2
+
+
+def test_classes_within_templates_start_from_the_previous_classes_they_can_use() -> None:
+    features, groups = _grouped_heads(n_groups=4)
+    templates = groups // 2
+    first = semantic_classes_by_template(features, templates, 2, seed=0)
+    # An update: template 0 keeps its previous classes (numbers swapped), every mention of
+    # template 1 is new (-1), which a warm start alone could not take.
+    init = np.where(templates == 0, 1 - first, -1)
+    again = semantic_classes_by_template(features, templates, 2, seed=0, init_classes=init)
+    np.testing.assert_array_equal(again[templates == 0], 1 - first[templates == 0])
+    assert _same_partition(again[templates == 1], groups[templates == 1])
+    # Class numbers past a template's count of classes (numbered to match an earlier
+    # solution) still start it from that partition.
+    beyond = semantic_classes_by_template(features, templates, 2, seed=0,
+                                          init_classes=first + 5)
+    for t in (0, 1):
+        assert _same_partition(beyond[templates == t], first[templates == t])
+
+
+def test_a_head_word_may_take_another_class_in_another_template() -> None:
+    features, groups = _grouped_heads(n_groups=3)
+    # Template 0 holds groups 0 and 1, template 1 groups 1 and 2 (the same head words of group
+    # 1 in both): with two classes each, group 1 parts from 0 in one and from 2 in the other.
+    rows = np.concatenate([np.flatnonzero(groups < 2), np.flatnonzero(groups > 0)])
+    both = features.subset(rows)
+    templates = np.repeat([0, 1], [int(np.sum(groups < 2)), int(np.sum(groups > 0))])
+    classes = semantic_classes_by_template(both, templates, 2, seed=0)
+    for t in (0, 1):
+        assert _same_partition(classes[templates == t], groups[rows][templates == t])
+    slots = factored_slot_labels(both, 8, seed=0, templates=templates)
+    np.testing.assert_array_equal(slots // 2, both.argument_positions)
+    np.testing.assert_array_equal(slots % 2, classes)
+
+
 def test_factored_slot_code_is_position_block_plus_class() -> None:
     features, groups = _grouped_heads()
     slots = factored_slot_labels(features, 12, seed=1)
@@ -103,6 +161,25 @@ def test_induce_with_factored_slots() -> None:
                                   factored_slot_labels(features, 8, seed=0))
     assert set(result.template_labels.tolist()) <= set(range(3))
     assert "slot_step" not in result.history[0]
+
+
+def test_induce_cuts_the_classes_within_the_induced_templates() -> None:
+    planted, _, _ = planted_features(600, n_templates=3, n_slots=4, seed=2)
+    features = dataclasses.replace(planted, argument_positions=planted.dep_ids % 4)
+    config = ModelConfig(mode="sc", n_templates=3, n_slots=8, slot_model="factored", seed=0,
+                         class_scope="template")
+    result = induce(features, config)
+    np.testing.assert_array_equal(result.slot_labels // 2, features.argument_positions)
+    np.testing.assert_array_equal(
+        result.slot_labels,
+        factored_slot_labels(features, 8, seed=0, templates=result.template_labels))
+    corpus = induce(features, dataclasses.replace(config, class_scope="corpus"))
+    np.testing.assert_array_equal(result.template_labels, corpus.template_labels)
+
+
+def test_classes_within_templates_need_factored_slots() -> None:
+    with pytest.raises(ValueError, match="class_scope"):
+        ModelConfig(mode="sc", n_slots=8, class_scope="template")
 
 
 def test_fill_slots_keeps_position_and_finds_class() -> None:

@@ -109,3 +109,24 @@ def test_features_file_round_trip_and_damage(tmp_path):
     path.write_bytes(b"not a zip file")
     with pytest.raises(InputError, match="f.npz"):
         load_features(path)
+
+
+def test_a_subset_keeps_the_id_spaces_and_the_shared_sentence_vectors():
+    import dataclasses
+
+    from aesi_lib.model.synthetic import planted_features
+
+    features, _, _ = planted_features(60, seed=1)
+    sentences = np.unique(features.sentence_ids, return_inverse=True)[1].reshape(-1)
+    shared = dataclasses.replace(
+        features, context_rows=sentences,
+        context_vectors=np.arange(2 * (sentences.max() + 1), dtype=np.float32).reshape(-1, 2))
+    rows = np.array([5, 0, 17, 17])
+    part = shared.subset(rows)
+    part.validate()
+    assert part.n_entities == 4
+    np.testing.assert_array_equal(part.head_ids, features.head_ids[rows])
+    np.testing.assert_array_equal(part.types.toarray(), features.types[rows].toarray())
+    assert part.pmi is features.pmi and part.context_vectors is shared.context_vectors
+    np.testing.assert_array_equal(part.mention_context_vectors(),
+                                  shared.mention_context_vectors()[rows])

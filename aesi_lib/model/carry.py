@@ -129,7 +129,8 @@ def renumber_to_previous(template: np.ndarray, slot: np.ndarray, previous: Previ
                          config: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
     """Renumber templates, and slots, to match the previous solution (:func:`align_labels`);
     under factored slots the semantic classes are renumbered, the same in every argument
-    position's block. The partition is unchanged: only its numbers.
+    position's block (and within each template when the classes are cut within each
+    template). The partition is unchanged: only its numbers.
 
     Parameters
     ----------
@@ -149,6 +150,11 @@ def renumber_to_previous(template: np.ndarray, slot: np.ndarray, previous: Previ
         return template, align_labels(slot, previous.slot, config.n_slots)
     n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
     slot = np.asarray(slot, dtype=np.int64)
-    classes = align_labels(slot_class(slot, n_classes), slot_class(previous.slot, n_classes),
-                           n_classes)
+    classes, previous_classes = slot_class(slot, n_classes), slot_class(previous.slot, n_classes)
+    if config.class_scope == "corpus":
+        classes = align_labels(classes, previous_classes, n_classes)
+    else:
+        for t in np.unique(template):
+            rows = template == t
+            classes[rows] = align_labels(classes[rows], previous_classes[rows], n_classes)
     return template, factored_slot(slot // n_classes, classes, n_classes)

@@ -73,6 +73,12 @@ class ModelConfig:
     consensus_spread : float
         Half the width of the consensus members' interval of context weights, at most
         ``similarity.context_weight``; unused with one member.
+    class_scope : {"corpus", "template"}
+        Where the semantic classes of factored slots are cut: once over the head words of the
+        whole corpus, or within each template over the head words of its mentions, so that a
+        template spends its classes on the words it has (a head word may then have another
+        class in another template). Needs ``slot_model="factored"``. Not in the paper: an
+        option of the quality track.
     """
 
     n_templates: int = 6
@@ -93,6 +99,7 @@ class ModelConfig:
     slot_model: Literal["cut", "factored"] = "cut"
     consensus_members: int = 1
     consensus_spread: float = 0.0
+    class_scope: Literal["corpus", "template"] = "corpus"
 
     def __post_init__(self) -> None:
         problems = literal_problems(self)
@@ -106,6 +113,10 @@ class ModelConfig:
             if self.n_slots % len(ARGUMENT_POSITIONS):
                 problems.append(("n_slots", f"slot_model='factored' needs n_slots to be a "
                                  f"multiple of {len(ARGUMENT_POSITIONS)}, got {self.n_slots}"))
+        if self.class_scope == "template" and self.slot_model != "factored":
+            problems.append(("class_scope", "'template' cuts the semantic classes of factored "
+                             "slots within each template: it needs slot_model='factored' (with "
+                             "slot_model='cut', set class_scope='corpus')"))
         problems += _consensus_problems(self)
         if problems:
             raise ConfigError(problems)

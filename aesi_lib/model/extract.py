@@ -3,10 +3,11 @@
 A new mention follows the run's own rule first (``aesi_lib.model.units``): a mention of a unit
 the run has seen takes that unit's label: its predicate's template when templates are tied by
 predicate, its head word's semantic class (and its own argument position) under factored
-slots, its (dependency, type set) pattern's slot when slots are tied by pattern. Only a mention
-of a unit the run has not seen, or every mention of a model that labels mentions one by one, is
-placed by similarity: the template (slot, class) whose members it is most similar to on
-average,
+slots (the head word's class within the mention's template when the classes are cut within
+each template, ``class_scope="template"``), its (dependency, type set) pattern's slot when
+slots are tied by pattern. Only a mention of a unit the run has not seen, or every mention of
+a model that labels mentions one by one, is placed by similarity: the template (slot, class)
+whose members it is most similar to on average,
 
     score_T(i, t) = (1/|t|) Σ_{j ∈ t} W_T(i, j),   score_S(i, s) = (1/|s|) Σ_{j ∈ s} W_S(i, j),
 
@@ -160,11 +161,15 @@ def slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary, slot_labe
 def factored_slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
                          slot_labels: np.ndarray, new: EntityFeatures,
                          new_vocab: FeatureVocabulary, n_slots: int,
-                         options: SimilarityOptions | None = None) -> np.ndarray:
+                         options: SimilarityOptions | None = None,
+                         templates: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Slot scores under factored slots (``aesi_lib.model.factored_slots``).
 
     A new mention keeps its own argument position; within that position's block of slots it
     scores each semantic class by its mean W_H similarity to the class's training mentions.
+    With ``templates`` (the training mentions' and the new mentions' templates; classes cut
+    within each template, ``class_scope="template"``), only the class's members in the new
+    mention's own template count.
 
     Returns
     -------
@@ -176,7 +181,18 @@ def factored_slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
     n_classes = n_slots // len(ARGUMENT_POSITIONS)
     classes = slot_class(slot_labels, n_classes)
     rows = align_features(new, new_vocab, train, train_vocab)
-    class_scores = mean_similarity(head_class_terms, train, classes, n_classes, rows, options)
+    if templates is None:
+        class_scores = mean_similarity(head_class_terms, train, classes, n_classes, rows,
+                                       options)
+    else:
+        trained_t, new_t = (np.asarray(t, dtype=np.int64) for t in templates)
+        n_templates = int(max(trained_t.max(initial=0), new_t.max(initial=0))) + 1
+        # One cluster per (template, class); each new mention reads its template's block.
+        per_template = mean_similarity(head_class_terms, train,
+                                       trained_t * n_classes + classes,
+                                       n_templates * n_classes, rows, options)
+        class_scores = per_template.reshape(new.n_entities, n_templates, n_classes)[
+            np.arange(new.n_entities), new_t]
     scores = np.full((new.n_entities, n_slots), -np.inf)
     positions = np.asarray(new.argument_positions, dtype=np.int64)
     for position in range(len(ARGUMENT_POSITIONS)):
@@ -195,6 +211,12 @@ def _by_unit(names: np.ndarray | None, new_names: np.ndarray | None, labels: np.
     table = unit_labels(names, labels)
     found = np.asarray([table.get(str(name), -1) for name in new_names], dtype=np.int64)
     return np.maximum(found, 0), found >= 0
+
+
+def _within_template(templates: np.ndarray, names: np.ndarray) -> np.ndarray:
+    """``"<template>\t<name>"`` per mention: a unit name that holds within one template."""
+    return np.asarray([f"{t}\t{name}" for t, name in zip(templates, names, strict=True)],
+                      dtype=object)
 
 
 def _argmax(scores: np.ndarray) -> np.ndarray:
@@ -245,15 +267,23 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
                               new.n_entities)
     template = np.where(known_t, unit_t, _unit_argmax(ts, fresh.template))
     if config.slot_model == "factored":
+        by_template = config.class_scope == "template"
         ss = factored_slot_scores(train, train_vocab, slot_labels, new, new_vocab,
-                                  config.n_slots, options)
+                                  config.n_slots, options,
+                                  (template_labels, template) if by_template else None)
         n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
-        unit_c, known_s = _by_unit(trained.head_class, fresh.head_class,
-                                   slot_class(slot_labels, n_classes), new.n_entities)
-        # The class is the unit's (its head word's), the position each mention's own.
+        # The class unit is the head word, or the head word within the template when the
+        # classes are cut within each template (the rule of factored_slots).
+        trained_c, fresh_c = trained.head_class, fresh.head_class
+        if by_template:
+            trained_c = _within_template(template_labels, trained_c)
+            fresh_c = _within_template(template, fresh_c)
+        unit_c, known_s = _by_unit(trained_c, fresh_c, slot_class(slot_labels, n_classes),
+                                   new.n_entities)
+        # The class is the unit's, the position each mention's own.
         class_scores = ss.reshape(len(ss), len(ARGUMENT_POSITIONS), n_classes).max(axis=1)
         slot = factored_slot(new.argument_positions, np.where(
-            known_s, unit_c, _unit_argmax(class_scores, fresh.head_class)), n_classes)
+            known_s, unit_c, _unit_argmax(class_scores, fresh_c)), n_classes)
     else:
         ss = slot_scores(train, train_vocab, slot_labels, new, new_vocab, options,
                          config.n_slots)

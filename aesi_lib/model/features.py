@@ -8,7 +8,7 @@ order of the entity table, except the sentence vectors, which may be stored once
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -88,6 +88,19 @@ class EntityFeatures:
         if self.context_vectors is None or self.context_rows is None:
             return self.context_vectors
         return self.context_vectors[self.context_rows]
+
+    def subset(self, rows: np.ndarray) -> EntityFeatures:
+        """The features of the mentions ``rows`` (in that order), in the same id spaces: head
+        ids still index ``pmi``, shared sentence vectors stay shared."""
+        rows = np.asarray(rows, dtype=np.int64)
+        shared = self.context_rows is not None
+        taken = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None or f.name == "pmi" or (shared and f.name == "context_vectors"):
+                continue
+            taken[f.name] = value[rows]
+        return replace(self, **taken)
 
     def validate(self) -> None:
         """Raise ValueError when the shapes disagree."""

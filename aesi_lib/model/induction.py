@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -149,11 +149,15 @@ def induce(
         _check_previous(previous, features.n_entities, config)
         init_t, init_s = previous.template, previous.slot
     if config.mode == "sc":
-        factored = None
+        factored: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None
         if config.slot_model == "factored":
-            factored = factored_slot_labels(features, config.n_slots, config.seed,
-                                            options=config.similarity, ncut_options=ncut_options,
-                                            init_slots=init_s)
+            def slots_of(templates: np.ndarray | None) -> np.ndarray:
+                return factored_slot_labels(
+                    features, config.n_slots, config.seed, options=config.similarity,
+                    ncut_options=ncut_options, init_slots=init_s, templates=templates)
+
+            # Classes cut within each template wait for the templates: solve_sc calls them.
+            factored = slots_of(None) if config.class_scope == "corpus" else slots_of
         lt, ls, info = solve_sc(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,

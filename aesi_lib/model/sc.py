@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ def solve_sc(
     ncut_options: dict[str, Any] | None = None,
     units_t: np.ndarray | None = None,
     units_s: np.ndarray | None = None,
-    slot_labels: np.ndarray | None = None,
+    slot_labels: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
     init_t: np.ndarray | None = None,
     init_s: np.ndarray | None = None,
     template_members: Iterable[tuple[LinearOperator, np.ndarray]] | None = None,
@@ -36,9 +36,10 @@ def solve_sc(
     ``units_t`` / ``units_s`` (ints of shape (E,)) tie the labels of entities that share a
     unit (:func:`aesi_lib.model.tying.unit_indicator`); None cuts single entities as the paper does.
     ``slot_labels`` (shape (E,)), when given, are used as they are and W_S is not cut
-    (factored slots, ``aesi_lib.model.factored_slots``). ``init_t`` / ``init_s`` (shape (E,),
-    -1 where none) warm-start the template / slot cut from a previous partition
-    (:func:`aesi_lib.model.ncut.normalized_cut`).
+    (factored slots, ``aesi_lib.model.factored_slots``); a callable is given the template
+    labels and returns them (factored slots whose classes are cut within each template).
+    ``init_t`` / ``init_s`` (shape (E,), -1 where none) warm-start the template / slot cut from
+    a previous partition (:func:`aesi_lib.model.ncut.normalized_cut`).
 
     ``template_members`` (pairs of a graph of shape (E, E) and its degrees), when given, replace
     the cut of W_T by the consensus of the members' cuts (``aesi_lib.model.consensus``): each
@@ -66,6 +67,8 @@ def solve_sc(
     else:
         lt, info["template_step"], info["template_members"] = consensus_template_cut(
             template_members, n_templates, seed, ncut_options, units_t, init_t, init_members)
+    if callable(slot_labels):
+        slot_labels = slot_labels(lt)
     if slot_labels is not None:
         return lt, np.asarray(slot_labels, dtype=np.int64), info
     ls, info["slot_step"] = cut_step(None, W_S, ds, n_slots, seed, ncut_options, units_s,
