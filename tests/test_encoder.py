@@ -10,7 +10,11 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
-from dense_reference import dense_head_class_similarity, dense_template_similarity
+from dense_reference import (
+    dense_head_class_similarity,
+    dense_slot_similarity,
+    dense_template_similarity,
+)
 from test_similarity import random_features, with_shared_sentences
 
 from aesi_lib.lexicon import encoder as enc
@@ -18,6 +22,7 @@ from aesi_lib.lexicon import mention_context as mc
 from aesi_lib.model.similarity import (
     SimilarityOptions,
     head_class_similarity,
+    slot_similarity,
     template_similarity,
 )
 
@@ -266,6 +271,15 @@ def test_the_context_terms_match_their_dense_definitions():
     assert names == ["pmi", "cos_hp", "context", "predicate_context"]
     assert [t.name for _, t in head_class_similarity(f, options).terms] == [
         "type", "cos_h", "head_context"]
+    # The heads in context are the slots' evidence in either slot model: W_H and W_S.
+    np.testing.assert_allclose(slot_similarity(f, options) @ np.eye(25),
+                               dense_slot_similarity(f, options), atol=1e-12)
+    assert [t.name for _, t in slot_similarity(f, options).terms] == [
+        "cos_p", "dep", "type", "head_context"]
+    new = dataclasses.replace(random_features(6, seed=5),
+                              head_context_vectors=rng.standard_normal((6, 8)))
+    np.testing.assert_allclose(slot_similarity(f, options, rows=new) @ np.eye(25),
+                               dense_slot_similarity(f, options, rows=new), atol=1e-12)
 
 
 def test_sentence_vectors_shared_by_sentence_give_the_per_mention_graph():

@@ -76,8 +76,8 @@ class SimilarityOptions:
         uses across the corpus. Not in the paper; 0 (the default) leaves the term out.
     head_context_weight : float
         Weight of the cosine of the in-context vectors of the mentions' head words
-        (``features.token_context``) in W_H. Not in the paper; 0 (the default) leaves the
-        term out.
+        (``features.token_context``) in the graphs of the slots: W_S (Eq. 2, cut slots) and
+        W_H (factored slots). Not in the paper; 0 (the default) leaves the term out.
     document_context_weight : float
         Weight of the cosine of the mentions' document vectors (:func:`document_vectors`: the
         mean of the unit sentence vectors of a document's mentions, ``features.context``) in
@@ -296,14 +296,16 @@ def slot_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_S(i, j) = cos_p(i, j) + δ(dep_i = dep_j)
-    + δ(types_i ∩ types_j ≠ ∅) (Eq. 2).
+    + δ(types_i ∩ types_j ≠ ∅) (Eq. 2), and
+    ``head_context_weight · cos(head in context_i, head in context_j)`` when that weight is
+    not 0 (not in the paper: the slots' in-context evidence, as in W_H).
 
     Parameters are as in :func:`template_terms` (``rows``: dependency ids in the label space
     of ``features``, -1 for a label it lacks; types over the same type columns).
     """
     dep = np.asarray(features.dep_ids, dtype=np.int64)
     row_vectors = None if rows is None else [rows.predicate_vectors]
-    return [
+    terms: WeightedTerms = [
         (options.cos_p_weight,
          CosineTerm("cos_p", [features.predicate_vectors], options.cosine, options.clip_chunk,
                     row_blocks=row_vectors)),
@@ -312,6 +314,10 @@ def slot_terms(
                    row_group_ids=None if rows is None else rows.dep_ids)),
         (options.type_weight, _type_term(features, rows)),
     ]
+    if options.head_context_weight:
+        terms.append((options.head_context_weight,
+                      _context_term("head_context", features, options, rows)))
+    return terms
 
 
 def head_class_terms(
