@@ -314,10 +314,17 @@ def slot_terms(
                    row_group_ids=None if rows is None else rows.dep_ids)),
         (options.type_weight, _type_term(features, rows)),
     ]
-    if options.head_context_weight:
-        terms.append((options.head_context_weight,
-                      _context_term("head_context", features, options, rows)))
-    return terms
+    return terms + _head_context_terms(features, options, rows)
+
+
+def _head_context_terms(features: EntityFeatures, options: SimilarityOptions,
+                        rows: EntityFeatures | None) -> WeightedTerms:
+    """The slots' in-context evidence, the same term in W_S and W_H: the cosine of the heads'
+    in-context vectors at ``head_context_weight``, or nothing when that weight is 0."""
+    if not options.head_context_weight:
+        return []
+    return [(options.head_context_weight,
+             _context_term("head_context", features, options, rows))]
 
 
 def head_class_terms(
@@ -341,9 +348,7 @@ def head_class_terms(
          CosineTerm("cos_h", [features.head_vectors], options.cosine, options.clip_chunk,
                     row_blocks=row_vectors)),
     ]
-    if options.head_context_weight:
-        terms.append((options.head_context_weight,
-                      _context_term("head_context", features, options, rows)))
+    terms += _head_context_terms(features, options, rows)
     if options.chain_h_weight:
         terms.append((options.chain_h_weight, _chain_term(features, rows)))
     return terms
