@@ -48,7 +48,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
         context = mention_context_vectors(
             entities, sentences, tokens,
             make_encoder(config.features.encoder, config.vectors_path,
-                         device=config.features.encoder_device),
+                         device=config.features.encoder_device,
+                         model_folder=config.features.encoder_model),
             Path(artifacts["project_dir"]) / "context-vectors",
             token_vectors=config.features.token_context)
         new = dataclasses.replace(new, **context.feature_arrays(config.features.token_context))

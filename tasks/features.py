@@ -113,7 +113,7 @@ def _context_file(entities_path: str, work_dir: str, features: FeatureOptions,
     key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
                       file_sha256(entities_path), features.token_context,
                       encoder_recipe_key(features.encoder, vectors_path,
-                                         features.encoder_device))
+                                         features.encoder_device, features.encoder_model))
     return Path(work_dir) / "features" / f"{key}.npz"
 
 
@@ -131,7 +131,8 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
     log = get_run_logger()
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
-    encoder = make_encoder(features.encoder, vectors_path, device=features.encoder_device)
+    encoder = make_encoder(features.encoder, vectors_path, device=features.encoder_device,
+                           model_folder=features.encoder_model)
     context = _stored_mention_context(table, db_path, encoder, vectors_cache,
                                       features.token_context)
     path = _context_file(entities_path, work_dir, features, vectors_path)
@@ -157,13 +158,15 @@ def _stored_mention_context(table: pd.DataFrame, db_path: str, encoder: Sentence
 _WORKER_ENCODERS = threading.local()
 
 
-def _worker_encoder(encoder: str, vectors_path: str | None, device: str) -> SentenceEncoder:
+def _worker_encoder(features: FeatureOptions, vectors_path: str | None) -> SentenceEncoder:
     """The encoder of this worker thread, loaded once for all the ``embed-batch`` tasks it
     runs (a cluster worker runs one task at a time a thread: ``dask_task_runner``)."""
-    key = (encoder, vectors_path, device)
+    key = (features.encoder, vectors_path, features.encoder_device, features.encoder_model)
     if getattr(_WORKER_ENCODERS, "key", None) != key:
         _WORKER_ENCODERS.key = key
-        _WORKER_ENCODERS.encoder = make_encoder(encoder, vectors_path, device=device)
+        _WORKER_ENCODERS.encoder = make_encoder(
+            features.encoder, vectors_path, device=features.encoder_device,
+            model_folder=features.encoder_model)
     return _WORKER_ENCODERS.encoder
 
 
@@ -177,7 +180,7 @@ def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
     cache (the same function computes the vectors either way). Returns the worker and the
     number of documents embedded now."""
     table = pd.read_parquet(entities_path, filters=[("doc_id", "in", doc_ids)])
-    encoder = _worker_encoder(features.encoder, vectors_path, features.encoder_device)
+    encoder = _worker_encoder(features, vectors_path)
     context = _stored_mention_context(table, db_path, encoder, vectors_cache,
                                       token_vectors=False)
     return {"worker": worker_name(), "embedded": context.embedded}

@@ -19,7 +19,7 @@ from aesi_lib.run.presets import preset
 from flows import cli
 from flows.cli.options import CONFIG_FLAGS, run_config, with_runner
 from flows.cli.printing import print_scores
-from tests.test_config_validation import fake_wordnet
+from tests.test_config_validation import fake_model_folder, fake_wordnet
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -87,6 +87,11 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     sweep.write_text(json.dumps({"configurations": {"x": {"model": {"n_templatez": 3}}}}))
     _one_line_error(capsys, ["sweep", "--configs", str(sweep)], "bad configuration")
     _one_line_error(capsys, ["sweep", "--configs", str(tmp_path / "none.json")], "not found")
+    # A row's resources are checked before the first row runs.
+    sweep.write_text(json.dumps({"configurations": {"a": {}, "b": {"features": {
+        "context": True, "encoder": "transformer", "encoder_model": str(tmp_path / "nomodel")}}}}))
+    _one_line_error(capsys, ["sweep", "--configs", str(sweep)],
+                    f"{tmp_path / 'nomodel'}: model folder not found")
     config = tmp_path / "config.json"
     config.write_text("{not json")
     _one_line_error(capsys, ["run", "--demo", "--config", str(config)], "not valid JSON")
@@ -223,6 +228,10 @@ def _no_work(monkeypatch) -> None:
     (["--parser", "spacyy"], "parser.backend (from --parser): must be 'spacy' or 'stanza'"),
     (["--vectors", "/nonexistent.txt"], "/nonexistent.txt: word vectors file not found"),
     (["--wordnet", "/nonexistent-wordnet"], "/nonexistent-wordnet: WordNet folder not found"),
+    (["--set", "features.encoder=transformer", "--set", "features.encoder_model=/nonexistent-m"],
+     "/nonexistent-m: model folder not found (features.encoder_model)"),
+    (["--set", "features.encoder=transformer"], "features.encoder=transformer needs "
+     "features.encoder_model (the model folder)"),
     (["--set", "model.n_initt=8"], "model.n_initt (from --set): unknown key; did you mean "
      "'n_init'?"),
     (["--set", "parser.ner=maybe"], "parser.ner (from --set): must be true or false, got maybe"),
@@ -235,8 +244,11 @@ def _no_work(monkeypatch) -> None:
 @pytest.mark.parametrize("command", ["run", "update", "config"])
 def test_configuration_errors_stop_before_any_work(command, options, expected, tmp_path,
                                                    capsys, monkeypatch):
-    if command == "update" and options == ["--mode", "scaled"]:
-        return      # update merges into the project's configuration: no preset to clash with
+    if command == "update" and options in (["--mode", "scaled"],
+                                           ["--set", "features.encoder=transformer"]):
+        # update merges into the project's configuration: no preset to clash with, and the
+        # project's configuration may name the model folder
+        return
     _no_work(monkeypatch)
     docs = ["--docs", str(tmp_path)] if command == "update" else []
     _one_line_error(capsys, [command, *docs, *options], expected)
@@ -273,6 +285,9 @@ def _example_value(key: str, info: Any, current: Any, tmp_path: Path) -> tuple[s
     if key == "wordnet_path":
         path = str(fake_wordnet(tmp_path / "wordnet"))
         return path, path
+    if key == "features.encoder_model":
+        path = str(fake_model_folder(tmp_path / "model"))
+        return path, path
     assert str in get_args(annotation) or annotation is str, key
     return f"value-of-{key}", f"value-of-{key}"
 
@@ -289,6 +304,7 @@ COMPANIONS = {
     "features.pronouns": ["features.chains=true"],
     "features.token_context": ["features.context=true"],
     "features.support_verbs": ["features.event_nouns=true"],
+    "features.encoder_model": ["features.encoder=transformer"],
     "model.similarity.context_weight": ["features.context=true"],
     "model.similarity.predicate_context_weight": ["features.context=true",
                                                   "features.token_context=true"],

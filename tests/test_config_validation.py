@@ -342,6 +342,46 @@ def test_resource_paths_must_exist(tmp_path):
     check_resources({"wordnet_path": str(fake_wordnet(tmp_path / "wn"))})
 
 
+def test_a_model_folder_is_checked_before_any_work(tmp_path):
+    # features.encoder_model: the folder, its configuration, weights, tokenizer and pooling.
+    with pytest.raises(InputError, match="model folder not found"):
+        check_resources({"features": {"encoder_model": str(tmp_path / "none")}})
+    folder = tmp_path / "model"
+    folder.mkdir()
+    problems = [
+        (lambda: None, "no config.json"),
+        (lambda: (folder / "config.json").write_text("{not json"), "config.json: cannot read"),
+        (lambda: (folder / "config.json").write_text('{"vocab_size": 5}'), "no hidden size"),
+        (lambda: (folder / "config.json").write_text('{"hidden_size": 8}'), "no model weights"),
+        (lambda: (folder / "model.safetensors").write_bytes(b""), "no tokenizer"),
+    ]
+    for make, message in problems:
+        make()
+        with pytest.raises(InputError, match=message) as caught:
+            check_resources({"features": {"encoder": "transformer", "context": True,
+                                          "encoder_model": str(folder)}})
+        assert str(folder) in str(caught.value)
+    (folder / "tokenizer.json").write_text("{}")
+    check_resources({"features": {"encoder": "transformer", "context": True,
+                                  "encoder_model": str(folder)}})
+    pooling = folder / "1_Pooling" / "config.json"
+    pooling.parent.mkdir()
+    pooling.write_text('{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}')
+    with pytest.raises(InputError, match="pools by pooling_mode_cls_token"):
+        check_resources({"features": {"encoder_model": str(folder)}})
+    assert fake_model_folder(tmp_path / "fake").is_dir()
+    check_resources({"features": {"encoder_model": str(tmp_path / "fake")}})
+
+
+def fake_model_folder(root: Path, hidden_size: int = 8) -> Path:
+    """A folder that passes the checks of a model folder (its files are not a real model)."""
+    root.mkdir(parents=True)
+    (root / "config.json").write_text(f'{{"hidden_size": {hidden_size}}}')
+    (root / "model.safetensors").write_bytes(b"")
+    (root / "tokenizer.json").write_text("{}")
+    return root
+
+
 def fake_wordnet(root: Path) -> Path:
     """A folder with the file names of a WordNet database under ``dict/`` (empty files)."""
     (root / "dict").mkdir(parents=True)

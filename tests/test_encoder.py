@@ -6,6 +6,7 @@ definitions."""
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pandas as pd
@@ -131,6 +132,58 @@ def test_a_gpu_recipe_caches_apart_and_a_cpu_recipe_keeps_its_old_key():
     assert gpu.key() != cpu.key() and gpu.key().startswith("minilm-")
     assert enc.encoder_recipe_key("minilm", device="cuda") == enc.transformer_recipe("cuda").key()
     assert enc.encoder_recipe_key("minilm") == enc.transformer_recipe().key()
+
+
+@pytest.fixture(scope="module")
+def tiny_model_folder(tmp_path_factory, minilm):
+    """A small random BERT saved as a model folder, with all-MiniLM-L6-v2's tokenizer: what a
+    user's ``features.encoder_model`` holds, 64 positions long."""
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    folder = tmp_path_factory.mktemp("tiny-model")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(
+        str(enc.model_dir(minilm.cache_dir)), local_files_only=True)
+    tokenizer.save_pretrained(folder)
+    config = transformers.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16,
+                                     num_hidden_layers=1, num_attention_heads=2,
+                                     intermediate_size=32, max_position_embeddings=64)
+    torch.manual_seed(0)
+    transformers.BertModel(config).save_pretrained(folder)
+    return folder
+
+
+def test_a_model_folder_is_pooled_as_sentence_transformers_pools_it(tiny_model_folder,
+                                                                    tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    encoder = enc.make_encoder("transformer", cache_dir=tmp_path, model_folder=tiny_model_folder)
+    assert isinstance(encoder, enc.TransformerEncoder) and encoder.dimension == 16
+    # 64 positions: fewer word pieces than the default maximum length are kept.
+    assert encoder.recipe.encoder == "transformer" and encoder.recipe.max_length == 62
+    texts = ["Guerrillas bombed the power station.", "The minister spoke.",
+             " ".join(["Terrorists attacked the village again."] * 20)]
+    ours, tokens = encoder.encode(texts, [[(0, 10)], [], [(11, 19)]])
+    modules = [st.models.Transformer(str(tiny_model_folder), max_seq_length=62),
+               st.models.Pooling(16, "mean"), st.models.Normalize()]
+    reference = st.SentenceTransformer(modules=modules, device="cpu").encode(
+        texts, convert_to_numpy=True)
+    np.testing.assert_allclose(ours, reference, atol=2e-6)
+    assert [t.shape for t in tokens] == [(1, 16), (0, 16), (1, 16)]
+    assert not np.allclose(tokens[0][0], ours[0])
+
+
+def test_the_recipe_of_a_model_folder_names_the_folder_and_its_files(tmp_path):
+    from test_config_validation import fake_model_folder
+
+    folder = fake_model_folder(tmp_path / "model")
+    key = enc.encoder_recipe_key("transformer", model_folder=folder)
+    assert key.startswith("transformer-") and key != enc.encoder_recipe_key("minilm")
+    assert enc.transformer_recipe(model_folder=folder).model.startswith(str(folder.resolve()))
+    # Another model copied into the same folder embeds again.
+    weights = folder / "model.safetensors"
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
+    assert enc.encoder_recipe_key("transformer", model_folder=folder) != key
+    with pytest.raises(ValueError, match="needs features.encoder_model"):
+        enc.encoder_recipe_key("transformer")
 
 
 def test_a_gpu_that_torch_cannot_see_fails_before_any_work():

