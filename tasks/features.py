@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -131,8 +132,9 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
     log = get_run_logger()
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
+    progress = EmbeddingProgress(log, len(table[["doc_id", "sent_id"]].drop_duplicates()))
     encoder = make_encoder(features.encoder, vectors_path, device=features.encoder_device,
-                           model_folder=features.encoder_model)
+                           model_folder=features.encoder_model, progress=progress)
     context = _stored_mention_context(table, db_path, encoder, vectors_cache,
                                       features.token_context)
     path = _context_file(entities_path, work_dir, features, vectors_path)
@@ -142,6 +144,29 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
              encoder.recipe.model, context.n_sentences, len(doc_ids), context.embedded,
              "" if getattr(encoder, "loaded", True) else "; no model loaded", len(table))
     return str(path)
+
+
+class EmbeddingProgress:
+    """Logs an encoder pass at most every ``every`` seconds (``EmbedProgress`` of
+    ``aesi_lib.lexicon.encoder``): the sentences embedded so far, of at most ``total`` (the
+    mention sentences; those of cached documents are not embedded again), and the rate. A
+    pass shorter than ``every`` logs nothing beyond the step's own line."""
+
+    def __init__(self, log: Any, total: int, every: float = 30.0) -> None:
+        self.log = log
+        self.total = total
+        self.every = every
+        self.done = 0
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, sentences: int) -> None:
+        self.done += sentences
+        now = time.monotonic()
+        if now - self.last >= self.every:
+            self.last = now
+            self.log.info("context vectors: %d of at most %d mention sentences embedded "
+                          "(%.1f a second)", self.done, self.total,
+                          self.done / max(now - self.start, 1e-9))
 
 
 def _stored_mention_context(table: pd.DataFrame, db_path: str, encoder: SentenceEncoder,

@@ -171,6 +171,35 @@ def test_a_model_folder_is_pooled_as_sentence_transformers_pools_it(tiny_model_f
     assert not np.allclose(tokens[0][0], ours[0])
 
 
+def test_a_pass_reports_each_forward_batch_and_the_step_logs_it(tiny_model_folder, tmp_path):
+    from tasks.features import EmbeddingProgress
+
+    calls: list[int] = []
+    encoder = enc.TransformerEncoder(tmp_path, threads=1, batch_size=2,
+                                     model_folder=tiny_model_folder, progress=calls.append)
+    texts = ["One.", "Two words.", "Three words here.", "Four words are here.", "Five."]
+    quiet, _ = enc.TransformerEncoder(tmp_path, threads=1, batch_size=2,
+                                      model_folder=tiny_model_folder).encode(texts, [[]] * 5)
+    reported, _ = encoder.encode(texts, [[]] * 5)
+    assert sorted(calls) == [1, 2, 2]
+    np.testing.assert_array_equal(reported, quiet)     # reporting changes no vector
+
+    class Log:
+        lines: list[str] = []
+
+        def info(self, message, *args):
+            self.lines.append(message % args)
+
+    log = Log()
+    every_call = EmbeddingProgress(log, total=10, every=0.0)
+    every_call(3)
+    every_call(4)
+    assert len(log.lines) == 2 and log.lines[-1].startswith(
+        "context vectors: 7 of at most 10 mention sentences embedded")
+    EmbeddingProgress(log, total=10, every=3600.0)(5)
+    assert len(log.lines) == 2
+
+
 def test_the_recipe_of_a_model_folder_names_the_folder_and_its_files(tmp_path):
     from test_config_validation import fake_model_folder
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -289,7 +289,8 @@ def model_folder_spec(folder: str | os.PathLike[str]) -> ModelFolder:
     positions = config.get("max_position_embeddings")
     max_length = MAX_LENGTH
     if isinstance(positions, int) and 0 < positions - 2 < MAX_LENGTH:
-        # RoBERTa-style models spend two positions on the padding offset.
+        # Two short of the positions: RoBERTa-style models spend two on the padding offset
+        # (for the others this is merely safe).
         max_length = positions - 2
     return ModelFolder(path=path, dimension=int(size), max_length=max_length)
 
@@ -314,17 +315,23 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Called with the number of sentences an encoder has just embedded (progress of long passes).
+EmbedProgress = Callable[[int], None]
+
+
 class TransformerEncoder:
     """all-MiniLM-L6-v2, or the model in ``model_folder`` (:func:`model_folder_spec`), on the
     CPU or a CUDA GPU (``device``), loaded at the first :meth:`encode` (see the module
-    docstring). ``threads`` (default: the usable cores) are torch's intra-op threads."""
+    docstring). ``threads`` (default: the usable cores) are torch's intra-op threads;
+    ``progress`` is called after each forward batch with its number of sentences."""
 
     dimension = 384
 
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None,
                  threads: int | None = None, batch_size: int = BATCH_SIZE,
                  device: str = "cpu",
-                 model_folder: str | os.PathLike[str] | None = None) -> None:
+                 model_folder: str | os.PathLike[str] | None = None,
+                 progress: EmbedProgress | None = None) -> None:
         check_transformer_encoder(device, model_folder)
         self.recipe = transformer_recipe(device, model_folder)
         self.model_folder = None if model_folder is None else model_folder_spec(model_folder)
@@ -334,6 +341,7 @@ class TransformerEncoder:
         self.cache_dir = cache_dir
         self.threads = threads or usable_cores()
         self.batch_size = batch_size
+        self.progress = progress
         self._model: Any = None
         self._tokenizer: Any = None
 
@@ -412,6 +420,8 @@ class TransformerEncoder:
                                                      a - shifts[i], b - shifts[i])
                         out_tokens[i][j] = (states_np[row, pieces].mean(axis=0) if pieces.size
                                             else out_sentences[i])
+                if self.progress is not None:
+                    self.progress(len(batch))
         return out_sentences, out_tokens
 
 
@@ -500,15 +510,17 @@ def encoder_recipe_key(encoder: str, vectors_path: str | os.PathLike[str] | None
 
 def make_encoder(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
                  cache_dir: str | os.PathLike[str] | None = None, device: str = "cpu",
-                 model_folder: str | os.PathLike[str] | None = None) -> SentenceEncoder:
+                 model_folder: str | os.PathLike[str] | None = None,
+                 progress: EmbedProgress | None = None) -> SentenceEncoder:
     """The encoder ``features.encoder`` names: ``"minilm"``, or ``"transformer"`` with the
     model of ``model_folder`` (``features.encoder_model``) (either model is loaded at its
-    first uncached sentence, on ``device``, ``features.encoder_device``), or ``"static"``
-    (the word vectors of ``vectors_path``, the embedded GloVe when None; always on the
-    CPU)."""
+    first uncached sentence, on ``device``, ``features.encoder_device``, and reports each
+    forward batch to ``progress``), or ``"static"`` (the word vectors of ``vectors_path``,
+    the embedded GloVe when None; always on the CPU, and fast enough to need no progress)."""
     if encoder in ("minilm", "transformer"):
         return TransformerEncoder(cache_dir, device=device,
-                                  model_folder=_transformer_folder(encoder, model_folder))
+                                  model_folder=_transformer_folder(encoder, model_folder),
+                                  progress=progress)
     if encoder == "static":
         from aesi_lib.lexicon.vectors import load_vectors
 
