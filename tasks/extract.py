@@ -39,7 +39,7 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": [], "npmi": []})
     new, new_vocab = build_features(entities, empty_pmi, vectors, wordnet, config.features)
     if config.features.context:
-        from aesi_lib.lexicon.encoder import make_encoder
+        from aesi_lib.lexicon.encoder import run_encoder
         from aesi_lib.lexicon.mention_context import mention_context_vectors
 
         if sentences is None or tokens is None:
@@ -47,9 +47,7 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
                              "tokens are needed")
         context = mention_context_vectors(
             entities, sentences, tokens,
-            make_encoder(config.features.encoder, config.vectors_path,
-                         device=config.features.encoder_device,
-                         model_folder=config.features.encoder_model),
+            run_encoder(config.features, config.vectors_path),
             Path(artifacts["project_dir"]) / "context-vectors",
             token_vectors=config.features.token_context)
         new = dataclasses.replace(new, **context.feature_arrays(config.features.token_context))

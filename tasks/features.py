@@ -20,7 +20,7 @@ from prefect.cache_policies import NO_CACHE
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.lexicon.context_files import load_context, save_context
-from aesi_lib.lexicon.encoder import SentenceEncoder, encoder_recipe_key, make_encoder
+from aesi_lib.lexicon.encoder import SentenceEncoder, run_encoder, run_encoder_key
 from aesi_lib.lexicon.mention_context import MentionContext, mention_context_vectors
 from aesi_lib.model.feature_files import save_features
 from aesi_lib.model.features import FeatureOptions
@@ -113,8 +113,7 @@ def _context_file(entities_path: str, work_dir: str, features: FeatureOptions,
                   vectors_path: str | None) -> Path:
     key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
                       file_sha256(entities_path), features.token_context,
-                      encoder_recipe_key(features.encoder, vectors_path,
-                                         features.encoder_device, features.encoder_model))
+                      run_encoder_key(features, vectors_path))
     return Path(work_dir) / "features" / f"{key}.npz"
 
 
@@ -133,8 +132,7 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
     progress = EmbeddingProgress(log, len(table[["doc_id", "sent_id"]].drop_duplicates()))
-    encoder = make_encoder(features.encoder, vectors_path, device=features.encoder_device,
-                           model_folder=features.encoder_model, progress=progress)
+    encoder = run_encoder(features, vectors_path, progress=progress)
     context = _stored_mention_context(table, db_path, encoder, vectors_cache,
                                       features.token_context)
     path = _context_file(entities_path, work_dir, features, vectors_path)
@@ -189,9 +187,7 @@ def _worker_encoder(features: FeatureOptions, vectors_path: str | None) -> Sente
     key = (features.encoder, vectors_path, features.encoder_device, features.encoder_model)
     if getattr(_WORKER_ENCODERS, "key", None) != key:
         _WORKER_ENCODERS.key = key
-        _WORKER_ENCODERS.encoder = make_encoder(
-            features.encoder, vectors_path, device=features.encoder_device,
-            model_folder=features.encoder_model)
+        _WORKER_ENCODERS.encoder = run_encoder(features, vectors_path)
     return _WORKER_ENCODERS.encoder
 
 

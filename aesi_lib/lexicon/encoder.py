@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from aesi_lib.errors import InputError, ResourceMissingError
+from aesi_lib.lexicon.model_folder import model_folder_identity, model_folder_spec
 
 #: The encoders ``features.context`` can name.
 ENCODERS = ("minilm", "static", "transformer")
@@ -208,103 +209,9 @@ def transformer_recipe(device: str = "cpu",
         return EncoderRecipe(encoder="minilm", model=f"{MODEL_NAME}-{_version(MODEL_PACKAGE)}",
                              versions=versions, device=device)
     spec = model_folder_spec(model_folder)
+    max_length = min(MAX_LENGTH, spec.max_tokens or MAX_LENGTH)
     return EncoderRecipe(encoder="transformer", model=model_folder_identity(spec.path),
-                         max_length=spec.max_length, versions=versions, device=device)
-
-
-# --------------------------------------------------------------------------- a model folder
-
-#: Weight files one of which a model folder must hold (a sharded model: its index).
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
-                "pytorch_model.bin.index.json")
-
-
-@dataclass(frozen=True)
-class ModelFolder:
-    """What the encoder needs to know of a model folder before loading it.
-
-    Attributes
-    ----------
-    path : Path
-        The folder, resolved.
-    dimension : int
-        Its hidden size (``hidden_size``, ``dim`` or ``d_model`` of ``config.json``).
-    max_length : int
-        Word pieces kept per sentence: :data:`MAX_LENGTH`, or fewer where the model has
-        fewer positions.
-    """
-
-    path: Path
-    dimension: int
-    max_length: int
-
-
-def model_folder_spec(folder: str | os.PathLike[str]) -> ModelFolder:
-    """Check a model folder (``features.encoder_model``) without loading it: a folder with a
-    ``config.json`` that names the hidden size, a weight file (:data:`WEIGHT_FILES`) and a
-    tokenizer (``tokenizer.json`` or ``tokenizer_config.json``); where it is a
-    sentence-transformers folder, its pooling must be the mean (the pooling this encoder
-    computes).
-
-    Raises
-    ------
-    InputError
-        Naming the folder (or its file) and the problem.
-    """
-    path = Path(folder).expanduser().resolve()
-    if not path.is_dir():
-        raise InputError(path, "model folder not found (features.encoder_model): give a "
-                         "folder holding a transformer model, e.g. a sentence-transformers "
-                         "model saved or downloaded to disk")
-    config_file = path / "config.json"
-    try:
-        config = json.loads(config_file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, "no config.json: not a Hugging Face model folder "
-                         "(features.encoder_model)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(config_file, f"cannot read the model configuration ({exc})") from exc
-    if not isinstance(config, dict):
-        raise InputError(config_file, "expected a JSON object")
-    size = next((config[k] for k in ("hidden_size", "dim", "d_model")
-                 if isinstance(config.get(k), int) and config[k] > 0), None)
-    if size is None:
-        raise InputError(config_file, "names no hidden size (hidden_size, dim or d_model)")
-    if not any((path / name).is_file() for name in WEIGHT_FILES):
-        raise InputError(path, f"no model weights (one of {', '.join(WEIGHT_FILES)})")
-    if not any((path / name).is_file() for name in ("tokenizer.json", "tokenizer_config.json")):
-        raise InputError(path, "no tokenizer (tokenizer.json or tokenizer_config.json)")
-    pooling_file = path / "1_Pooling" / "config.json"
-    if pooling_file.is_file():
-        try:
-            pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(pooling_file, f"cannot read the pooling configuration ({exc})"
-                             ) from exc
-        if isinstance(pooling, dict) and not pooling.get("pooling_mode_mean_tokens", True):
-            modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v]
-            raise InputError(pooling_file, f"the model pools by {', '.join(modes) or 'no mode'}"
-                             "; aesi's encoder pools by the mean of the word-piece states, so "
-                             "its vectors would not be the ones the model was trained for")
-    positions = config.get("max_position_embeddings")
-    max_length = MAX_LENGTH
-    if isinstance(positions, int) and 0 < positions - 2 < MAX_LENGTH:
-        # Two short of the positions: RoBERTa-style models spend two on the padding offset
-        # (for the others this is merely safe).
-        max_length = positions - 2
-    return ModelFolder(path=path, dimension=int(size), max_length=max_length)
-
-
-def model_folder_identity(folder: str | os.PathLike[str]) -> str:
-    """Names a model folder in a recipe: its resolved path and a hash of the names, sizes and
-    modification times of its files, so that another model copied into the same folder is
-    embedded again."""
-    path = Path(folder).expanduser().resolve()
-    files = sorted(f for f in path.rglob("*") if f.is_file())
-    listing = [(str(f.relative_to(path)), f.stat().st_size, f.stat().st_mtime_ns)
-               for f in files]
-    digest = hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
-    return f"{path}:{digest}"
+                         max_length=max_length, versions=versions, device=device)
 
 
 def usable_cores() -> int:
@@ -526,6 +433,31 @@ def make_encoder(encoder: str, vectors_path: str | os.PathLike[str] | None = Non
 
         return StaticEncoder(load_vectors(vectors_path), _static_model_name(vectors_path))
     raise ValueError(f"unknown encoder {encoder!r}: use {' or '.join(ENCODERS)}")
+
+
+class EncoderOptions(Protocol):
+    """The options of a run that choose its encoder (``FeatureOptions`` has them)."""
+
+    encoder: str
+    encoder_model: str | None
+    encoder_device: str
+
+
+def run_encoder(options: EncoderOptions,
+                vectors_path: str | os.PathLike[str] | None = None,
+                progress: EmbedProgress | None = None) -> SentenceEncoder:
+    """The encoder of a run's options (:func:`make_encoder` with ``features.encoder``,
+    ``encoder_device`` and ``encoder_model``): the one rule by which the training pass,
+    extraction and updates get theirs."""
+    return make_encoder(options.encoder, vectors_path, device=options.encoder_device,
+                        model_folder=options.encoder_model, progress=progress)
+
+
+def run_encoder_key(options: EncoderOptions,
+                    vectors_path: str | os.PathLike[str] | None = None) -> str:
+    """The recipe key of :func:`run_encoder`'s encoder, without loading it."""
+    return encoder_recipe_key(options.encoder, vectors_path, options.encoder_device,
+                              options.encoder_model)
 
 
 # --------------------------------------------------------------------------- caching

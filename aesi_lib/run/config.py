@@ -515,23 +515,24 @@ def check_resources(data: dict[str, Any]) -> None:
         When ``vectors_path`` is not a file, or ``wordnet_path`` is not a folder holding the
         WordNet database files (itself, or under ``corpora/wordnet``, ``wordnet`` or ``dict``).
         When ``features.encoder_model`` is set and is not a usable model folder
-        (``aesi_lib.lexicon.encoder.model_folder_spec``).
+        (``aesi_lib.lexicon.model_folder.model_folder_spec``).
     ResourceMissingError
         When ``features.context`` is on with the ``minilm`` or ``transformer`` encoder and
         it is not installed, or ``features.encoder_device`` is ``cuda`` and torch sees no
         CUDA GPU.
     """
-    from aesi_lib.lexicon.encoder import check_transformer_encoder, model_folder_spec
+    from aesi_lib.lexicon.encoder import check_transformer_encoder
+    from aesi_lib.lexicon.model_folder import model_folder_spec
 
     features = data.get("features") or {}
     encoder = features.get("encoder", "minilm")
     model = features.get("encoder_model")
-    if model is not None:
-        # Also where the configuration is only a change to a project's (``aesi update``).
-        model_folder_spec(model)
     if features.get("context") and encoder in ("minilm", "transformer"):
         check_transformer_encoder(features.get("encoder_device", "cpu"),
                                   model if encoder == "transformer" else None)
+    elif model is not None:
+        # A change to a project's configuration (``aesi update``) may name the folder alone.
+        model_folder_spec(model)
     vectors = data.get("vectors_path")
     if vectors:
         path = Path(vectors).expanduser()

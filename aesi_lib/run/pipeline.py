@@ -154,7 +154,7 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if config.features.context:
-        from aesi_lib.lexicon.encoder import make_encoder
+        from aesi_lib.lexicon.encoder import run_encoder
         from aesi_lib.lexicon.mention_context import mention_context_vectors
 
         sentences = store.sentence_texts(doc_ids)
@@ -163,9 +163,7 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
             cache = context_cache or stack.enter_context(tempfile.TemporaryDirectory())
             context = mention_context_vectors(
                 table, sentences, tokens,
-                make_encoder(config.features.encoder, config.vectors_path,
-                             device=config.features.encoder_device,
-                             model_folder=config.features.encoder_model), cache,
+                run_encoder(config.features, config.vectors_path), cache,
                 token_vectors=config.features.token_context)
         features = dataclasses.replace(features, **context.feature_arrays(
             config.features.token_context))
