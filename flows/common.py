@@ -21,7 +21,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.run.config import RunConfig, read_config_file
+from aesi_lib.run.config import RunConfig, absolute_resource_paths, read_config_file
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from tasks.features import (
@@ -274,12 +274,14 @@ def _parse_runner(processes: int) -> Iterator[ThreadPoolTaskRunner | None]:
 
 def configuration(config: dict[str, Any] | None, config_path: str | None) -> dict[str, Any]:
     """The configuration a flow runs with, as nested dicts: ``config`` (the ``default``
-    preset when None) with the file ``config_path`` merged over it. A deployment names its
-    file (``prefect.yaml``), so nothing from an ad-hoc run reaches it."""
+    preset when None) with the file ``config_path`` merged over it, its resource paths
+    absolute (``aesi_lib.run.config.absolute_resource_paths``: the project keeps them for
+    later runs). A deployment names its file (``prefect.yaml``), so nothing from an ad-hoc
+    run reaches it."""
     data = preset("default") if config is None else config
     if config_path:
         data = deep_merge(data, read_config_file(config_path))
-    return data
+    return absolute_resource_paths(data)
 
 
 def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps: Steps,

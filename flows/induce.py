@@ -10,7 +10,7 @@ from typing import Any
 from prefect import flow
 from prefect.utilities.annotations import quote
 
-from aesi_lib.run.config import RunConfig
+from aesi_lib.run.config import RunConfig, absolute_path
 from flows.common import (
     Project,
     Steps,
@@ -82,8 +82,9 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
 
-    corpus_spec = {"muc4_dir": muc4_dir, "docs_path": docs_path, "demo": demo,
-                   "encoding": encoding, "skip_bad": skip_bad}
+    # ``aesi update --evaluate`` reads the corpus again, perhaps from another folder.
+    corpus_spec = {"muc4_dir": absolute_path(muc4_dir), "docs_path": absolute_path(docs_path),
+                   "demo": demo, "encoding": encoding, "skip_bad": skip_bad}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
                          "out_dir": out_dir,
                          "last_solution": solution_record(artifacts, run_config),

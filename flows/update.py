@@ -12,7 +12,7 @@ from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.plain import move_to_done
-from aesi_lib.run.config import RunConfig
+from aesi_lib.run.config import RunConfig, absolute_resource_paths
 from aesi_lib.run.experiments import deep_merge
 from aesi_lib.run.outputs import document_summary, mapped_templates
 from flows.common import (
@@ -90,7 +90,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     if config_path:
         run_config = RunConfig.from_dict(configuration(config, config_path))
     else:
-        run_config = RunConfig.from_dict(deep_merge(state.get("config", {}), config or {}))
+        run_config = RunConfig.from_dict(absolute_resource_paths(
+            deep_merge(state.get("config", {}), config or {})))
     steps = Steps(project.results)
 
     documents = []

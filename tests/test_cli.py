@@ -168,6 +168,13 @@ def test_run_config_merges_file_and_options(tmp_path):
     assert paper == preset("reproduction")
 
 
+def test_run_config_makes_relative_resource_paths_absolute(tmp_path, monkeypatch):
+    (tmp_path / "v.kv").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    merged = run_config(cli.build_parser().parse_args(["run", "--vectors", "v.kv"]))
+    assert merged["vectors_path"] == str(tmp_path / "v.kv")
+
+
 def test_dask_options_choose_the_dask_runner():
     from prefect_dask import DaskTaskRunner
 
@@ -287,6 +294,9 @@ def _example_value(key: str, info: Any, current: Any, tmp_path: Path) -> tuple[s
         return path, path
     if key == "features.encoder_model":
         path = str(fake_model_folder(tmp_path / "model"))
+        return path, path
+    if key == "parser.stanza_dir":
+        path = str(tmp_path / "stanza")
         return path, path
     assert str in get_args(annotation) or annotation is str, key
     return f"value-of-{key}", f"value-of-{key}"

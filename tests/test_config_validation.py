@@ -30,9 +30,11 @@ from aesi_lib.run.config import (
     PARSER_BACKENDS,
     PMI_VARIANTS,
     RANGES,
+    RESOURCE_PATH_KEYS,
     STRING_CHOICES,
     TYPE_SCHEME_PATTERN,
     RunConfig,
+    absolute_resource_paths,
     check_resources,
     config_keys,
     field_choices,
@@ -340,6 +342,29 @@ def test_resource_paths_must_exist(tmp_path):
     with pytest.raises(InputError, match="holds no WordNet database"):
         check_resources({"wordnet_path": str(tmp_path)})
     check_resources({"wordnet_path": str(fake_wordnet(tmp_path / "wn"))})
+
+
+def test_resource_paths_are_made_absolute_against_the_given_folder(tmp_path, monkeypatch):
+    given = {"vectors_path": "v.txt", "wordnet_path": str(tmp_path / "wn"),
+             "features": {"encoder_model": "models/../models/m", "context": True},
+             "parser": {"stanza_dir": "~/stanza", "backend": "spacy"},
+             "model": {"n_templates": 8}}
+    out = absolute_resource_paths(given, tmp_path / "base")
+    assert out["vectors_path"] == str(tmp_path / "base" / "v.txt")
+    assert out["wordnet_path"] == str(tmp_path / "wn")
+    assert out["features"] == {"encoder_model": str(tmp_path / "base" / "models" / "m"),
+                               "context": True}
+    assert out["parser"] == {"stanza_dir": str(Path.home() / "stanza"), "backend": "spacy"}
+    assert out["model"] == {"n_templates": 8}
+    assert given["vectors_path"] == "v.txt"         # the input is left as it was
+    # None, absent keys and absent sections stay as they are; the current folder by default.
+    assert absolute_resource_paths({"vectors_path": None}) == {"vectors_path": None}
+    assert absolute_resource_paths({"features": {"context": False}}) == {
+        "features": {"context": False}}
+    monkeypatch.chdir(tmp_path)
+    assert absolute_resource_paths({"vectors_path": "v.txt"}) == {
+        "vectors_path": str(tmp_path / "v.txt")}
+    assert set(RESOURCE_PATH_KEYS) <= set(config_keys())
 
 
 def test_a_model_folder_is_checked_before_any_work(tmp_path):

@@ -312,6 +312,29 @@ def test_an_update_without_documents_solves_again_after_a_delete(prefect_here, r
     assert r["solve"]["carried"]["template_kept_share"] >= 0.9
 
 
+def test_a_project_keeps_absolute_resource_paths_for_runs_from_another_folder(
+        prefect_here, reference, tmp_path, monkeypatch):
+    from flows.induce import induce_flow
+    from flows.update import update_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    first, later = tmp_path / "first", tmp_path / "later"
+    first.mkdir()
+    later.mkdir()
+    (first / "vectors.txt").write_text("bomb 0.1 0.2 0.3\nkill 0.2 0.1 0.0\n")
+    monkeypatch.chdir(first)
+    induce_flow(project_dir=str(project), out_dir=str(tmp_path / "o1"), demo=True,
+                config={**preset("default"), "vectors_path": "vectors.txt"})
+    state = json.loads((project / "project.json").read_text())
+    assert state["config"]["vectors_path"] == str(first / "vectors.txt")
+    # From another folder, the stored configuration still names the same file.
+    monkeypatch.chdir(later)
+    r = update_flow(docs_path=None, project_dir=str(project), out_dir=str(tmp_path / "o2"))
+    assert r["documents"] == 40
+    assert r["config"]["vectors_path"] == str(first / "vectors.txt")
+
+
 def test_the_scheduled_configuration_is_the_default_preset():
     scheduled = json.loads((REPO / "configs" / "scheduled.json").read_text())
     assert RunConfig.from_dict(scheduled) == RunConfig.from_dict(preset("default"))

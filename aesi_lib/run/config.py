@@ -24,10 +24,12 @@ that relate fields (factored slots need ``mode="sc"``, ...) stay in the dataclas
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import hashlib
 import json
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from functools import cache
@@ -497,6 +499,52 @@ def read_json_object(path: str | Path, what: str, expected: str) -> dict[str, An
     if not isinstance(data, dict):
         raise InputError(path, f"expected {expected}")
     return data
+
+
+#: The keys of a configuration that name a file or folder on disk.
+RESOURCE_PATH_KEYS = ("vectors_path", "wordnet_path", "features.encoder_model",
+                      "parser.stanza_dir")
+
+
+def absolute_path(path: str | None, base: str | Path | None = None) -> str | None:
+    """``path`` with ``~`` expanded, joined to ``base`` (the current folder by default) when
+    it is relative, and normalised; None stays None. Symbolic links are kept as they are."""
+    if path is None:
+        return None
+    expanded = os.path.expanduser(str(path))
+    return os.path.normpath(os.path.join(base if base is not None else os.getcwd(), expanded))
+
+
+def absolute_resource_paths(data: dict[str, Any], base: str | Path | None = None
+                            ) -> dict[str, Any]:
+    """A copy of the configuration ``data`` whose resource paths are absolute.
+
+    A project keeps the configuration of its last run (``project.json``), and ``aesi update``
+    or a scheduled run may start from another folder: a path relative to the folder of the
+    first run would then name nothing, or something else.
+
+    Parameters
+    ----------
+    data : dict
+        A configuration as nested dicts (any subset of the keys).
+    base : path, optional
+        The folder relative paths are read against; the current folder by default.
+
+    Returns
+    -------
+    dict
+        ``data`` with every key of :data:`RESOURCE_PATH_KEYS` that holds a path made
+        absolute by :func:`absolute_path`; every other value as it was.
+    """
+    out = copy.deepcopy(data)
+    for key in RESOURCE_PATH_KEYS:
+        *parents, leaf = key.split(".")
+        node = out
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and isinstance(node.get(leaf), (str, os.PathLike)):
+            node[leaf] = absolute_path(node[leaf], base)
+    return out
 
 
 def check_resources(data: dict[str, Any]) -> None:

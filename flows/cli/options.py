@@ -216,7 +216,12 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
         ``aesi update`` merges them into the project's last configuration.
     """
     from aesi_lib.errors import ConfigError
-    from aesi_lib.run.config import check_resources, read_config_file, validate_config
+    from aesi_lib.run.config import (
+        absolute_resource_paths,
+        check_resources,
+        read_config_file,
+        validate_config,
+    )
 
     config: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -245,6 +250,8 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
         raise AesiError("bad configuration: " + "; ".join(
             f"{_with_source(key, sources)}: {message}" for key, message in exc.problems)
         ) from exc
+    # Stored in the project as given, a relative path breaks a later run from another folder.
+    config = absolute_resource_paths(config)
     check_resources(config)
     return config
 
