@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import get_run_logger
+from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
@@ -245,14 +246,24 @@ def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config
     """On a cluster, the encoder's work in about 32 batches of documents (at least 10 a
     batch), one ``embed-batch`` task each (``tasks.features.embed_batch_task``): each fills
     the per-document vector cache, so the ``context-vectors`` step that follows reads every
-    document from it and loads no model. Recorded as the step ``embed-batches``."""
+    document from it and loads no model. Each finished batch is logged with the documents
+    done so far. Recorded as the step ``embed-batches``."""
+    log = get_run_logger()
     started = time.perf_counter()
     batch_size = max(_MIN_EMBED_BATCH, math.ceil(len(doc_ids) / _EMBED_BATCHES))
     futures = [embed_batch_task.submit(entities, project.db, batch, config.features,
                                        str(project.root / "context-vectors"),
                                        config.vectors_path)
                for batch in batches(sorted(doc_ids), batch_size)]
-    results = [future.result() for future in futures]
+    results: list[dict[str, Any]] = []
+    for future in as_completed(futures):
+        results.append(future.result())
+        done = sum(r["documents"] for r in results)
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        log.info("embed batches: %d/%d done, %d/%d documents (%d embedded now, the others "
+                 "from the cache), %.1f documents/s, about %.0f s left", len(results),
+                 len(futures), done, len(doc_ids), sum(r["embedded"] for r in results), rate,
+                 (len(doc_ids) - done) / rate)
     embedded = sum(r["embedded"] for r in results)
     steps.add(f"embed-batches{tag}", "Completed" if embedded else "Skipped",
               time.perf_counter() - started, batches=len(results), documents_embedded=embedded,

@@ -198,13 +198,13 @@ def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
     """Fill the per-document vector cache of :func:`context_task` for the documents
     ``doc_ids``, wherever the task runs: with ``--dask`` the flow spreads the encoder's work
     over the cluster's workers in such batches, and the step then finds every document in the
-    cache (the same function computes the vectors either way). Returns the worker and the
-    number of documents embedded now."""
+    cache (the same function computes the vectors either way). Returns the worker, the
+    number of documents of the batch and the number embedded now (the others were cached)."""
     table = pd.read_parquet(entities_path, filters=[("doc_id", "in", doc_ids)])
     encoder = _worker_encoder(features, vectors_path)
     context = _stored_mention_context(table, db_path, encoder, vectors_cache,
                                       token_vectors=False)
-    return {"worker": worker_name(), "embedded": context.embedded}
+    return {"worker": worker_name(), "documents": len(doc_ids), "embedded": context.embedded}
 
 
 @task(name="store-chains", cache_policy=NO_CACHE, **RETRY)

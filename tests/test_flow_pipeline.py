@@ -450,7 +450,8 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
                                                strict=True)])
 
 
-def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tmp_path):
+def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tmp_path,
+                                                      caplog):
     from flows.common import dask_task_runner
     from flows.induce import induce_flow
 
@@ -468,6 +469,10 @@ def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tm
     print("embedding batches ran on:", embedding["workers"])
     assert embedding["batches"] == 4 and embedding["documents_embedded"] == 40
     assert len(embedding["workers"]) == 2
+    # Each finished batch is logged with the documents done so far.
+    progress = [m for m in caplog.messages if m.startswith("embed batches: ")]
+    assert len(progress) == 4
+    assert progress[-1].startswith("embed batches: 4/4 done, 40/40 documents (40 embedded now")
     assert r["steps"]["context-vectors"]["state"] == "Completed"
     # Other batches of sentences, other matrix shapes: the vectors agree to float rounding,
     # and the labels below are identical.
