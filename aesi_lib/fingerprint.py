@@ -31,6 +31,15 @@ def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+def folder_listing(folder: str | Path) -> list[tuple[str, int, int]]:
+    """The files under ``folder`` (recursively), sorted, as (path relative to the folder, size
+    in bytes, modification time in ns): how a resource folder (a model, WordNet) is named in
+    cache keys without reading its bytes."""
+    root = Path(folder)
+    return [(str(f.relative_to(root)), f.stat().st_size, f.stat().st_mtime_ns)
+            for f in sorted(f for f in root.rglob("*") if f.is_file())]
+
+
 def corpus_fingerprint(hashes: dict[str, tuple[str, str | None]]) -> str:
     """Hash of the stored documents' ids, text hashes and parse configurations."""
     digest = hashlib.sha256()

@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from aesi_lib.fingerprint import library_fingerprint
+from aesi_lib.fingerprint import folder_listing, library_fingerprint
 
 
 @cache
@@ -50,9 +50,7 @@ def resource_key(path: str | os.PathLike[str] | None) -> Any:
         return "embedded"
     p = Path(path).expanduser().resolve()
     if p.is_dir():
-        files = sorted(f for f in p.rglob("*") if f.is_file())
-        return [str(p), [(str(f.relative_to(p)), f.stat().st_size, f.stat().st_mtime_ns)
-                         for f in files]]
+        return [str(p), folder_listing(p)]
     if p.exists():
         return [str(p), p.stat().st_size, p.stat().st_mtime_ns]
     return [str(p), "missing"]

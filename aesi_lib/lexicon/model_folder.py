@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aesi_lib.errors import InputError
+from aesi_lib.fingerprint import folder_listing
 
 #: Weight files one of which a model folder must hold (a sharded model: its index).
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
@@ -100,8 +101,5 @@ def model_folder_identity(folder: str | os.PathLike[str]) -> str:
     modification times of its files, so that another model copied into the same folder is
     embedded again."""
     path = Path(folder).expanduser().resolve()
-    files = sorted(f for f in path.rglob("*") if f.is_file())
-    listing = [(str(f.relative_to(path)), f.stat().st_size, f.stat().st_mtime_ns)
-               for f in files]
-    digest = hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps(folder_listing(path)).encode()).hexdigest()[:16]
     return f"{path}:{digest}"
