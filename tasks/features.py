@@ -266,6 +266,9 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
     table = pd.read_parquet(entities_path)
     pmi = pd.read_parquet(pmi_path)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
+    if wordnet is not None and not wordnet.has_tagged_counts:
+        log.warning("WordNet at %s has no sense-tagged counts (cntlist.rev): no predicate is "
+                    "salient, and model.similarity.salience_weight adds nothing", wordnet.source)
     if context_path:
         features = dataclasses.replace(features, **load_context(context_path))
         features.validate()

@@ -40,6 +40,29 @@ def _shares_type(row_types, col_types) -> np.ndarray:
     return ((A @ B.T) > 0).astype(np.float64)
 
 
+def naive_salience(predicate_ids, tagged_counts, smoothing: float, min_count: int
+                   ) -> dict[int, float]:
+    """Each predicate's salience (``aesi_lib.model.salience``) from its definition, counted
+    predicate by predicate: max(0, log of its share of the mentions over its share of the
+    smoothed tagged counts), 0 below ``min_count`` mentions, scaled to a maximum of 1; all 0
+    without tagged counts."""
+    predicates = sorted({int(p) for p in predicate_ids})
+    if tagged_counts is None or not any(tagged_counts):
+        return dict.fromkeys(predicates, 0.0)
+    mentions = {p: 0 for p in predicates}
+    tagged = {}
+    for p, c in zip(predicate_ids, tagged_counts, strict=True):
+        mentions[int(p)] += 1
+        tagged[int(p)] = float(c)
+    n_mentions = sum(mentions.values())
+    n_reference = sum(tagged[p] + smoothing for p in predicates)
+    raw = {p: max(0.0, float(np.log((mentions[p] / n_mentions)
+                                    / ((tagged[p] + smoothing) / n_reference))))
+           if mentions[p] >= min_count else 0.0 for p in predicates}
+    top = max(raw.values())
+    return {p: v / top if top > 0 else 0.0 for p, v in raw.items()}
+
+
 def dense_terms(features: EntityFeatures, options: SimilarityOptions,
                 rows: EntityFeatures | None = None) -> dict[str, np.ndarray]:
     """Every term any graph uses, by name, as a dense (rows × columns) matrix."""
@@ -71,8 +94,15 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
         if row_vectors is None:
             row_vectors = np.zeros((r.n_entities, vectors.shape[1]))
         context[name] = dense_cosine(vectors, options.cosine, row_vectors)
+    salience = np.zeros((len(row_heads), len(heads)))
+    if features.predicate_ids is not None and r.predicate_ids is not None:
+        s = naive_salience(features.predicate_ids, features.predicate_tagged_counts,
+                           options.salience_smoothing, options.salience_min_count)
+        row_s = np.array([s.get(int(p), 0.0) for p in r.predicate_ids])
+        salience = np.outer(row_s, [s.get(int(p), 0.0) for p in features.predicate_ids])
     return {
         **context,
+        "salience": salience,
         "chain": same_chain,
         "pmi": pmi,
         "cos_hp": dense_cosine(hp, options.cosine, row_hp),

@@ -254,3 +254,32 @@ def test_depth_types_do_not_depend_on_the_hash_seed():
         assert done.returncode == 0, done.stderr
         outputs.add(done.stdout)
     assert len(outputs) == 1, outputs
+
+
+@needs_wordnet
+def test_verb_tagged_counts(lexicon: wn_mod.WordNetLexicon) -> None:
+    # WordNet 3.0's cntlist.rev: the general-English frequency of the predicate salience.
+    assert lexicon.has_tagged_counts
+    assert lexicon.verb_tagged_count("say") == 2167
+    assert lexicon.verb_tagged_count("kill") == 105
+    assert lexicon.verb_tagged_count("bomb") == 3
+    assert lexicon.verb_tagged_count("carry_out") == lexicon.verb_tagged_count("Carry out") > 0
+    assert lexicon.verb_tagged_count("xqzzyv") == 0
+
+
+@needs_wordnet
+def test_a_database_without_tagged_counts_counts_nothing(
+    lexicon: wn_mod.WordNetLexicon, tmp_path: Path
+) -> None:
+    source = Path(lexicon.source)
+    if not (source / "cntlist.rev").is_file():
+        pytest.skip("this WordNet keeps its counts elsewhere")
+    copy = tmp_path / "wordnet"
+    copy.mkdir()
+    for name in source.iterdir():
+        if name.is_file() and name.name != "cntlist.rev":
+            (copy / name.name).write_bytes(name.read_bytes())
+    bare = load_wordnet(path=copy)
+    assert not bare.has_tagged_counts
+    assert bare.verb_tagged_count("say") == 0
+    assert bare.direct_hypernyms("bomb") == lexicon.direct_hypernyms("bomb")

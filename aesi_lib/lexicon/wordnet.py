@@ -85,9 +85,10 @@ def coarse_type(ner_label: str | None) -> str | None:
 class WordNetLexicon:
     """Memoised noun lookups over an NLTK ``WordNetCorpusReader``.
 
-    All methods take a lemma (any case; ``"car bomb"``, ``"car-bomb"`` and ``"car_bomb"`` are
-    tried as the WordNet compound ``car_bomb`` first, then the compound's last word) and look at
-    noun senses only, in WordNet's sense order (most frequent first). NLTK's ``morphy`` also
+    The noun methods take a lemma (any case; ``"car bomb"``, ``"car-bomb"`` and ``"car_bomb"``
+    are tried as the WordNet compound ``car_bomb`` first, then the compound's last word) and
+    look at noun senses only, in WordNet's sense order (most frequent first); one method
+    (:meth:`verb_tagged_count`) counts a predicate's verb senses. NLTK's ``morphy`` also
     maps inflected forms (``bombs``) to their lemma. Results are memoised per lemma, since the
     same heads recur many times in a corpus.
 
@@ -110,6 +111,8 @@ class WordNetLexicon:
         self._lexname: dict[str, str | None] = {}
         self._depth: dict[tuple[str, int], str | None] = {}
         self._types: dict[tuple[str, str | None, str], tuple[str, ...]] = {}
+        self._verb_counts: dict[str, int] = {}
+        self._tagged: bool | None = None
 
     def __repr__(self) -> str:
         return f"WordNetLexicon(source={self.source!r}, version={self.version!r})"
@@ -160,6 +163,39 @@ class WordNetLexicon:
                     break
         self._synsets[lemma] = found
         return found
+
+    def verb_tagged_count(self, lemma: str) -> int:
+        """How often ``lemma`` was tagged as a verb in WordNet's sense-tagged corpora (the
+        counts of ``cntlist.rev``, mostly SemCor): the sum over its verb senses of the count
+        of the sense whose lemma is ``lemma`` itself (``carry_out`` for a phrasal verb).
+
+        A general-English frequency that needs no corpus of its own: the predicate salience
+        of W_T (``aesi_lib.model.salience``) compares a corpus's predicates with it. 0 for a
+        lemma WordNet has no verb for, and for every lemma when the database has no
+        ``cntlist.rev`` (:attr:`has_tagged_counts`)."""
+        key = lemma.strip().lower().replace(" ", "_")
+        hit = self._verb_counts.get(key)
+        if hit is not None:
+            return hit
+        total = 0
+        if self.has_tagged_counts:
+            with self._lock:
+                total = sum(sense.count() for synset in self.reader.synsets(key, pos="v")
+                            for sense in synset.lemmas() if sense.name().lower() == key)
+        self._verb_counts[key] = total
+        return total
+
+    @property
+    def has_tagged_counts(self) -> bool:
+        """Whether the database holds the sense-tagged counts (``cntlist.rev``)."""
+        if self._tagged is None:
+            with self._lock:
+                try:
+                    self.reader.open("cntlist.rev").close()
+                    self._tagged = True
+                except (OSError, LookupError):
+                    self._tagged = False
+        return self._tagged
 
     def has_noun(self, lemma: str) -> bool:
         """Whether WordNet has a noun sense for ``lemma`` (or its compound's last word)."""

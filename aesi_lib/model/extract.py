@@ -96,18 +96,26 @@ def align_features(new: EntityFeatures, new_vocab: FeatureVocabulary,
     """The new mentions' features in the id spaces of the training features.
 
     Head ids index the training PMI (-1 for a head it lacks), dependency ids the training
-    labels (-1), and the type indicator is over the training type columns (types unknown to
-    the training corpus dropped); vectors are the new mentions' own. The result is the
-    ``rows`` argument of the similarity graphs (``aesi_lib.model.similarity``).
+    labels (-1), predicate ids the training predicates (-1; their salience), and the type
+    indicator is over the training type columns (types unknown to the training corpus
+    dropped); vectors are the new mentions' own. The result is the ``rows`` argument of the
+    similarity graphs (``aesi_lib.model.similarity``).
     """
     heads = _index_map([new_vocab.heads[h] for h in new.head_ids], train_vocab.heads)
     deps = _index_map([new_vocab.deps[d] for d in new.dep_ids], train_vocab.deps)
+    predicates = new.predicate_ids
+    if predicates is not None:
+        # Without the new mentions' predicate names, none can be matched.
+        predicates = (_index_map([new_vocab.predicates[p] for p in predicates],
+                                 train_vocab.predicates) if new_vocab.predicates
+                      else np.full(new.n_entities, -1, dtype=np.int64))
     column = _index_map(list(new_vocab.types), train_vocab.types)
     coo = sp.csr_matrix(new.types, dtype=np.float64).tocoo()
     keep = column[coo.col] >= 0
     types = sp.csr_matrix((np.ones(int(keep.sum())), (coo.row[keep], column[coo.col[keep]])),
                           shape=(new.n_entities, train.types.shape[1]))
-    return dataclasses.replace(new, head_ids=heads, dep_ids=deps, types=types, pmi=train.pmi)
+    return dataclasses.replace(new, head_ids=heads, dep_ids=deps, predicate_ids=predicates,
+                               types=types, pmi=train.pmi)
 
 
 def mean_similarity(terms_of: TermsOf, train: EntityFeatures, labels: np.ndarray, k: int,

@@ -40,6 +40,7 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
             argument_positions=_optional(features.argument_positions),
             chain_ids=_optional(features.chain_ids),
             context_rows=_optional(features.context_rows),
+            predicate_tagged_counts=_optional(features.predicate_tagged_counts),
             **{name: (getattr(features, name) if getattr(features, name) is not None
                       else np.zeros((0, 0), dtype=np.float32)) for name in CONTEXT_ARRAYS},
             vocab=np.asarray(json.dumps({
@@ -75,6 +76,7 @@ def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
                 argument_positions=_stored_optional(z, "argument_positions"),
                 chain_ids=_stored_optional(z, "chain_ids"),
                 context_rows=_stored_optional(z, "context_rows"),
+                predicate_tagged_counts=_stored_optional(z, "predicate_tagged_counts"),
                 **{name: _stored_optional(z, name) for name in CONTEXT_ARRAYS},
             )
             raw = json.loads(str(z["vocab"]))

@@ -60,6 +60,11 @@ class EntityFeatures:
     predicate_context_vectors, head_context_vectors : ndarray of shape (E, c), float32, optional
         The in-context vectors of each mention's predicate and head word, from the same
         encoder pass (``features.token_context``).
+    predicate_tagged_counts : ndarray of shape (E,), float, optional
+        How often WordNet's sense-tagged corpora use each mention's predicate as a verb
+        (``WordNetLexicon.verb_tagged_count``): the general-English frequency that the
+        predicate salience of W_T compares the corpus with (``aesi_lib.model.salience``).
+        None without WordNet.
     """
 
     head_ids: np.ndarray
@@ -77,6 +82,7 @@ class EntityFeatures:
     predicate_context_vectors: np.ndarray | None = None
     head_context_vectors: np.ndarray | None = None
     context_rows: np.ndarray | None = None
+    predicate_tagged_counts: np.ndarray | None = None
 
     @property
     def n_entities(self) -> int:
@@ -115,7 +121,7 @@ class EntityFeatures:
         }
         shared = self.context_rows is not None
         for name in ("predicate_ids", "argument_positions", "chain_ids", "context_rows",
-                     *CONTEXT_ARRAYS):
+                     "predicate_tagged_counts", *CONTEXT_ARRAYS):
             value = getattr(self, name)
             if value is not None and not (shared and name == "context_vectors"):
                 checks[name] = value.shape[0]
@@ -337,6 +343,8 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         predicate_ids=pred_ids.astype(np.int64),
         argument_positions=argument_positions(dep_names)[dep_ids],
         chain_ids=_chain_ids(entities),
+        predicate_tagged_counts=None if wordnet is None else np.asarray(
+            [wordnet.verb_tagged_count(p) for p in pred_names], dtype=np.float64)[pred_ids],
     )
     features.validate()
     vocab = FeatureVocabulary(tuple(head_names), tuple(dep_names), type_names, tuple(doc_names),

@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.salience import predicate_salience, salience_products
 from aesi_lib.model.terms import (
     CosineMode,
     CosineTerm,
@@ -88,6 +89,17 @@ class SimilarityOptions:
         (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
         leaves the term out. Tied by predicate (head word), the term links the predicates
         (heads) whose arguments corefer. Needs ``EntityFeatures.chain_ids``.
+    salience_weight : float
+        Weight of ``s_p(i) · s_p(j)`` in W_T, the product of the salience of the two mentions'
+        predicates (``aesi_lib.model.salience``: how much more the corpus uses a predicate
+        than WordNet's sense-tagged corpora do), which joins the corpus's salient predicates
+        (*murder*, *kidnap*, *wound*, *bomb*, ...) in one template. Not in the paper; 0 (the
+        default) leaves the term out. Needs ``EntityFeatures.predicate_ids`` and
+        ``predicate_tagged_counts`` (without WordNet every salience is 0).
+    salience_smoothing : float
+        k > 0 of the salience, added to every tagged count.
+    salience_min_count : int
+        Predicates with fewer mentions than this get salience 0.
     cosine : {"shift", "clip", "raw"}
         How cosines enter the graph; see the module docstring.
     diagonal : {"keep", "zero"}
@@ -112,6 +124,9 @@ class SimilarityOptions:
     document_context_weight: float = 0.0
     chain_weight: float = 0.0
     chain_h_weight: float = 0.0
+    salience_weight: float = 0.0
+    salience_smoothing: float = 5.0
+    salience_min_count: int = 20
     cosine: CosineMode = "shift"
     diagonal: DiagonalMode = "keep"
     term_normalization: TermNormalization = "none"
@@ -130,6 +145,9 @@ class SimilarityOptions:
             )
         if self.pmi not in ("positive", "raw"):
             raise ValueError(f"pmi must be 'positive' or 'raw', got {self.pmi!r}")
+        if self.salience_smoothing <= 0 or self.salience_min_count < 1:
+            raise ValueError("salience_smoothing must be > 0 and salience_min_count >= 1, "
+                             f"got {self.salience_smoothing}, {self.salience_min_count}")
 
 
 
@@ -249,8 +267,9 @@ def template_terms(
     """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
     ``context_weight · cos(sentence_i, sentence_j)``, ``predicate_context_weight ·
     cos(predicate in context_i, predicate in context_j)``, ``document_context_weight ·
-    cos(document_i, document_j)`` and ``chain_weight · δ(chain_i = chain_j)`` when those
-    weights are not 0 (not in the paper).
+    cos(document_i, document_j)``, ``chain_weight · δ(chain_i = chain_j)`` and
+    ``salience_weight · s_p(i) s_p(j)`` (:func:`aesi_lib.model.salience.predicate_salience`)
+    when those weights are not 0 (not in the paper).
 
     ``vec_hp`` is the concatenation head vector ⊕ predicate vector; the cosine is taken on the
     concatenation. PMI is ``H P Hᵀ`` with H the |E|×|V| head indicator.
@@ -289,7 +308,22 @@ def template_terms(
         terms.append((options.document_context_weight, _document_term(features, options, rows)))
     if options.chain_weight:
         terms.append((options.chain_weight, _chain_term(features, rows)))
+    if options.salience_weight:
+        terms.append((options.salience_weight, _salience_term(features, options, rows)))
     return terms
+
+
+def _salience_term(features: EntityFeatures, options: SimilarityOptions,
+                   rows: EntityFeatures | None) -> GroupTerm:
+    """``s_p(i) · s_p(j)`` over the predicates of ``features`` (the salience of the columns'
+    corpus, :func:`aesi_lib.model.salience.predicate_salience`); rows of ``rows`` whose
+    predicate that corpus lacks (id -1) are zero."""
+    if features.predicate_ids is None or (rows is not None and rows.predicate_ids is None):
+        raise ValueError("salience_weight needs EntityFeatures.predicate_ids")
+    salience = predicate_salience(features.predicate_ids, features.predicate_tagged_counts,
+                                  options.salience_smoothing, options.salience_min_count)
+    return GroupTerm("salience", features.predicate_ids, salience_products(salience),
+                     salience.size, row_group_ids=None if rows is None else rows.predicate_ids)
 
 
 def slot_terms(

@@ -95,6 +95,8 @@ RANGES: dict[str, dict[str, int | float]] = {
     "model.consensus_members": _POSITIVE_INT,
     "model.consensus_spread": _NON_NEGATIVE,
     "model.similarity.clip_chunk": _POSITIVE_INT,
+    "model.similarity.salience_smoothing": {"gt": 0},
+    "model.similarity.salience_min_count": _POSITIVE_INT,
     # Every weight of a graph term: a negative weight would make degrees negative, and the
     # normalized cut is undefined there.
     **{f"model.similarity.{f.name}": _NON_NEGATIVE

@@ -125,7 +125,9 @@ def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
     except ResourceMissingError as exc:
         if config.wordnet_path:
             raise
-        log.warning("WordNet unavailable, semantic types fall back to NER classes: %s", exc)
+        log.warning("WordNet unavailable, semantic types fall back to NER classes and no "
+                    "predicate is salient (model.similarity.salience_weight adds nothing): %s",
+                    exc)
         wordnet = None
     return vectors, wordnet
 

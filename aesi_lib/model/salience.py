@@ -1,0 +1,85 @@
+"""Predicate salience: how much more a corpus uses a predicate than English in general.
+
+The templates of MUC-4 are scenarios (attacks, bombings, kidnappings), and the predicates that
+name them are the ones a news corpus about such incidents uses far more often than English at
+large: *murder*, *kidnap*, *wound*, *bomb*, *attack*, against *say*, *take* or *make*. The
+cut of W_T alone spreads them over several templates with the verbs they share sentences and
+heads with (*wound* and *die* beside *report* and *cause*, *bomb* beside *seize* and
+*occupy*), and the evaluation's mapping takes one template per incident type.
+
+The salience of predicate p compares its share of the corpus's mentions with its share of a
+general-English count, WordNet's sense-tagged verb counts (``cntlist.rev``, mostly SemCor;
+``aesi_lib.lexicon.wordnet.WordNetLexicon.verb_tagged_count``), smoothed by k:
+
+    s_p = max(0, log[ (n_p / Σ_q n_q) / ((c_p + k) / Σ_q (c_q + k)) ]),   n_p >= m,
+    s_p = 0,                                                              n_p <  m,
+
+with n_p the corpus's mentions of p, c_p its tagged count, both summed over the corpus's
+predicates q, and m the least count of mentions (a rare predicate's ratio is noise). The
+values are scaled to a maximum of 1. The W_T term ``s_p s_q`` of
+:func:`aesi_lib.model.similarity.template_terms` then joins the corpus's salient predicates,
+in proportion to both saliences. Not in the paper: an option of the quality track
+(``SimilarityOptions.salience_weight``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def predicate_salience(predicate_ids: np.ndarray, tagged_counts: np.ndarray | None,
+                       smoothing: float, min_count: int) -> np.ndarray:
+    """The salience of each predicate of a corpus (module docstring).
+
+    Parameters
+    ----------
+    predicate_ids : ndarray of shape (E,), int
+        Each mention's predicate (``EntityFeatures.predicate_ids``), ids 0..P-1.
+    tagged_counts : ndarray of shape (E,), or None
+        Each mention's predicate's tagged count as a verb
+        (``EntityFeatures.predicate_tagged_counts``; equal for the mentions of a predicate).
+        None, or all zero (no WordNet, or one without ``cntlist.rev``): no reference to
+        compare with, and every salience is 0.
+    smoothing : float
+        k > 0, added to every tagged count (a predicate WordNet never tagged is not
+        infinitely salient).
+    min_count : int
+        m >= 1: predicates with fewer mentions get salience 0.
+
+    Returns
+    -------
+    ndarray of shape (P,), float64
+        In [0, 1]; P = ``predicate_ids.max() + 1``. All zero when no predicate is salient.
+    """
+    predicate_ids = np.asarray(predicate_ids, dtype=np.int64)
+    n_predicates = int(predicate_ids.max()) + 1 if predicate_ids.size else 0
+    salience = np.zeros(n_predicates)
+    if tagged_counts is None or not np.any(tagged_counts):
+        return salience
+    if smoothing <= 0 or min_count < 1:
+        raise ValueError(f"smoothing must be > 0 and min_count >= 1, got {smoothing}, "
+                         f"{min_count}")
+    mentions = np.bincount(predicate_ids, minlength=n_predicates).astype(np.float64)
+    tagged = np.zeros(n_predicates)
+    tagged[predicate_ids] = np.asarray(tagged_counts, dtype=np.float64)
+    reference = tagged + smoothing
+    present = mentions > 0          # ids without mentions (a subset's gaps) are no predicate
+    ratio = (mentions / mentions.sum()) / (reference / reference[present].sum())
+    used = mentions >= min_count
+    salience[used] = np.maximum(0.0, np.log(ratio[used]))
+    top = salience.max(initial=0.0)
+    return salience / top if top > 0 else salience
+
+
+def salience_products(salience: np.ndarray) -> sp.csr_matrix:
+    """``s sᵀ`` over the salient predicates, shape (P, P): the matrix of the W_T term
+    (a ``GroupTerm`` over predicates; rows and columns of predicates with salience 0 are
+    empty, so the matrix holds (number of salient predicates)² values)."""
+    salience = np.asarray(salience, dtype=np.float64)
+    salient = np.flatnonzero(salience > 0)
+    rows = np.repeat(salient, salient.size)
+    cols = np.tile(salient, salient.size)
+    values = salience[rows] * salience[cols]
+    n = salience.size
+    return sp.csr_matrix((values, (rows, cols)), shape=(n, n))
