@@ -362,8 +362,10 @@ def test_set_overrides_the_named_options_and_null_unsets(tmp_path):
          "model.similarity.dep_weight=0.25", "--set", "parser.model=null"])
     config = run_config(args)
     assert config["model"]["n_templates"] == 9
-    # The default preset's own similarity options (the context weight) stay beside the one set.
-    assert config["model"]["similarity"] == {"context_weight": 0.75, "dep_weight": 0.25}
+    # The default preset's own similarity options (the context and salience weights) stay
+    # beside the one set.
+    assert config["model"]["similarity"] == {"context_weight": 0.75, "salience_weight": 0.5,
+                                             "dep_weight": 0.25}
     assert config["parser"] == {"model": None}
 
 
