@@ -22,9 +22,10 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.run.config import RunConfig, absolute_resource_paths, read_config_file
+from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
+from aesi_lib.run.resources import absolute_resource_paths
 from tasks.features import (
     chain_table_task,
     context_task,

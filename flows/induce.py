@@ -10,7 +10,8 @@ from typing import Any
 from prefect import flow
 from prefect.utilities.annotations import quote
 
-from aesi_lib.run.config import RunConfig, absolute_path
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.resources import absolute_path
 from flows.common import (
     Project,
     Steps,

@@ -117,9 +117,10 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
 def load_sweep_spec(path: str | Path) -> dict[str, Any]:
     """Read a sweep file and check its configurations and the resources they name (a
     typo raises ``InputError``; a missing model folder, vectors file or encoder, the error of
-    ``aesi_lib.run.config.check_resources``), before any configuration runs."""
+    ``aesi_lib.run.resources.check_resources``), before any configuration runs."""
     from aesi_lib.errors import InputError
-    from aesi_lib.run.config import check_resources, read_json_object
+    from aesi_lib.run.config import read_json_object
+    from aesi_lib.run.resources import check_resources
 
     source = Path(path)
     spec = read_json_object(source, "sweep file", '{"base": {...}, "configurations": {...}}')

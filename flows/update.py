@@ -12,9 +12,10 @@ from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.plain import move_to_done
-from aesi_lib.run.config import RunConfig, absolute_resource_paths
+from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
 from aesi_lib.run.outputs import document_summary, mapped_templates
+from aesi_lib.run.resources import absolute_resource_paths
 from flows.common import (
     Project,
     Steps,

@@ -30,12 +30,9 @@ from aesi_lib.run.config import (
     PARSER_BACKENDS,
     PMI_VARIANTS,
     RANGES,
-    RESOURCE_PATH_KEYS,
     STRING_CHOICES,
     TYPE_SCHEME_PATTERN,
     RunConfig,
-    absolute_resource_paths,
-    check_resources,
     config_keys,
     field_choices,
     json_schema,
@@ -43,6 +40,7 @@ from aesi_lib.run.config import (
 )
 from aesi_lib.run.experiments import named_configurations
 from aesi_lib.run.presets import PRESETS, deep_merge
+from aesi_lib.run.resources import RESOURCE_PATH_KEYS, absolute_resource_paths, check_resources
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -216,12 +216,8 @@ def run_config(args: argparse.Namespace) -> dict[str, Any]:
         ``aesi update`` merges them into the project's last configuration.
     """
     from aesi_lib.errors import ConfigError
-    from aesi_lib.run.config import (
-        absolute_resource_paths,
-        check_resources,
-        read_config_file,
-        validate_config,
-    )
+    from aesi_lib.run.config import read_config_file, validate_config
+    from aesi_lib.run.resources import absolute_resource_paths, check_resources
 
     config: dict[str, Any] = {}
     sources: dict[str, str] = {}
