@@ -100,11 +100,12 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     # Factored slots (the default preset) come in blocks of four argument positions.
     _one_line_error(capsys, ["run", "--demo", "--slots", "5"], "multiple of 4")
     _one_line_error(capsys, ["run", "--demo", "--mode", "scaled"], "slot_model='cut'")
-    _one_line_error(capsys, ["run", "--demo", "--slot-model", "cut", "--slots", "8", "--set",
-                             "model.class_scope=template"], "class_scope='corpus'")
+    # The default's classes are cut within each template: cut slots have no classes.
+    _one_line_error(capsys, ["run", "--demo", "--slot-model", "cut", "--slots", "8"],
+                    "class_scope='corpus'")
     cut = run_config(cli.build_parser().parse_args(
         ["run", "--mode", "scaled", "--slot-model", "cut", "--slots", "5", "--set",
-         "model.consensus_members=1"]))
+         "model.consensus_members=1", "--set", "model.class_scope=corpus"]))
     assert cut["model"]["slot_model"] == "cut" and cut["model"]["n_slots"] == 5
 
 

@@ -139,7 +139,7 @@ def test_main_flow_reports_steps_and_scores(reference):
     assert [s for s in r["steps"] if r["steps"][s]["state"] == "Cached"] == []
     # The same scores as the notebook path (tests/test_pipeline.py) on the same corpus and seed.
     lenient = r["scores"]["test-mapped/lenient"]
-    assert [lenient[k] for k in ("tp", "fp", "fn")] == [38, 20, 92]
+    assert [lenient[k] for k in ("tp", "fp", "fn")] == [32, 5, 98]
     history = r["solve"]["history"]
     assert history and all("objective" in h for h in history)
     for name in ("features", "labels", "entities", "pmi"):
@@ -283,9 +283,14 @@ def test_a_full_run_keeps_the_ids_and_the_documents_of_an_update(prefect_here, r
     assert fresh["ids"] is None and other["ids"]["previous_mentions"] == len(export)
     numbered = pd.read_parquet(tmp_path / "s1" / "assignments.parquet")
     anew = pd.read_parquet(tmp_path / "s1-fresh" / "assignments.parquet")
+    # The default cuts the semantic classes within each template, so a slot number is a
+    # class of its own template: the partition kept is that of the (template, slot) roles.
+    roles = {"template": ["template"], "slot": ["template", "slot"]}
     for column in ("template", "slot"):
-        pairs = numbered[[column]].assign(fresh=anew[column]).drop_duplicates()
-        assert pairs[column].is_unique and pairs["fresh"].is_unique, column
+        pairs = pd.DataFrame({name: frame[roles[column]].astype(str).agg("/".join, axis=1)
+                              for name, frame in (("numbered", numbered), ("fresh", anew))})
+        pairs = pairs.drop_duplicates()
+        assert pairs["numbered"].is_unique and pairs["fresh"].is_unique, column
         kept = (numbered[column] == export[column]).mean()
         assert kept == other["ids"][f"{column}_kept_share"]
         assert kept >= (anew[column] == export[column]).mean(), column
@@ -389,8 +394,10 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     # 3 of 42 documents new or changed (7 % of the mentions) is a large update for a corpus
     # this small, and each of the 11 consensus members may move (0.82 kept; the bound was 0.85
     # with one cut); the MUC-4 target (>= 95 % after +10 documents) is pinned in
-    # test_muc4_pinned.
-    assert carried["template_kept_share"] >= 0.8 and carried["slot_kept_share"] >= 0.95
+    # test_muc4_pinned. The default cuts the semantic classes within each template, so a
+    # mention whose template moves takes a class of its new one (0.916 of the slots kept,
+    # 0.86 of the templates; with the classes cut over the corpus the bound was 0.95).
+    assert carried["template_kept_share"] >= 0.8 and carried["slot_kept_share"] >= 0.9
     before = _assignments(reference["out"]).set_index(["doc_id", "sent_id", "head", "dep",
                                                        "predicate", "mention"])
     after = _assignments(out).set_index(before.index.names)
@@ -494,6 +501,7 @@ def test_sweep_shares_features_and_caches_solves(prefect_here, reference, tmp_pa
     spec = {"base": deep_merge(preset("default"), {"model": {"max_iter": 3}}),
             "configurations": {"scaled": {"model": {"mode": "scaled", "constraint_weight": 0.01,
                                                     "slot_model": "cut",
+                                                    "class_scope": "corpus",
                                                     "consensus_members": 1}},
                                "sc": {"model": {"mode": "sc"}}}}
     out = tmp_path / "sweep"

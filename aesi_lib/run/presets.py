@@ -19,7 +19,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "features": {"type_scheme": "depth:3", "context": True, "event_nouns": True},
         "model": {"mode": "sc", "n_templates": 20, "n_slots": 36, "slot_model": "factored",
                   "n_init": 8, "similarity": {"context_weight": 0.75, "salience_weight": 0.5},
-                  "consensus_members": 11, "consensus_spread": 0.25, **_TIED},
+                  "consensus_members": 11, "consensus_spread": 0.25, "class_scope": "template",
+                  **_TIED},
     },
     "tied-cut": {
         "features": {"type_scheme": "depth:4"},
