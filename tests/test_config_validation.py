@@ -138,8 +138,8 @@ _BEFORE_SALIENCE = {"model": {"class_scope": "corpus", "similarity": {"salience_
 AROUND_AN_EARLIER_DEFAULT = {
     "sweep-muc4-salience.json": _CORPUS_CLASSES,
     **{name: _BEFORE_SALIENCE for name in (
-        "sweep-muc4-ablations.json", "sweep-muc4-encoder.json", "sweep-muc4-scenario.json",
-        "sweep-muc4-slot-context.json", "sweep-muc4-slots.json", "sweep-muc4-weights.json")},
+        "sweep-muc4-encoder.json", "sweep-muc4-scenario.json", "sweep-muc4-slot-context.json",
+        "sweep-muc4-slots.json", "sweep-muc4-weights.json")},
 }
 
 
