@@ -67,7 +67,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     by_parser: dict[Any, list[str]] = {}
     for name, config in configurations.items():
         by_parser.setdefault((config.parser, config.features.event_nouns,
-                              config.features.phrasal_verbs, config.features.support_verbs),
+                              config.features.phrasal_verbs, config.features.support_verbs,
+                              config.features.agentive_modifiers),
                              []).append(name)
 
     rows: list[dict[str, Any]] = []

@@ -315,6 +315,7 @@ COMPANIONS = {
     "features.pronouns": ["features.chains=true"],
     "features.token_context": ["features.context=true"],
     "features.support_verbs": ["features.event_nouns=true"],
+    "features.agentive_modifiers": ["features.event_nouns=true"],
     "features.encoder_model": ["features.encoder=transformer"],
     "model.similarity.context_weight": ["features.context=true"],
     "model.similarity.predicate_context_weight": ["features.context=true",

@@ -270,6 +270,12 @@ class _Lexicon:
         hit = self.table.get(lemma.lower())
         return EventNoun(*hit) if hit else None
 
+    def is_agent(self, lemma: str, upos: str) -> bool:
+        return (lemma.lower(), upos) in AGENTS
+
+
+AGENTS = {("terrorist", "ADJ"), ("fmln", "PROPN"), ("guerrilla", "PROPN"), ("army", "NOUN")}
+
 
 EVENT_RULES = EntityRules(event_nouns=_Lexicon({
     "murder": ("murder", "dobj"), "attack": ("attack", "dobj"), "death": ("die", "nsubj")}))
@@ -384,3 +390,54 @@ def test_r14_other_verbs_and_other_objects_give_no_agent(spacy_parser):
     assert stored_config_id("p", SUPPORT_RULES) == "p;entities=3;test-lexicon;support"
     # R14 reads R12's lexicon: without it the rule is off and the store says so.
     assert stored_config_id("p", EntityRules(support_verbs=True)) == stored_config_id("p")
+
+
+AGENTIVE_RULES = dataclasses.replace(EVENT_RULES, agentive_modifiers=True)
+
+
+def test_r15_a_modifier_that_names_an_agent_is_the_subject_of_the_event(spacy_parser):
+    text = "The terrorist attack killed two soldiers."
+    records = entities(spacy_parser, text, AGENTIVE_RULES)
+    agent = [r for r in records if r.predicate == "attack"]
+    # The tagger calls "terrorist" an adjective here; the rule asks the lexicon about it.
+    assert [(r.head_lemma, r.dep, r.predicate_index, r.mention) for r in agent] == [
+        ("terrorist", "nsubj", 2, "terrorist")]
+    assert text[agent[0].start_char:agent[0].end_char] == "terrorist"
+    assert not [r for r in entities(spacy_parser, text, EVENT_RULES) if r.predicate == "attack"]
+    got = triples(spacy_parser, "The army condemned the FMLN attack on the bridge.",
+                  AGENTIVE_RULES)
+    assert {("fmln", "attack", "nsubj"), ("bridge", "attack", "dobj")} <= got
+    assert ("guerrilla", "attack", "nsubj") in triples(
+        spacy_parser, "Guerrilla attacks destroyed the bridge.", AGENTIVE_RULES)
+
+
+def test_r15_other_modifiers_and_name_parts_give_no_agent(spacy_parser):
+    for text in ("The bomb attack destroyed the bridge.",
+                 "The criminal attack destroyed the bridge."):
+        assert not {t for t in triples(spacy_parser, text, AGENTIVE_RULES)
+                    if t[1] == "attack"}, text
+    # An event noun inside a name (a compound of the name's head) has no agent of its own.
+    rows = [("FMLN", "fmln", "PROPN", "NNP", 3, "compound"),
+            ("attack", "attack", "NOUN", "NN", 3, "compound"),
+            ("unit", "unit", "NOUN", "NN", 4, "nsubj"), ("fled", "flee", "VERB", "VBD", 0,
+                                                        "root")]
+    records = extract_entities(ParsedDocument("x", (_sentence(rows),)), AGENTIVE_RULES)
+    assert {(r.head_lemma, r.predicate, r.dep) for r in records} == {("unit", "flee", "nsubj")}
+    assert stored_config_id("p", AGENTIVE_RULES) == "p;entities=3;test-lexicon;agentive"
+    assert stored_config_id("p", EntityRules(agentive_modifiers=True)) == stored_config_id("p")
+
+
+def test_r15_on_wordnet(spacy_parser):
+    from aesi_lib.entities.event_nouns import EventNounLexicon
+    from aesi_lib.errors import ResourceMissingError
+    from aesi_lib.lexicon.wordnet import load_wordnet
+
+    try:
+        lexicon = EventNounLexicon(load_wordnet(None))
+    except ResourceMissingError as exc:
+        pytest.skip(f"no WordNet here ({exc}); scripts/setup.sh installs wordnet-base")
+    rules = EntityRules(event_nouns=lexicon, agentive_modifiers=True)
+    got = triples(spacy_parser, "Terrorist attacks and a bomb attack destroyed the bridge.",
+                  rules)
+    assert ("terrorist", "attack", "nsubj") in got
+    assert ("bomb", "attack", "nsubj") not in got

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from aesi_lib.entities.event_nouns import EventNoun, EventNounLexicon, event_noun
+from aesi_lib.entities.event_nouns import EventNoun, EventNounLexicon, agent_modifier, event_noun
 from aesi_lib.errors import ResourceMissingError
 from aesi_lib.lexicon.wordnet import load_wordnet
 
@@ -45,3 +45,18 @@ def test_the_lexicon_pickles_by_reopening_wordnet(lexicon):
     copy = pickle.loads(pickle.dumps(lexicon))
     assert copy.lookup("murder") == lexicon.lookup("murder")
     assert copy.config_id == lexicon.config_id
+
+
+def test_agent_modifiers_are_persons_groups_and_unknown_names(lexicon):
+    reader = lexicon.wordnet.reader
+    for lemma, upos in (("guerrilla", "NOUN"), ("army", "NOUN"), ("police", "NOUN"),
+                        ("fmln", "PROPN"), ("terrorist", "ADJ")):
+        assert agent_modifier(reader, lemma, upos), (lemma, upos)
+    # Things, places and times are no agents; an adjective of its own describes the event
+    # (criminal's first noun sense is a person); a common noun WordNet does not know is
+    # no name; only nouns, names and adjectives are asked about.
+    for lemma, upos in (("bomb", "NOUN"), ("dynamite", "NOUN"), ("april", "PROPN"),
+                        ("criminal", "ADJ"), ("salvadoran", "ADJ"), ("fmln", "NOUN"),
+                        ("terrorist", "VERB")):
+        assert not agent_modifier(reader, lemma, upos), (lemma, upos)
+    assert lexicon.is_agent("Guerrilla", "NOUN")

@@ -90,6 +90,12 @@ def test_support_verbs_need_event_nouns():
     assert FeatureOptions(event_nouns=True, support_verbs=True).support_verbs
 
 
+def test_agentive_modifiers_need_event_nouns():
+    with pytest.raises(ValueError, match="features.event_nouns"):
+        FeatureOptions(agentive_modifiers=True)
+    assert FeatureOptions(event_nouns=True, agentive_modifiers=True).agentive_modifiers
+
+
 def test_only_the_transformer_runs_on_a_gpu():
     with pytest.raises(ValueError, match="encoder_device=cuda needs features.encoder=minilm "
                        "or transformer"):

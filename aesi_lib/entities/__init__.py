@@ -1,7 +1,7 @@
 """Entities: the paper's quadruples e = (h, p, d, f) read off a dependency parse.
 
 - :mod:`aesi_lib.entities.rules`: which noun heads are arguments of which verbs, with which
-  dependency label (rules R1-R11; R12-R14 as options), and the mention text of each head;
+  dependency label (rules R1-R11; R12-R15 as options), and the mention text of each head;
 - :mod:`aesi_lib.entities.positions`: the argument position (subject, object, locative, other)
   of each dependency label, used by the factored slots.
 """

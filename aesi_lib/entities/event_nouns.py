@@ -1,5 +1,6 @@
 """Event nouns: nouns that name an act or event of a verb, so that their arguments are
-arguments of that verb (rule R12 of :mod:`aesi_lib.entities.rules`).
+arguments of that verb (rule R12 of :mod:`aesi_lib.entities.rules`), and the modifiers of
+such nouns that name who acts (rule R15).
 
 "The murder of six Jesuits" says what "six Jesuits were murdered" says, but a verb-argument
 extractor sees no predicate in it. Of the 345 gold entities of TST1+TST2 that the default's
@@ -20,6 +21,13 @@ new document is labelled by the same rule as the training corpus:
 
 First senses keep rare readings out, and also some wanted ones: WordNet 3.0 lists *character
 assassination* (a communication) first, so ``assassination`` is not an event noun here.
+
+A modifier of an event noun names the event's agent (*terrorist* attack, *guerrilla* ambush,
+*FMLN* offensive; rule R15) when WordNet's first noun sense of it is a person or a group, or
+when it is a proper noun WordNet does not know (most organisations' acronyms). An adjective
+counts only when WordNet knows the word as a noun alone (the tagger's *terrorist* attack);
+an adjective of its own (*criminal*, *national*, *heavy*, whose first noun senses are persons
+too) describes the event rather than its agent.
 """
 
 from __future__ import annotations
@@ -36,6 +44,9 @@ TRANSITIVE_FRAMES = frozenset({8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24,
                                30, 31, 32, 33, 34, 35})
 DEP_SUBJECT = "nsubj"
 DEP_OBJECT = "dobj"
+# Lexicographer files of the noun senses that name who can act (R15).
+AGENT_LEXNAMES = frozenset({"noun.person", "noun.group"})
+AGENT_MODIFIER_UPOS = frozenset({"NOUN", "PROPN", "ADJ"})
 
 
 @dataclass(frozen=True)
@@ -82,8 +93,33 @@ def event_noun(reader: Any, lemma: str) -> EventNoun | None:
     return EventNoun(verb, DEP_OBJECT if frames[verb] & TRANSITIVE_FRAMES else DEP_SUBJECT)
 
 
+def agent_modifier(reader: Any, lemma: str, upos: str) -> bool:
+    """Whether a modifier of an event noun names the event's agent, by WordNet alone (rule
+    R15; see the module docstring).
+
+    Parameters
+    ----------
+    reader : NLTK ``WordNetCorpusReader``
+    lemma : the modifier's lemma, lowercased
+    upos : its universal part of speech (``NOUN``, ``PROPN`` or ``ADJ``; any other is no agent)
+
+    Returns
+    -------
+    bool
+    """
+    if upos not in AGENT_MODIFIER_UPOS:
+        return False
+    senses = reader.synsets(lemma, pos="n")
+    if not senses:
+        return upos == "PROPN"
+    if senses[0].lexname() not in AGENT_LEXNAMES:
+        return False
+    return upos != "ADJ" or not reader.synsets(lemma, pos="a")
+
+
 class EventNounLexicon:
-    """Memoised :func:`event_noun` over a WordNet lexicon; what rule R12 consults.
+    """Memoised :func:`event_noun` and :func:`agent_modifier` over a WordNet lexicon; what
+    rules R12, R14 and R15 consult.
 
     Parameters
     ----------
@@ -95,6 +131,7 @@ class EventNounLexicon:
     def __init__(self, wordnet: Any) -> None:
         self.wordnet = wordnet
         self._found: dict[str, EventNoun | None] = {}
+        self._agents: dict[tuple[str, str], bool] = {}
 
     def __reduce__(self) -> tuple[Any, tuple[Any]]:
         return (EventNounLexicon, (self.wordnet,))
@@ -116,3 +153,11 @@ class EventNounLexicon:
             with self.wordnet.lock:
                 self._found[lemma] = event_noun(self.wordnet.reader, lemma)
         return self._found[lemma]
+
+    def is_agent(self, lemma: str, upos: str) -> bool:
+        """:func:`agent_modifier` of ``lemma`` (lowercased) as a ``upos``, memoised."""
+        key = (lemma.lower(), upos)
+        if key not in self._agents:
+            with self.wordnet.lock:
+                self._agents[key] = agent_modifier(self.wordnet.reader, *key)
+        return self._agents[key]

@@ -77,6 +77,18 @@ R14 support verbs (only with R12 and ``EntityRules.support_verbs``, ``features.s
     The support verb adds only its aspect; the agent is the event's. ``predicate_index`` is
     the noun, as in R12.
 
+R15 agentive modifiers (only with R12 and ``EntityRules.agentive_modifiers``,
+``features.agentive_modifiers``)
+    A compound or adjectival modifier of an event noun that names who acts (WordNet decides:
+    a person or group noun, or a proper noun WordNet does not know;
+    :func:`aesi_lib.entities.event_nouns.agent_modifier`) is the subject of the noun's verb:
+    ``the terrorist attack`` -> terrorist/nsubj of attack, ``the FMLN offensive`` ->
+    FMLN/nsubj of offend, and so are its conjuncts (``police and army ambushes``). This is
+    the one rule whose head may be tagged an adjective (the tagger's ``terrorist`` attack),
+    when WordNet knows the word as a noun only. An event noun that is itself a compound part
+    of a name (``National Liberation Front``) has no modifiers here. ``predicate_index`` is
+    the noun, as in R12.
+
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
 with :class:`EntityRules` for ablations.
 
@@ -108,7 +120,7 @@ ENTITY_FORMAT_VERSION = 3
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
     """The configuration a store records for a document: the parser's ``config_id``, the
     entity rules' :data:`ENTITY_FORMAT_VERSION`, the event-noun lexicon of R12 and whether
-    R13 and R14 are on, so that a change of any of them makes the document's rows again."""
+    R13, R14 and R15 are on, so that a change of any of them makes the document's rows again."""
     stored = f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
     if rules is not None and rules.event_nouns is not None:
         stored += f";{rules.event_nouns.config_id}"
@@ -116,6 +128,8 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
         stored += ";phrasal"
     if rules is not None and rules.support_verbs and rules.event_nouns is not None:
         stored += ";support"
+    if rules is not None and rules.agentive_modifiers and rules.event_nouns is not None:
+        stored += ";agentive"
     return stored
 
 
@@ -212,10 +226,11 @@ ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
 
 @dataclass(frozen=True)
 class EntityRules:
-    """Switches for the optional rules (R8-R14 in the module docstring): R8-R11 on by
+    """Switches for the optional rules (R8-R15 in the module docstring): R8-R11 on by
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
-    returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, and ``config_id``); R13
-    on with ``phrasal_verbs``; R14 with ``support_verbs`` and R12."""
+    returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, ``is_agent(lemma,
+    upos)`` and ``config_id``); R13 on with ``phrasal_verbs``; R14 with ``support_verbs``
+    and R12; R15 with ``agentive_modifiers`` and R12."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
@@ -224,6 +239,7 @@ class EntityRules:
     event_nouns: Any = None
     phrasal_verbs: bool = False
     support_verbs: bool = False
+    agentive_modifiers: bool = False
 
 
 DEFAULT_RULES = EntityRules()
@@ -474,6 +490,13 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
                 given.add((noun, verb, DEP_SUBJECT))
                 records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
                                        mentions))
+        if rules.agentive_modifiers:
+            for noun, event, verb in _agentive_modifiers(view, rules):
+                if (noun, verb, DEP_SUBJECT) in given:
+                    continue
+                given.add((noun, verb, DEP_SUBJECT))
+                records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
+                                       mentions))
     return records
 
 
@@ -494,6 +517,28 @@ def _support_verb_agents(view: _SentenceView, verb_arguments: dict[int, list[tup
             meaning = rules.event_nouns.lookup(view.tokens[event].lemma or view.tokens[event].text)
             if meaning is not None:
                 out += [(n, event, meaning.verb) for n in subjects if n != event]
+    return out
+
+
+# R15: the modifiers of an event noun that may name its agent.
+NOUN_MODIFIERS = frozenset({"compound", "amod"})
+
+
+def _agentive_modifiers(view: _SentenceView, rules: EntityRules) -> list[tuple[int, int, str]]:
+    """(modifier token, event-noun token, the noun's verb) of every modifier of an event noun
+    that names who acts (R15)."""
+    out = []
+    lexicon = rules.event_nouns
+    for event, tok in enumerate(view.tokens):
+        if tok.upos != "NOUN" or tok.dep in NOUN_MODIFIERS:
+            continue
+        meaning = lexicon.lookup(tok.lemma or tok.text)
+        if meaning is None:
+            continue
+        for modifier in view.kids(event, NOUN_MODIFIERS):
+            out += [(m, event, meaning.verb) for m in view.conjuncts(modifier)
+                    if lexicon.is_agent(view.tokens[m].lemma or view.tokens[m].text,
+                                        view.tokens[m].upos)]
     return out
 
 
@@ -563,7 +608,7 @@ def _event_preposition_dep(name: str, of_dep: str) -> str:
 
 def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
                      ) -> list[EntityRecord]:
-    """All entity mentions of a parsed document (rules R1-R14 of the module docstring).
+    """All entity mentions of a parsed document (rules R1-R15 of the module docstring).
 
     Parameters
     ----------

@@ -189,6 +189,11 @@ class FeatureOptions:
         ``commit``, ...) whose object is an event noun is also the subject of the noun's verb
         (rule R14: ``the FMLN carried out the attack`` -> FMLN/nsubj of attack). Not in the
         paper. A change re-extracts the stored documents' rows from the parse cache.
+    agentive_modifiers : with ``event_nouns``, a modifier of an event noun that names who
+        acts (a person or group noun by WordNet, or a name WordNet does not know) is the
+        subject of the noun's verb (rule R15: ``the terrorist attack`` -> terrorist/nsubj of
+        attack). Not in the paper. A change re-extracts the stored documents' rows from the
+        parse cache.
     """
 
     type_scheme: str = "hypernyms"
@@ -204,6 +209,7 @@ class FeatureOptions:
     event_nouns: bool = False
     phrasal_verbs: bool = False
     support_verbs: bool = False
+    agentive_modifiers: bool = False
 
     def __post_init__(self) -> None:
         if self.pronouns and not self.chains:
@@ -226,6 +232,9 @@ class FeatureOptions:
         if self.support_verbs and not self.event_nouns:
             raise ValueError("features.support_verbs needs features.event_nouns (R14 reads "
                              "the event nouns of R12)")
+        if self.agentive_modifiers and not self.event_nouns:
+            raise ValueError("features.agentive_modifiers needs features.event_nouns (R15 "
+                             "reads the event nouns of R12)")
 
 
 @dataclass(frozen=True)
