@@ -12,6 +12,7 @@ from aesi_lib.evaluate.mapping import (
     partial_maps,
     prune_mapping,
     sort_mapping,
+    type_choices,
     type_mappings,
     union_mapping,
 )
@@ -138,6 +139,30 @@ def test_type_mappings_and_union():
         (1, 0, "Victim"),
         (0, 1, "Instrument"),
     ]
+
+
+def test_type_choices_name_the_runner_up_and_the_margin():
+    # KIDNAPPING: template 2 wins by 0.001 over template 0 (the near-tie that tips a
+    # test-mapped score); ARSON: a tie goes to the smaller template, the runner-up is the
+    # other with margin 0; ATTACK: no role matches, so no choice is reported.
+    f1 = {
+        "KIDNAPPING": f1_array([[0.3, 0.0], [0.0, 0.2]], [[0.1, 0.0], [0.0, 0.0]],
+                               [[0.0, 0.301], [0.2, 0.0]]),
+        "ARSON": f1_array([[0.5], [0.0], [0.0]], [[0.5], [0.0], [0.0]], [[0.0], [0.0], [0.0]]),
+        "ATTACK": np.zeros((4, 3, 2)),
+    }
+    choices = type_choices(f1)
+    assert set(choices) == {"KIDNAPPING", "ARSON"}
+    kidnapping = choices["KIDNAPPING"]
+    assert (kidnapping.template, kidnapping.runner_up) == (2, 0)
+    assert kidnapping.best_sum == pytest.approx(0.501)
+    assert kidnapping.margin == pytest.approx(0.001)
+    assert kidnapping.template == type_mappings(f1)["KIDNAPPING"][0]
+    arson = choices["ARSON"]
+    assert (arson.template, arson.runner_up, arson.margin) == (0, 1, 0.0)
+    # One template only: no runner-up.
+    alone = type_choices({"ARSON": f1_array([[0.5], [0.0], [0.0]])})["ARSON"]
+    assert (alone.runner_up, alone.margin) == (-1, 0.5)
 
 
 def test_type_mappings_checks_the_gold_rows():

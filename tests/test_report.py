@@ -235,6 +235,26 @@ def test_mapping_section_names_learned_template(tmp_path: Path, assignments: pd.
     assert "| **1** ★ | 6 |" in md and "| **0** ★ | 3 |" in md
 
 
+def test_mapping_section_shows_how_close_each_type_s_choice_was(
+        tmp_path: Path, assignments: pd.DataFrame) -> None:
+    report = build_report(assignments, eval_keys=KEYS)
+    choices = report.scores.choices
+    # Only ATTACK has gold entities; template 1 holds them all, template 0 none.
+    assert choices[["mode", "type", "template", "runner_up"]].values.tolist() == [
+        ["test-mapped", "ATTACK", 1, 0]]
+    assert choices["margin"].iloc[0] == pytest.approx(choices["best_sum"].iloc[0])
+    md = render_markdown(report_blocks(report))
+    assert "| Attack | 1 |" in md and "Close choice:" not in md
+    # Two templates that each hold one of two perpetrators tie: the report says so.
+    tied = frame([("D1", "FMLN", "THE FMLN", "attack", "nsubj", 1, 0),
+                  ("D2", "GUERRILLAS", "URBAN GUERRILLAS", "attack", "nsubj", 2, 0)])
+    report = build_report(tied, eval_keys=KEYS)
+    assert report.scores.choices[["template", "runner_up", "margin"]].values.tolist() == [
+        [1, 2, 0.0]]
+    md = render_markdown(report_blocks(report))
+    assert "Close choice:** Attack: the runner-up template" in md
+
+
 def test_html_folds_unmapped_templates_and_examples(tmp_path: Path,
                                                     assignments: pd.DataFrame) -> None:
     paths = write_schema_report(assignments, tmp_path, eval_keys=KEYS, map_keys=KEYS, seed=1)

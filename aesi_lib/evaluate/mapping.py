@@ -11,6 +11,7 @@ gold slot ``gold_slot``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, permutations
 
@@ -182,6 +183,58 @@ def type_mappings(
         t = choose_template(sums)
         phi = {} if t < 0 else {g: int(s) for g, s in zip(golds, maps[t], strict=True) if s >= 0}
         out[typ] = (t, phi)
+    return out
+
+
+@dataclass(frozen=True)
+class TypeChoice:
+    """How one type chose its template in step 2 (evaluation.md): the kept ``template`` and
+    its best sum (``best_sum``), and the best other template (``runner_up``, -1 when there is
+    none) with its sum. ``margin`` is the difference: under a few hundredths, a small change of
+    the labels (another seed, a neighbouring weight) can hand the type to the runner-up, and
+    the union of step 3 changes with it."""
+
+    template: int
+    best_sum: float
+    runner_up: int
+    runner_up_sum: float
+
+    @property
+    def margin(self) -> float:
+        return self.best_sum - self.runner_up_sum
+
+
+def type_choices(f1_by_type: Mapping[str, np.ndarray]) -> dict[str, TypeChoice]:
+    """Step 2 of evaluation.md for every type, with the runner-up template and its margin.
+
+    A diagnostic beside :func:`type_mappings` (which it agrees with on the kept template):
+    the test-mapped score can move by a few hundredths when one type's two best templates lie
+    within a thousandth of each other, while the labels hardly change.
+
+    Parameters
+    ----------
+    f1_by_type : mapping
+        ``{type: f1}`` as for :func:`type_mappings`.
+
+    Returns
+    -------
+    dict
+        ``{type: TypeChoice}``; types with no template, or whose best sum is 0 (no role
+        matches any of their gold entities, so no choice was made), are left out.
+    """
+    out: dict[str, TypeChoice] = {}
+    for typ, f1 in f1_by_type.items():
+        sums, _ = best_partial_maps(f1)
+        t = choose_template(sums)
+        if t < 0 or sums[t] <= 0:
+            continue
+        others = np.delete(np.arange(len(sums)), t)
+        if others.size:
+            # Ties among the others go to the smaller template, as in step 2.
+            r = int(others[choose_template(sums[others])])
+            out[typ] = TypeChoice(t, float(sums[t]), r, float(sums[r]))
+        else:
+            out[typ] = TypeChoice(t, float(sums[t]), -1, 0.0)
     return out
 
 

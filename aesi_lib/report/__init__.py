@@ -29,8 +29,8 @@ Modules, each importing only from those listed before it:
 * :mod:`~aesi_lib.report.summaries`: :func:`summarise_roles`, :func:`summarise_templates`,
   :func:`pick_examples`;
 * :mod:`~aesi_lib.report.scores`: :class:`ScoreTables`, :func:`scores_from_results`,
-  :func:`mapping_rows`, :func:`compute_mappings`, :func:`compute_scores` and the score
-  table columns;
+  :func:`mapping_rows`, :func:`choice_rows`, :func:`compute_mappings`,
+  :func:`compute_choices`, :func:`compute_scores` and the score table columns;
 * :mod:`~aesi_lib.report.plots`: :func:`objective_series` and the ``plot_*`` figures;
 * :mod:`~aesi_lib.report.document`: the block types and :class:`SchemaReport`;
 * :mod:`~aesi_lib.report.blocks`: :func:`report_blocks` and the section builders;
@@ -59,11 +59,14 @@ from aesi_lib.report.plots import (
 )
 from aesi_lib.report.render import render_html, render_markdown
 from aesi_lib.report.scores import (
+    CHOICE_COLUMNS,
     MAPPING_COLUMNS,
     MAPPING_MATCHER,
     PER_SLOT_COLUMNS,
     SCORE_COLUMNS,
     ScoreTables,
+    choice_rows,
+    compute_choices,
     compute_mappings,
     compute_scores,
     mapping_rows,
@@ -72,6 +75,7 @@ from aesi_lib.report.scores import (
 from aesi_lib.report.summaries import pick_examples, summarise_roles, summarise_templates
 
 __all__ = [
+    "CHOICE_COLUMNS",
     "MAPPING_COLUMNS",
     "MAPPING_MATCHER",
     "PER_SLOT_COLUMNS",
@@ -87,6 +91,8 @@ __all__ = [
     "ScoreTables",
     "Table",
     "build_report",
+    "choice_rows",
+    "compute_choices",
     "compute_mappings",
     "compute_scores",
     "load_run",

@@ -245,6 +245,38 @@ def _mapping_blocks(report: SchemaReport) -> list[Block]:
         )
         blocks += [Heading(3, str(mode)), Para(m or "empty", label="M:")]
         blocks += _mapping_cards(report, str(mode), rows)
+        blocks += _choice_blocks(st.choices[st.choices["mode"] == mode])
+    return blocks
+
+
+# A type whose two best templates lie closer than this may change template with the seed.
+CLOSE_CHOICE = 0.01
+
+
+def _choice_blocks(choices: pd.DataFrame) -> list[Block]:
+    """How close each type's choice of template was (step 2 of the mapping), and a warning
+    when a type's runner-up lies within :data:`CLOSE_CHOICE`."""
+    if choices.empty:
+        return []
+    rows = tuple(
+        (_type_name(str(c.type)), str(int(c.template)), _fmt_float(c.best_sum),
+         str(int(c.runner_up)) if int(c.runner_up) >= 0 else "—", _fmt_float(c.runner_up_sum),
+         _fmt_float(c.margin))
+        for c in choices.itertuples(index=False)
+    )
+    close = [_type_name(str(c.type)) for c in choices.itertuples(index=False)
+             if int(c.runner_up) >= 0 and float(c.margin) < CLOSE_CHOICE]
+    blocks: list[Block] = [
+        Para("each type keeps the template whose best map has the largest sum of F1 over its "
+             "gold slots (evaluation.md, step 2); the runner-up is the best other template.",
+             label="Choice of template:"),
+        Table(("type", "template", "Σ F1", "runner-up", "Σ F1", "margin"), rows),
+    ]
+    if close:
+        blocks.append(Para(
+            f"{', '.join(close)}: the runner-up template lies within {CLOSE_CHOICE} of the "
+            "chosen one, so another seed or a neighbouring weight can hand the type to it and "
+            "move this mapping's score while the labels hardly change.", label="Close choice:"))
     return blocks
 
 

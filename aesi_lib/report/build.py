@@ -27,7 +27,12 @@ from aesi_lib.report.plots import (
     plot_slot_f1,
 )
 from aesi_lib.report.render import render_html, render_markdown
-from aesi_lib.report.scores import compute_mappings, compute_scores, scores_from_results
+from aesi_lib.report.scores import (
+    compute_choices,
+    compute_mappings,
+    compute_scores,
+    scores_from_results,
+)
 from aesi_lib.report.summaries import pick_examples, summarise_roles, summarise_templates
 
 
@@ -92,6 +97,7 @@ def build_report(
             scores = compute_scores(prepared, eval_keys, map_keys)
         else:
             stored.mapping = compute_mappings(prepared, eval_keys, map_keys)
+            stored.choices = compute_choices(prepared, eval_keys, map_keys)
             stored.source += "; mapping computed from the given keys"
     return SchemaReport(
         roles=roles,

@@ -4,14 +4,15 @@ Owns the column sets of the score tables (:data:`SCORE_COLUMNS`, :data:`PER_SLOT
 :data:`MAPPING_COLUMNS`), the matcher the mapping is shown for (:data:`MAPPING_MATCHER`),
 :class:`ScoreTables`, :func:`scores_from_results` (scores a run stored in ``results.json``),
 :func:`mapping_rows` (which incident type chose which learned template and which pairs
-survived pruning), :func:`compute_mappings` and :func:`compute_scores` (the same computed
+survived pruning), :func:`choice_rows` (how close each type's choice was to its runner-up),
+:func:`compute_mappings`, :func:`compute_choices` and :func:`compute_scores` (the same computed
 from the keys with the score grid, :func:`aesi_lib.evaluate.score_grid`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ import pandas as pd
 
 from aesi_lib.corpus.types import KeyTemplate
 from aesi_lib.evaluate import EVENT_TYPES, MATCHERS, ScoreGrid, SplitIndex, score_grid
-from aesi_lib.evaluate.mapping import type_mappings
+from aesi_lib.evaluate.mapping import type_choices, type_mappings
 from aesi_lib.report._util import _get, _is_number
 
 #: The matcher whose mapping the schema sections show (evaluation.md's default).
@@ -32,6 +33,7 @@ SCORE_COLUMNS = (
 )
 PER_SLOT_COLUMNS = ("mode", "matcher", "gold_slot", "precision", "recall", "f1", "tp", "fp", "fn")
 MAPPING_COLUMNS = ("mode", "type", "template", "slot", "gold_slot", "kept")
+CHOICE_COLUMNS = ("mode", "type", "template", "best_sum", "runner_up", "runner_up_sum", "margin")
 
 
 def mapping_rows(
@@ -74,15 +76,35 @@ def mapping_rows(
     return pd.DataFrame(rows, columns=list(MAPPING_COLUMNS))
 
 
+def choice_rows(assignments: pd.DataFrame, keys: Sequence[KeyTemplate], mode: str
+                ) -> pd.DataFrame:
+    """How each incident type chose its template (evaluation.md, step 2) on ``keys``: the
+    kept template and the runner-up, with their best sums and the margin between them
+    (:func:`aesi_lib.evaluate.mapping.type_choices`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`CHOICE_COLUMNS`, one row per type that has a template.
+    """
+    split = SplitIndex(assignments, keys, MAPPING_MATCHER)
+    choices = type_choices({typ: split.type_f1(typ) for typ in EVENT_TYPES})
+    rows = [(mode, typ, c.template, c.best_sum, c.runner_up, c.runner_up_sum, c.margin)
+            for typ, c in choices.items()]
+    return pd.DataFrame(rows, columns=list(CHOICE_COLUMNS))
+
+
 @dataclass
 class ScoreTables:
-    """Diagnostics of a run: overall and per-slot scores, recall ceilings, mapping."""
+    """Diagnostics of a run: overall and per-slot scores, recall ceilings, mapping, and how
+    close each type's choice of template was (empty when read from ``results.json``)."""
 
     scores: pd.DataFrame  # SCORE_COLUMNS
     per_slot: pd.DataFrame  # PER_SLOT_COLUMNS
     ceilings: dict[str, float]  # matcher -> recall ceiling
     mapping: pd.DataFrame  # MAPPING_COLUMNS
     source: str  # where the scores come from, for the report
+    choices: pd.DataFrame = field(default_factory=lambda: _empty(CHOICE_COLUMNS))
 
 
 def _empty(columns: Sequence[str]) -> pd.DataFrame:
@@ -184,6 +206,19 @@ def _grid_mapping_rows(
     return pd.concat(frames, ignore_index=True) if frames else _empty(MAPPING_COLUMNS)
 
 
+def compute_choices(
+    assignments: pd.DataFrame,
+    eval_keys: Sequence[KeyTemplate],
+    map_keys: Sequence[KeyTemplate] | None = None,
+) -> pd.DataFrame:
+    """:func:`choice_rows` of the ``test-mapped`` mapping (on ``eval_keys``) and, with
+    ``map_keys``, of the ``dev-mapped`` one."""
+    frames = [choice_rows(assignments, eval_keys, "test-mapped")]
+    if map_keys is not None:
+        frames.append(choice_rows(assignments, map_keys, "dev-mapped"))
+    return pd.concat(frames, ignore_index=True)
+
+
 def compute_mappings(
     assignments: pd.DataFrame,
     eval_keys: Sequence[KeyTemplate],
@@ -226,4 +261,5 @@ def compute_scores(
         grid.ceilings,
         _grid_mapping_rows(assignments, grid, eval_keys, map_keys),
         "computed from the given keys",
+        compute_choices(assignments, eval_keys, map_keys),
     )
