@@ -292,6 +292,11 @@ def test_scores_from_stored_results(assignments: pd.DataFrame) -> None:
     ]
     md = render_markdown(report_blocks(build_report(assignments, results=results)))
     assert "Perpetrator ← role (1, 0)" in md
+    # Stored scores carry no choices; with keys the report computes them beside the mapping.
+    assert st.choices.empty
+    with_keys = build_report(assignments, results=results, eval_keys=KEYS)
+    assert with_keys.scores.choices[["mode", "type", "template"]].values.tolist() == [
+        ["test-mapped", "ATTACK", 1]]
     assert scores_from_results({"scores": "nonsense"}) is None
     assert scores_from_results(None) is None
 

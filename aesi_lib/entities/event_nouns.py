@@ -23,7 +23,7 @@ First senses keep rare readings out, and also some wanted ones: WordNet 3.0 list
 assassination* (a communication) first, so ``assassination`` is not an event noun here.
 
 A modifier of an event noun names the event's agent (*terrorist* attack, *guerrilla* ambush,
-*FMLN* offensive; rule R15) when WordNet's first noun sense of it is a person or a group, or
+*FMLN* ambush; rule R15) when WordNet's first noun sense of it is a person or a group, or
 when it is a proper noun WordNet does not know (most organisations' acronyms). An adjective
 counts only when WordNet knows the word as a noun alone (the tagger's *terrorist* attack);
 an adjective of its own (*criminal*, *national*, *heavy*, whose first noun senses are persons

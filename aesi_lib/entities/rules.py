@@ -82,8 +82,8 @@ R15 agentive modifiers (only with R12 and ``EntityRules.agentive_modifiers``,
     A compound or adjectival modifier of an event noun that names who acts (WordNet decides:
     a person or group noun, or a proper noun WordNet does not know;
     :func:`aesi_lib.entities.event_nouns.agent_modifier`) is the subject of the noun's verb:
-    ``the terrorist attack`` -> terrorist/nsubj of attack, ``the FMLN offensive`` ->
-    FMLN/nsubj of offend, and so are its conjuncts (``police and army ambushes``). This is
+    ``the terrorist attack`` -> terrorist/nsubj of attack, ``an FMLN ambush`` ->
+    FMLN/nsubj of ambush, and so are the conjuncts of such a modifier. This is
     the one rule whose head may be tagged an adjective (the tagger's ``terrorist`` attack),
     when WordNet knows the word as a noun only. An event noun that is itself a compound part
     of a name (``National Liberation Front``) has no modifiers here. ``predicate_index`` is
