@@ -70,7 +70,7 @@ R13 phrasal verbs (only with ``EntityRules.phrasal_verbs``, ``features.phrasal_v
     it is built on. Its word vector is the verb's (:func:`predicate_vector_word`).
 
 R14 support verbs (only with R12 and ``EntityRules.support_verbs``, ``features.support_verbs``)
-    The subject of a support verb (:data:`SUPPORT_VERBS`: ``carry out``, ``commit``,
+    The subject of a support verb (``SUPPORT_VERBS``: ``carry out``, ``commit``,
     ``perpetrate``, ``stage``, ``launch``, ``mount``, ``conduct``) whose direct object is an
     event noun is also the subject of that noun's verb: ``the FMLN carried out the attack``
     -> FMLN/nsubj of ``attack`` too (and ``the attack was carried out by the FMLN``, by R5).
@@ -90,7 +90,9 @@ R15 agentive modifiers (only with R12 and ``EntityRules.agentive_modifiers``,
     the noun, as in R12.
 
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
-with :class:`EntityRules` for ablations.
+with :class:`EntityRules` for ablations. R12, R14 and R15 are written in
+:mod:`aesi_lib.entities.event_noun_rules`; the labels and the sentence view all rules read are
+in :mod:`aesi_lib.entities.sentence_view`.
 
 Mention
 -------
@@ -109,6 +111,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from aesi_lib.entities.event_noun_rules import (
+    agentive_modifiers,
+    event_noun_arguments,
+    support_verb_agents,
+)
+from aesi_lib.entities.sentence_view import (
+    ANY_SUBJECT,
+    CLEAR_AGENT,
+    CLEAR_DATIVE,
+    CLEAR_POBJ,
+    CLEAR_PREP,
+    CONJ,
+    CONTROL,
+    DEP_INDIRECT,
+    DEP_OBJECT,
+    DEP_SUBJECT,
+    INDIRECT_OBJECT,
+    NON_PREDICATE_DEPS,
+    OBJECT,
+    PARTICIPLE_CLAUSE,
+    PASSIVE_SUBJECT,
+    PREDICATE_UPOS,
+    PREP_PREFIX,
+    RELATIVE_CLAUSE,
+    SUBJECT,
+    UD_AGENT,
+    UD_OBLIQUE,
+    SentenceView,
+    oblique_preposition,
+    particles,
+)
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
 # Bump when the rules or the columns of an entity row change: a store whose documents were
@@ -133,14 +166,6 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
     return stored
 
 
-#: Support verbs of rule R14 (lemma, required particle or ""): the verbs whose subject is the
-#: agent of the event their object names. A closed class of English; the event nouns
-#: themselves are decided by WordNet (R12).
-SUPPORT_VERBS: frozenset[tuple[str, str]] = frozenset({
-    ("carry", "out"), ("commit", ""), ("perpetrate", ""), ("stage", ""), ("launch", ""),
-    ("mount", ""), ("conduct", ""),
-})
-
 #: Joins a phrasal verb's lemma and its particles in a predicate (rule R13).
 PHRASAL_JOINER = "_"
 
@@ -151,46 +176,13 @@ def predicate_vector_word(predicate: str) -> str:
     ``up``) would make every phrasal verb with that particle alike."""
     return predicate.split(PHRASAL_JOINER, 1)[0] if predicate else predicate
 
-HEAD_UPOS = frozenset({"NOUN", "PROPN"})
-PREDICATE_UPOS = frozenset({"VERB"})
-# A verb attached as a preposition or marker is not a predicate ("ACCORDING to the police").
-NON_PREDICATE_DEPS = frozenset({"prep", "case", "mark", "fixed", "agent", "dative", "mwe"})
 
-SUBJECT = frozenset({"nsubj"})
-PASSIVE_SUBJECT = frozenset({"nsubjpass", "nsubj:pass"})
-OBJECT = frozenset({"dobj", "obj"})
-INDIRECT_OBJECT = frozenset({"iobj"})
-CLEAR_PREP = frozenset({"prep"})
-CLEAR_AGENT = frozenset({"agent"})
-CLEAR_DATIVE = frozenset({"dative"})
-CLEAR_POBJ = frozenset({"pobj"})
-CLEAR_PCOMP = frozenset({"pcomp"})
-UD_OBLIQUE = frozenset({"obl", "nmod"})
-UD_AGENT = frozenset({"obl:agent"})
-UD_CASE = frozenset({"case"})
-FIXED = frozenset({"fixed", "mwe"})
-CONJ = frozenset({"conj"})
-PARTICLE = frozenset({"prt", "compound:prt"})
-RELATIVE_CLAUSE = frozenset({"relcl", "acl:relcl"})
-PARTICIPLE_CLAUSE = frozenset({"acl"})
-CONTROL = frozenset({"xcomp"})
-# Any dependent whose presence means "this verb has its own subject".
-ANY_SUBJECT = frozenset({"nsubj", "nsubjpass", "nsubj:pass", "csubj", "csubjpass", "csubj:pass",
-                         "expl", "nsubj:outer"})
-PASSIVE_MARKERS = frozenset({"auxpass", "aux:pass", "nsubjpass", "nsubj:pass", "csubjpass",
-                             "csubj:pass"})
-RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that"})
 # Children left out of a mention (with their subtrees).
 MENTION_EXCLUDED = frozenset({"conj", "cc", "preconj", "appos", "relcl", "acl:relcl", "acl",
                               "punct", "parataxis", "advcl", "ccomp", "dep", "list"})
 # Leading articles and demonstratives are dropped from a mention; other determiners ("no",
 # "any", "every") change its meaning and stay.
 LEADING_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
-
-DEP_SUBJECT = "nsubj"
-DEP_OBJECT = "dobj"
-DEP_INDIRECT = "iobj"
-PREP_PREFIX = "prep_"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,59 +237,7 @@ class EntityRules:
 DEFAULT_RULES = EntityRules()
 
 
-class _SentenceView:
-    """Children lists and a few questions about one sentence's tokens."""
-
-    def __init__(self, sentence: Sentence) -> None:
-        self.tokens: Sequence[Token] = sentence.tokens
-        self.children: list[list[int]] = [[] for _ in self.tokens]
-        for i, tok in enumerate(self.tokens):
-            if 0 <= tok.head < len(self.tokens) and tok.head != i:
-                self.children[tok.head].append(i)
-
-    def kids(self, i: int, deps: frozenset[str]) -> list[int]:
-        return [c for c in self.children[i] if self.tokens[c].dep in deps]
-
-    def is_noun(self, i: int) -> bool:
-        return self.tokens[i].upos in HEAD_UPOS
-
-    def is_verb(self, i: int) -> bool:
-        return self.tokens[i].upos in PREDICATE_UPOS
-
-    def is_passive(self, i: int) -> bool:
-        """A verb with a passive auxiliary/subject, or a past participle modifying a noun."""
-        if self.kids(i, PASSIVE_MARKERS):
-            return True
-        tok = self.tokens[i]
-        return tok.dep in PARTICIPLE_CLAUSE and tok.tag == "VBN"
-
-    def conjuncts(self, i: int) -> list[int]:
-        """``i`` and all tokens reachable from it by ``conj`` edges (chains and fans)."""
-        out = [i]
-        stack = [i]
-        while stack:
-            for c in self.kids(stack.pop(), CONJ):
-                out.append(c)
-                stack.append(c)
-        return out
-
-    def is_relative_pronoun(self, i: int) -> bool:
-        return self.tokens[i].text.lower() in RELATIVE_PRONOUNS
-
-    def preposition(self, i: int) -> str:
-        """Lowercased text of preposition token ``i`` with its ``fixed`` parts, joined by _.
-
-        ClearNLP attaches the second word of ``because of`` as a childless ``pcomp`` ADP; it
-        counts as a fixed part too.
-        """
-        parts = [*self.kids(i, FIXED)]
-        parts += [c for c in self.kids(i, CLEAR_PCOMP)
-                  if self.tokens[c].upos == "ADP" and not self.children[c]]
-        parts = sorted([i, *parts])
-        return "_".join(self.tokens[p].text.lower() for p in parts)
-
-
-def _arguments(view: _SentenceView, verb: int) -> list[tuple[int, str]]:
+def _arguments(view: SentenceView, verb: int) -> list[tuple[int, str]]:
     """(argument token, entity dependency) pairs of one verb from its own dependents (R3-R6)."""
     out: list[tuple[int, str]] = []
     passive = view.is_passive(verb)
@@ -320,19 +260,13 @@ def _arguments(view: _SentenceView, verb: int) -> list[tuple[int, str]]:
         elif dep in UD_AGENT:
             out.append((c, DEP_SUBJECT))
         elif dep in UD_OBLIQUE:
-            prep = _oblique_preposition(view, c)
+            prep = oblique_preposition(view, c)
             if prep:
                 out.append((c, DEP_SUBJECT if prep == "by" and passive else PREP_PREFIX + prep))
     return out
 
 
-def _oblique_preposition(view: _SentenceView, oblique: int) -> str:
-    """The preposition of a UD oblique or nominal modifier from its ``case`` children
-    (``because of`` -> ``because_of``); empty when it has none."""
-    return "_".join(view.preposition(k) for k in view.kids(oblique, UD_CASE))
-
-
-def _clear_prep_arguments(view: _SentenceView, prep: int, passive: bool
+def _clear_prep_arguments(view: SentenceView, prep: int, passive: bool
                           ) -> list[tuple[int, str]]:
     """Objects of a ClearNLP ``prep`` token, following a multiword chain (according -> to)."""
     name = view.preposition(prep)
@@ -348,7 +282,7 @@ def _clear_prep_arguments(view: _SentenceView, prep: int, passive: bool
     return [(o, dep) for o in objects]
 
 
-def _surface_subjects(view: _SentenceView, verb: int, rules: EntityRules,
+def _surface_subjects(view: SentenceView, verb: int, rules: EntityRules,
                       depth: int = 0) -> list[int]:
     """Nouns that are the surface subject of ``verb``, own or inherited (R8-R11).
 
@@ -380,7 +314,7 @@ def _surface_subjects(view: _SentenceView, verb: int, rules: EntityRules,
     return []
 
 
-def _antecedents(view: _SentenceView, verb: int) -> list[int]:
+def _antecedents(view: SentenceView, verb: int) -> list[int]:
     """The noun a relative clause headed by ``verb`` (or by a verb it is conjoined to) modifies."""
     seen = 0
     while view.tokens[verb].dep in CONJ and view.tokens[verb].head >= 0 and seen < 20:
@@ -392,7 +326,7 @@ def _antecedents(view: _SentenceView, verb: int) -> list[int]:
     return []
 
 
-def _verb_entities(view: _SentenceView, verb: int, rules: EntityRules) -> list[tuple[int, str]]:
+def _verb_entities(view: SentenceView, verb: int, rules: EntityRules) -> list[tuple[int, str]]:
     """All (head noun, dependency) pairs of one verb (R1, R3-R11)."""
     pairs: list[tuple[int, str]] = []
     passive = view.is_passive(verb)
@@ -409,11 +343,11 @@ def _verb_entities(view: _SentenceView, verb: int, rules: EntityRules) -> list[t
 
 def mention_text(sentence: Sentence, head: int) -> str:
     """The noun phrase of token ``head`` (see "Mention" in the module docstring)."""
-    view = _SentenceView(sentence)
+    view = SentenceView(sentence)
     return _mention(view, head)[0]
 
 
-def _mention(view: _SentenceView, head: int) -> tuple[str, int, int]:
+def _mention(view: SentenceView, head: int) -> tuple[str, int, int]:
     """The mention text of ``head`` and its character span in the document (-1, -1 without
     token offsets)."""
     inside = {head}
@@ -453,7 +387,7 @@ def character_span(tokens: Sequence[Token], first: int, last: int) -> tuple[int,
 def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
                               rules: EntityRules = DEFAULT_RULES) -> list[EntityRecord]:
     """Entity mentions of one sentence, ordered by predicate position, then head position."""
-    view = _SentenceView(sentence)
+    view = SentenceView(sentence)
     seen: set[tuple[int, int, str]] = set()
     records: list[EntityRecord] = []
     mentions: dict[int, tuple[str, int, int]] = {}
@@ -477,21 +411,22 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             meaning = rules.event_nouns.lookup(tok.lemma or tok.text)
             if meaning is None:
                 continue
-            for noun, dep in sorted(_event_noun_arguments(view, event, meaning.of_dep)):
+            for noun, dep in sorted(event_noun_arguments(view, event, meaning.of_dep)):
                 if (noun, meaning.verb, dep) in given:
                     continue
                 given.add((noun, meaning.verb, dep))
                 records.append(_record(view, doc_id, sent_id, noun, event, meaning.verb, dep,
                                        mentions))
         if rules.support_verbs:
-            for noun, event, verb in _support_verb_agents(view, verb_arguments, rules):
+            for noun, event, verb in support_verb_agents(view, verb_arguments,
+                                                          rules.event_nouns):
                 if (noun, verb, DEP_SUBJECT) in given:
                     continue
                 given.add((noun, verb, DEP_SUBJECT))
                 records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
                                        mentions))
         if rules.agentive_modifiers:
-            for noun, event, verb in _agentive_modifiers(view, rules):
+            for noun, event, verb in agentive_modifiers(view, rules.event_nouns):
                 if (noun, verb, DEP_SUBJECT) in given:
                     continue
                 given.add((noun, verb, DEP_SUBJECT))
@@ -500,63 +435,16 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
     return records
 
 
-def _support_verb_agents(view: _SentenceView, verb_arguments: dict[int, list[tuple[int, str]]],
-                         rules: EntityRules) -> list[tuple[int, int, str]]:
-    """(subject token, event-noun token, the noun's verb) of every support verb whose object
-    is an event noun (R14)."""
-    out = []
-    for verb, pairs in verb_arguments.items():
-        tok = view.tokens[verb]
-        lemma, particles = tok.lemma.lower() or tok.text.lower(), _particles(view, verb)
-        if not any(lemma == v and (not p or p in particles) for v, p in SUPPORT_VERBS):
-            continue
-        subjects = [n for n, dep in pairs if dep == DEP_SUBJECT]
-        for event in (n for n, dep in pairs if dep == DEP_OBJECT):
-            if view.tokens[event].upos != "NOUN":
-                continue
-            meaning = rules.event_nouns.lookup(view.tokens[event].lemma or view.tokens[event].text)
-            if meaning is not None:
-                out += [(n, event, meaning.verb) for n in subjects if n != event]
-    return out
-
-
-# R15: the modifiers of an event noun that may name its agent.
-NOUN_MODIFIERS = frozenset({"compound", "amod"})
-
-
-def _agentive_modifiers(view: _SentenceView, rules: EntityRules) -> list[tuple[int, int, str]]:
-    """(modifier token, event-noun token, the noun's verb) of every modifier of an event noun
-    that names who acts (R15)."""
-    out = []
-    lexicon = rules.event_nouns
-    for event, tok in enumerate(view.tokens):
-        if tok.upos != "NOUN" or tok.dep in NOUN_MODIFIERS:
-            continue
-        meaning = lexicon.lookup(tok.lemma or tok.text)
-        if meaning is None:
-            continue
-        for modifier in view.kids(event, NOUN_MODIFIERS):
-            out += [(m, event, meaning.verb) for m in view.conjuncts(modifier)
-                    if lexicon.is_agent(view.tokens[m].lemma or view.tokens[m].text,
-                                        view.tokens[m].upos)]
-    return out
-
-
-def _particles(view: _SentenceView, verb: int) -> list[str]:
-    """The verb's particles (``out`` of ``carried out``), lowercased, in sentence order."""
-    return [view.tokens[i].text.lower() for i in sorted(view.kids(verb, PARTICLE))]
-
-
-def _predicate(view: _SentenceView, verb: int, rules: EntityRules) -> str:
+def _predicate(view: SentenceView, verb: int, rules: EntityRules) -> str:
     """The verb's lowercased lemma (R2), joined with its particles under R13."""
     tok = view.tokens[verb]
     predicate = tok.lemma.lower() or tok.text.lower()
     if rules.phrasal_verbs:
-        predicate = PHRASAL_JOINER.join([predicate, *_particles(view, verb)])
+        predicate = PHRASAL_JOINER.join([predicate, *particles(view, verb)])
     return predicate
 
 
-def _record(view: _SentenceView, doc_id: str, sent_id: int, noun: int, predicate_index: int,
+def _record(view: SentenceView, doc_id: str, sent_id: int, noun: int, predicate_index: int,
             predicate: str, dep: str, mentions: dict[int, tuple[str, int, int]]
             ) -> EntityRecord:
     """The entity row of head ``noun`` as the ``dep`` of ``predicate`` (its mention text and
@@ -571,39 +459,6 @@ def _record(view: _SentenceView, doc_id: str, sent_id: int, noun: int, predicate
         predicate=predicate, dep=dep, ner=head_tok.ent_type, start_char=start,
         end_char=end, predicate_index=predicate_index,
     )
-
-
-# R12: the prepositions whose object is the event's object or subject.
-EVENT_OBJECT_PREPOSITIONS = frozenset({"on", "against", "upon"})
-EVENT_OF = frozenset({"of"})
-CLEAR_POSS = frozenset({"poss"})
-UD_POSS = frozenset({"nmod:poss"})
-
-
-def _event_noun_arguments(view: _SentenceView, event: int, of_dep: str
-                          ) -> list[tuple[int, str]]:
-    """(argument token, entity dependency) pairs of an event noun (R12)."""
-    out: list[tuple[int, str]] = []
-    for c in view.children[event]:
-        dep = view.tokens[c].dep
-        if dep in CLEAR_POSS or dep in UD_POSS:
-            out.append((c, of_dep))
-        elif dep in CLEAR_PREP:
-            name = view.preposition(c)
-            out += [(o, _event_preposition_dep(name, of_dep)) for o in view.kids(c, CLEAR_POBJ)]
-        elif dep in UD_OBLIQUE:
-            name = _oblique_preposition(view, c)
-            if name:
-                out.append((c, _event_preposition_dep(name, of_dep)))
-    return [(n, d) for n, d in out if view.is_noun(n)]
-
-
-def _event_preposition_dep(name: str, of_dep: str) -> str:
-    if name in EVENT_OF:
-        return of_dep
-    if name in EVENT_OBJECT_PREPOSITIONS:
-        return DEP_OBJECT
-    return DEP_SUBJECT if name == "by" else PREP_PREFIX + name
 
 
 def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
