@@ -208,8 +208,9 @@ def type_choices(f1_by_type: Mapping[str, np.ndarray]) -> dict[str, TypeChoice]:
     """Step 2 of evaluation.md for every type, with the runner-up template and its margin.
 
     A diagnostic beside :func:`type_mappings` (which it agrees with on the kept template):
-    the test-mapped score can move by a few hundredths when one type's two best templates lie
-    within a thousandth of each other, while the labels hardly change.
+    when one type's two best templates lie within a thousandth of each other, another seed
+    can flip the choice and move the test-mapped score by a few hundredths (README, "Agentive
+    modifiers (R15)": 0.411 against 0.437 dev-mapped for the same labels).
 
     Parameters
     ----------

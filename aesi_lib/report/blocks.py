@@ -276,7 +276,7 @@ def _choice_blocks(choices: pd.DataFrame) -> list[Block]:
         blocks.append(Para(
             f"{', '.join(close)}: the runner-up template lies within {CLOSE_CHOICE} of the "
             "chosen one, so another seed or a neighbouring weight can hand the type to it and "
-            "move this mapping's score while the labels hardly change.", label="Close choice:"))
+            "move this mapping's score by a few hundredths.", label="Close choice:"))
     return blocks
 
 
