@@ -37,6 +37,18 @@ CLEAR_POSS = frozenset({"poss"})
 UD_POSS = frozenset({"nmod:poss"})
 
 
+def sentence_event_nouns(view: SentenceView, lexicon: Any) -> dict[int, Any]:
+    """The sentence's event nouns (R12): each common noun token the lexicon maps to a verb,
+    with its ``EventNoun``, in token order. R12, R14 and R15 all read them from here."""
+    events = {}
+    for i, tok in enumerate(view.tokens):
+        if tok.upos == "NOUN":
+            meaning = lexicon.lookup(tok.lemma or tok.text)
+            if meaning is not None:
+                events[i] = meaning
+    return events
+
+
 def event_noun_arguments(view: SentenceView, event: int, of_dep: str
                          ) -> list[tuple[int, str]]:
     """(argument token, entity dependency) pairs of an event noun (R12)."""
@@ -64,9 +76,9 @@ def _event_preposition_dep(name: str, of_dep: str) -> str:
 
 
 def support_verb_agents(view: SentenceView, verb_arguments: dict[int, list[tuple[int, str]]],
-                        lexicon: Any) -> list[tuple[int, int, str]]:
+                        events: dict[int, Any]) -> list[tuple[int, int, str]]:
     """(subject token, event-noun token, the noun's verb) of every support verb whose object
-    is an event noun (R14)."""
+    is one of the sentence's ``events`` (:func:`sentence_event_nouns`; R14)."""
     out = []
     for verb, pairs in verb_arguments.items():
         tok = view.tokens[verb]
@@ -74,12 +86,8 @@ def support_verb_agents(view: SentenceView, verb_arguments: dict[int, list[tuple
         if not any(lemma == v and (not p or p in verb_particles) for v, p in SUPPORT_VERBS):
             continue
         subjects = [n for n, dep in pairs if dep == DEP_SUBJECT]
-        for event in (n for n, dep in pairs if dep == DEP_OBJECT):
-            if view.tokens[event].upos != "NOUN":
-                continue
-            meaning = lexicon.lookup(view.tokens[event].lemma or view.tokens[event].text)
-            if meaning is not None:
-                out += [(n, event, meaning.verb) for n in subjects if n != event]
+        for event in (n for n, dep in pairs if dep == DEP_OBJECT and n in events):
+            out += [(n, event, events[event].verb) for n in subjects if n != event]
     return out
 
 
@@ -87,15 +95,13 @@ def support_verb_agents(view: SentenceView, verb_arguments: dict[int, list[tuple
 NOUN_MODIFIERS = frozenset({"compound", "amod"})
 
 
-def agentive_modifiers(view: SentenceView, lexicon: Any) -> list[tuple[int, int, str]]:
-    """(modifier token, event-noun token, the noun's verb) of every modifier of an event noun
-    that names who acts (R15)."""
+def agentive_modifiers(view: SentenceView, events: dict[int, Any], lexicon: Any
+                       ) -> list[tuple[int, int, str]]:
+    """(modifier token, event-noun token, the noun's verb) of every modifier of one of the
+    sentence's ``events`` (:func:`sentence_event_nouns`) that names who acts (R15)."""
     out = []
-    for event, tok in enumerate(view.tokens):
-        if tok.upos != "NOUN" or tok.dep in NOUN_MODIFIERS:
-            continue
-        meaning = lexicon.lookup(tok.lemma or tok.text)
-        if meaning is None:
+    for event, meaning in events.items():
+        if view.tokens[event].dep in NOUN_MODIFIERS:
             continue
         for modifier in view.kids(event, NOUN_MODIFIERS):
             out += [(m, event, meaning.verb) for m in view.conjuncts(modifier)

@@ -114,6 +114,7 @@ from typing import Any
 from aesi_lib.entities.event_noun_rules import (
     agentive_modifiers,
     event_noun_arguments,
+    sentence_event_nouns,
     support_verb_agents,
 )
 from aesi_lib.entities.sentence_view import (
@@ -405,33 +406,25 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             records.append(_record(view, doc_id, sent_id, noun, verb, predicate, dep, mentions))
     if rules.event_nouns is not None:
         given = {(r.head_index, r.predicate, r.dep) for r in records}
-        for event, tok in enumerate(view.tokens):
-            if tok.upos != "NOUN":
-                continue
-            meaning = rules.event_nouns.lookup(tok.lemma or tok.text)
-            if meaning is None:
-                continue
+        events = sentence_event_nouns(view, rules.event_nouns)
+        for event, meaning in events.items():
             for noun, dep in sorted(event_noun_arguments(view, event, meaning.of_dep)):
                 if (noun, meaning.verb, dep) in given:
                     continue
                 given.add((noun, meaning.verb, dep))
                 records.append(_record(view, doc_id, sent_id, noun, event, meaning.verb, dep,
                                        mentions))
+        agents: list[tuple[int, int, str]] = []
         if rules.support_verbs:
-            for noun, event, verb in support_verb_agents(view, verb_arguments,
-                                                          rules.event_nouns):
-                if (noun, verb, DEP_SUBJECT) in given:
-                    continue
-                given.add((noun, verb, DEP_SUBJECT))
-                records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
-                                       mentions))
+            agents += support_verb_agents(view, verb_arguments, events)
         if rules.agentive_modifiers:
-            for noun, event, verb in agentive_modifiers(view, rules.event_nouns):
-                if (noun, verb, DEP_SUBJECT) in given:
-                    continue
-                given.add((noun, verb, DEP_SUBJECT))
-                records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
-                                       mentions))
+            agents += agentive_modifiers(view, events, rules.event_nouns)
+        for noun, event, verb in agents:
+            if (noun, verb, DEP_SUBJECT) in given:
+                continue
+            given.add((noun, verb, DEP_SUBJECT))
+            records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
+                                   mentions))
     return records
 
 
