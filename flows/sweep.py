@@ -68,7 +68,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     for name, config in configurations.items():
         by_parser.setdefault((config.parser, config.features.event_nouns,
                               config.features.phrasal_verbs, config.features.support_verbs,
-                              config.features.agentive_modifiers),
+                              config.features.agentive_modifiers,
+                              config.features.attribution_verbs),
                              []).append(name)
 
     rows: list[dict[str, Any]] = []

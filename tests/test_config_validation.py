@@ -70,6 +70,9 @@ REPO = Path(__file__).resolve().parents[1]
      "model.slot_model: slot_model='factored' fixes the slots, so it needs mode='sc'"),
     ({"model": {"mode": "sc", "slot_model": "factored", "n_slots": 6}},
      "model.n_slots: slot_model='factored' needs n_slots to be a multiple of 4, got 6"),
+    ({"features": {"ner_as_noun": True}},
+     "features.ner_as_noun: needs parser.ner=true (the entity recognizer gives the names "
+     "their class)"),
 ])
 def test_bad_values_name_the_key_and_what_is_allowed(data, expected):
     with pytest.raises(ConfigError) as exc:

@@ -441,3 +441,64 @@ def test_r15_on_wordnet(spacy_parser):
                   rules)
     assert ("terrorist", "attack", "nsubj") in got
     assert ("bomb", "attack", "nsubj") not in got
+
+
+ATTRIBUTION_RULES = dataclasses.replace(EVENT_RULES, attribution_verbs=True)
+
+
+def added_by(parser: SpacyParser, text: str, rules: EntityRules) -> set[tuple[str, str, str]]:
+    """The triples ``rules`` give beyond R12's."""
+    return triples(parser, text, rules) - triples(parser, text, EVENT_RULES)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # The event is the verb's own argument, or hangs on the agent the parser attached it to.
+    ("The army accused the FMLN of the attack.", {("fmln", "attack", "nsubj")}),
+    ("The FMLN was accused of the murder.", {("fmln", "murder", "nsubj")}),
+    ("The government blamed the attack on the FMLN.", {("fmln", "attack", "nsubj")}),
+    ("The police blamed the FMLN for the attack.", {("fmln", "attack", "nsubj")}),
+    ("The army accused the FMLN and the ERP of the attack.",
+     {("fmln", "attack", "nsubj"), ("erp", "attack", "nsubj")}),
+    ("The ELN claimed the attack.", {("eln", "attack", "nsubj")}),
+    # Through a responsibility noun.
+    ("The FMLN claimed responsibility for the attack.", {("fmln", "attack", "nsubj")}),
+    # responsible for: subject, relative pronoun, object predicative, modified noun.
+    ("The FMLN is responsible for the attack.", {("fmln", "attack", "nsubj")}),
+    ("The FMLN, which was responsible for the attack, denied it.",
+     {("fmln", "attack", "nsubj")}),
+    ("The army held the FMLN responsible for the attack.", {("fmln", "attack", "nsubj")}),
+    ("The group responsible for the attack fled.", {("group", "attack", "nsubj")}),
+])
+def test_r16_who_is_said_to_have_done_the_event_is_its_subject(spacy_parser, text, expected):
+    assert added_by(spacy_parser, text, ATTRIBUTION_RULES) == expected
+
+
+def test_r16_other_verbs_and_other_objects_give_no_agent(spacy_parser):
+    for text in ("The government condemned the attack.",
+                 "The army accused the FMLN of lying.",
+                 "The FMLN claimed responsibility for the leaflets.",
+                 "The mayor is responsible for the budget."):
+        assert not added_by(spacy_parser, text, ATTRIBUTION_RULES), text
+    assert stored_config_id("p", ATTRIBUTION_RULES) == "p;entities=3;test-lexicon;attribution"
+    # R16 reads R12's lexicon: without it the rule is off and the store says so.
+    assert stored_config_id("p", EntityRules(attribution_verbs=True)) == stored_config_id("p")
+
+
+def test_r16_ud_labels():
+    # "The FMLN was accused of the attack ." and "The FMLN is responsible for the attack ."
+    accused = [("The", "the", "DET", "DT", 2, "det"), ("FMLN", "FMLN", "PROPN", "NNP", 4,
+                                                      "nsubj:pass"),
+               ("was", "be", "AUX", "VBD", 4, "aux:pass"),
+               ("accused", "accuse", "VERB", "VBN", 0, "root"),
+               ("of", "of", "ADP", "IN", 7, "case"), ("the", "the", "DET", "DT", 7, "det"),
+               ("attack", "attack", "NOUN", "NN", 4, "obl")]
+    responsible = [("The", "the", "DET", "DT", 2, "det"),
+                   ("FMLN", "FMLN", "PROPN", "NNP", 4, "nsubj"),
+                   ("is", "be", "AUX", "VBZ", 4, "cop"),
+                   ("responsible", "responsible", "ADJ", "JJ", 0, "root"),
+                   ("for", "for", "ADP", "IN", 7, "case"), ("the", "the", "DET", "DT", 7, "det"),
+                   ("attack", "attack", "NOUN", "NN", 4, "obl")]
+    for rows in (accused, responsible):
+        records = extract_entities(ParsedDocument("x", (_sentence(rows),)), ATTRIBUTION_RULES)
+        assert ("fmln", "attack", "nsubj") in {(r.head_lemma, r.predicate, r.dep)
+                                               for r in records}

@@ -148,3 +148,9 @@ def test_a_subset_keeps_the_id_spaces_and_the_shared_sentence_vectors():
     assert part.pmi is features.pmi and part.context_vectors is shared.context_vectors
     np.testing.assert_array_equal(part.mention_context_vectors(),
                                   shared.mention_context_vectors()[rows])
+
+
+def test_attribution_verbs_need_event_nouns():
+    with pytest.raises(ValueError, match="features.event_nouns"):
+        FeatureOptions(attribution_verbs=True)
+    assert FeatureOptions(event_nouns=True, attribution_verbs=True).attribution_verbs

@@ -130,6 +130,26 @@ def test_semantic_types_with_ne_fallback(lexicon: wn_mod.WordNetLexicon) -> None
 
 
 @needs_wordnet
+def test_names_typed_as_the_common_noun_of_their_class(lexicon: wn_mod.WordNetLexicon) -> None:
+    st = lexicon.semantic_types
+    for scheme in ("depth:3", "hypernyms"):
+        assert st("romero", "PERSON", scheme, ner_as_noun=True) == st("person", None, scheme)
+        assert st("fmln", "ORG", scheme, ner_as_noun=True) == st("organization", None, scheme)
+        assert st("usulutan", "GPE", scheme, ner_as_noun=True) == st("location", None, scheme)
+    # The supersense scheme already gives a name its class's supersense.
+    assert st("romero", "PERSON", "lexname", ner_as_noun=True) == ("noun.person",)
+    # Under depth:3 names and common nouns then share a type; without the option they do not.
+    assert st("romero", "PERSON", "depth:3", ner_as_noun=True) == st("priest", None, "depth:3")
+    assert st("fmln", "ORG", "depth:3", ner_as_noun=True) == st("army", None, "depth:3")
+    assert st("romero", "PERSON", "depth:3") == ("ne.person",)
+    # WordNet's own noun still wins, and a name without a usable class stays untyped.
+    assert st("bush", "PERSON", "depth:3", ner_as_noun=True) == st("bush", None, "depth:3")
+    assert st("xqzzyv", "MISC", "depth:3", ner_as_noun=True) == ()
+    for label in ("PERSON", "ORG", "GPE", "DATE", "MONEY", "PRODUCT", "EVENT", "LAW"):
+        assert st("xqzzyv", label, "depth:3", ner_as_noun=True), label
+
+
+@needs_wordnet
 def test_memo_threads_and_pickle(lexicon: wn_mod.WordNetLexicon) -> None:
     words = ["bomb", "priest", "soldier", "bus", "embassy", "house", "judge", "mayor"] * 20
     serial = [lexicon.direct_hypernyms(w) for w in words]

@@ -119,7 +119,7 @@ def agent_modifier(reader: Any, lemma: str, upos: str) -> bool:
 
 class EventNounLexicon:
     """Memoised :func:`event_noun` and :func:`agent_modifier` over a WordNet lexicon; what
-    rules R12, R14 and R15 consult.
+    rules R12 and R14-R16 consult.
 
     Parameters
     ----------

@@ -89,8 +89,20 @@ R15 agentive modifiers (only with R12 and ``EntityRules.agentive_modifiers``,
     of a name (``National Liberation Front``) has no modifiers here. ``predicate_index`` is
     the noun, as in R12.
 
+R16 attribution verbs (only with R12 and ``EntityRules.attribution_verbs``,
+``features.attribution_verbs``)
+    A verb that says who did an event (``ATTRIBUTION_VERBS``: *accuse* / *suspect* X of,
+    *blame* X for, *blame* the event on X, *charge* X with, *implicate* X in, *involve* X in,
+    *attribute* the event to X, X *claims* or *admits* the event) gives its agent argument as
+    the subject of the event noun's verb: ``the army accused the FMLN of the attack`` ->
+    FMLN/nsubj of attack, ``the attack was blamed on the FMLN`` likewise. The event may also
+    be the ``for``, ``in`` or ``of`` argument of a responsibility noun (``RESPONSIBILITY_NOUNS``)
+    in that place: ``the FMLN claimed responsibility for the attack``. The arguments are the
+    verb's own (R3-R7, so passives and conjuncts count). ``predicate_index`` is the noun, as in
+    R12.
+
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
-with :class:`EntityRules` for ablations. R12, R14 and R15 are written in
+with :class:`EntityRules` for ablations. R12 and R14-R16 are written in
 :mod:`aesi_lib.entities.event_noun_rules`; the labels and the sentence view all rules read are
 in :mod:`aesi_lib.entities.sentence_view`.
 
@@ -113,7 +125,9 @@ from typing import Any
 
 from aesi_lib.entities.event_noun_rules import (
     agentive_modifiers,
+    attributed_agents,
     event_noun_arguments,
+    responsible_agents,
     sentence_event_nouns,
     support_verb_agents,
 )
@@ -154,7 +168,7 @@ ENTITY_FORMAT_VERSION = 3
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
     """The configuration a store records for a document: the parser's ``config_id``, the
     entity rules' :data:`ENTITY_FORMAT_VERSION`, the event-noun lexicon of R12 and whether
-    R13, R14 and R15 are on, so that a change of any of them makes the document's rows again."""
+    R13-R16 are on, so that a change of any of them makes the document's rows again."""
     stored = f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
     if rules is not None and rules.event_nouns is not None:
         stored += f";{rules.event_nouns.config_id}"
@@ -164,6 +178,8 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
         stored += ";support"
     if rules is not None and rules.agentive_modifiers and rules.event_nouns is not None:
         stored += ";agentive"
+    if rules is not None and rules.attribution_verbs and rules.event_nouns is not None:
+        stored += ";attribution"
     return stored
 
 
@@ -219,11 +235,12 @@ ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
 
 @dataclass(frozen=True)
 class EntityRules:
-    """Switches for the optional rules (R8-R15 in the module docstring): R8-R11 on by
+    """Switches for the optional rules (R8-R16 in the module docstring): R8-R11 on by
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
     returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, ``is_agent(lemma,
     upos)`` and ``config_id``); R13 on with ``phrasal_verbs``; R14 with ``support_verbs``
-    and R12; R15 with ``agentive_modifiers`` and R12."""
+    and R12; R15 with ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and
+    R12."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
@@ -233,6 +250,7 @@ class EntityRules:
     phrasal_verbs: bool = False
     support_verbs: bool = False
     agentive_modifiers: bool = False
+    attribution_verbs: bool = False
 
 
 DEFAULT_RULES = EntityRules()
@@ -419,6 +437,9 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             agents += support_verb_agents(view, verb_arguments, events)
         if rules.agentive_modifiers:
             agents += agentive_modifiers(view, events, rules.event_nouns)
+        if rules.attribution_verbs:
+            agents += attributed_agents(view, verb_arguments, events)
+            agents += responsible_agents(view, events)
         for noun, event, verb in agents:
             if (noun, verb, DEP_SUBJECT) in given:
                 continue

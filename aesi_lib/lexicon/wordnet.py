@@ -51,6 +51,13 @@ _COARSE_LEXNAME: dict[str, str] = {
     "time": "noun.time", "quantity": "noun.quantity", "artifact": "noun.artifact",
     "event": "noun.event", "communication": "noun.communication",
 }
+# With ``ner_as_noun`` a name WordNet does not know is typed as the common noun its class
+# stands for, so that it shares the types of common nouns under the hypernym schemes too.
+_COARSE_NOUN: dict[str, str] = {
+    "person": "person", "organization": "organization", "location": "location",
+    "time": "time_period", "quantity": "quantity", "artifact": "artifact", "event": "event",
+    "communication": "communication",
+}
 _BIO_PREFIX = re.compile(r"^[BIESLU]-")
 _COMPOUND_SPLIT = re.compile(r"[\s_\-]+")
 
@@ -110,7 +117,7 @@ class WordNetLexicon:
         self._hypernyms: dict[str, tuple[str, ...]] = {}
         self._lexname: dict[str, str | None] = {}
         self._depth: dict[tuple[str, int], str | None] = {}
-        self._types: dict[tuple[str, str | None, str], tuple[str, ...]] = {}
+        self._types: dict[tuple[str, str | None, str, bool], tuple[str, ...]] = {}
         self._verb_counts: dict[str, int] = {}
         self._tagged: bool | None = None
 
@@ -311,6 +318,7 @@ class WordNetLexicon:
         lemma: str,
         ner: str | None = None,
         scheme: str = "hypernyms",
+        ner_as_noun: bool = False,
     ) -> tuple[str, ...]:
         """Return the type set of an entity head under a typing scheme, with the NE fallback.
 
@@ -323,6 +331,10 @@ class WordNetLexicon:
         (:func:`coarse_type`): ``ne.person`` etc. under ``hypernyms`` and ``depth:N``, and the
         matching supersense (``noun.person``, ``noun.group`` for organisations,
         ``noun.location``, ...) under ``lexname``, so names and common nouns share types.
+        With ``ner_as_noun`` such a head takes, under ``hypernyms`` and ``depth:N`` too, the
+        types of the common noun its class stands for (``person``, ``organization``,
+        ``location``, ...): under ``depth:3`` a PERSON name is ``person.n.01`` like *priest*,
+        an ORG name ``social_group.n.01`` like *army*.
 
         Parameters
         ----------
@@ -332,13 +344,16 @@ class WordNetLexicon:
             Named-entity label of the head, or ``None``/``""``.
         scheme
             ``"hypernyms"``, ``"lexname"`` or ``"depth:N"``.
+        ner_as_noun
+            Type a name WordNet does not know as the common noun of its NE class, not as a
+            pseudo-type of its own.
 
         Returns
         -------
         tuple of str
             Possibly empty (no noun sense and no usable NE label).
         """
-        key = (lemma, ner or None, scheme)
+        key = (lemma, ner or None, scheme, ner_as_noun)
         hit = self._types.get(key)
         if hit is not None:
             return hit
@@ -347,6 +362,9 @@ class WordNetLexicon:
         if coarse is not None and not self.has_noun(lemma):
             if scheme == "lexname":
                 result: tuple[str, ...] = (_COARSE_LEXNAME[coarse.removeprefix("ne.")],)
+            elif ner_as_noun:
+                result = self.semantic_types(_COARSE_NOUN[coarse.removeprefix("ne.")],
+                                             scheme=scheme)
             else:
                 result = (coarse,)
         elif scheme == "hypernyms":

@@ -194,6 +194,18 @@ class FeatureOptions:
         subject of the noun's verb (rule R15: ``the terrorist attack`` -> terrorist/nsubj of
         attack). Not in the paper. A change re-extracts the stored documents' rows from the
         parse cache.
+    attribution_verbs : with ``event_nouns``, a verb that says who did an event (*accuse* X
+        of, *blame* X for, X *claims* responsibility for, ...) gives that agent as the subject
+        of the event noun's verb (rule R16: ``the army accused the FMLN of the attack`` ->
+        FMLN/nsubj of attack). Not in the paper. A change re-extracts the stored documents'
+        rows from the parse cache.
+    ner_as_noun : a name WordNet does not know is typed as the common noun its NER class
+        stands for (a PERSON as *person*, an ORG as *organization*, a GPE as *location*;
+        ``WordNetLexicon.semantic_types``), so that it shares types with common nouns
+        under ``hypernyms`` and ``depth:N`` (*Romero* with *priest*, *FMLN* with *army* under
+        ``depth:3``); without it such a name has a pseudo-type of its own (``ne.person``).
+        Under ``lexname`` the class's supersense is the name's type either way. Needs
+        ``parser.ner``. Not in the paper.
     """
 
     type_scheme: str = "hypernyms"
@@ -210,6 +222,8 @@ class FeatureOptions:
     phrasal_verbs: bool = False
     support_verbs: bool = False
     agentive_modifiers: bool = False
+    attribution_verbs: bool = False
+    ner_as_noun: bool = False
 
     def __post_init__(self) -> None:
         if self.pronouns and not self.chains:
@@ -234,6 +248,9 @@ class FeatureOptions:
                              "the event nouns of R12)")
         if self.agentive_modifiers and not self.event_nouns:
             raise ValueError("features.agentive_modifiers needs features.event_nouns (R15 "
+                             "reads the event nouns of R12)")
+        if self.attribution_verbs and not self.event_nouns:
+            raise ValueError("features.attribution_verbs needs features.event_nouns (R16 "
                              "reads the event nouns of R12)")
 
 
@@ -331,8 +348,8 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         key = (lemma, ner)
         if key not in type_cache:
             if wordnet is not None:
-                type_cache[key] = tuple(wordnet.semantic_types(lemma, ner,
-                                                               scheme=options.type_scheme))
+                type_cache[key] = tuple(wordnet.semantic_types(
+                    lemma, ner, scheme=options.type_scheme, ner_as_noun=options.ner_as_noun))
             else:
                 fallback = coarse_type(ner)
                 type_cache[key] = (fallback,) if fallback else ()

@@ -149,6 +149,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         problems = feature_requirements(self.features, self.model)
+        if self.features.ner_as_noun and not self.parser.ner:
+            problems.append(("features.ner_as_noun", "needs parser.ner=true (the entity "
+                             "recognizer gives the names their class)"))
         if problems:
             raise ConfigError(problems)
 

@@ -82,8 +82,8 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
 def entity_rules(config: RunConfig) -> EntityRules:
     """The entity rules of a run's configuration: the defaults, with R12's event-noun lexicon
     when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's),
-    R13 when ``features.phrasal_verbs``, R14 when ``features.support_verbs`` and R15 when
-    ``features.agentive_modifiers``.
+    R13 when ``features.phrasal_verbs``, R14 when ``features.support_verbs``, R15 when
+    ``features.agentive_modifiers`` and R16 when ``features.attribution_verbs``.
     Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
 
     Without ``wordnet_path`` and without a WordNet on the machine, R12 is left out with a
@@ -97,7 +97,8 @@ def entity_rules(config: RunConfig) -> EntityRules:
     """
     rules = dataclasses.replace(DEFAULT_RULES, phrasal_verbs=config.features.phrasal_verbs,
                                 support_verbs=config.features.support_verbs,
-                                agentive_modifiers=config.features.agentive_modifiers)
+                                agentive_modifiers=config.features.agentive_modifiers,
+                                attribution_verbs=config.features.attribution_verbs)
     if not config.features.event_nouns:
         return rules
     from aesi_lib.entities.event_nouns import EventNounLexicon
