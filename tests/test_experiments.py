@@ -49,7 +49,7 @@ def test_summary_is_mean_and_sample_std_over_seeds():
     assert a["tst_test_lenient_f1_std"] == pytest.approx(0.1 * 2 ** 0.5)
     table = results_table(summary)
     assert "0.200 ± 0.141" in table
-    assert table.splitlines()[2].endswith("| – |")  # rows without bounds
+    assert table.splitlines()[2].endswith("| – | – |")  # rows without bounds or margins
 
 
 def test_table_shows_the_mean_bounds():
@@ -57,7 +57,18 @@ def test_table_shows_the_mean_bounds():
                                          tst_test_lenient_oracle_f1=[0.45, 0.55])
     line = results_table(summarize(rows)).splitlines()[2]
     assert line.startswith("| a | 2 | 0.400 ± 0.141 (0.40 / 0.40) |")
-    assert line.endswith("| 0.45 / 0.50 |")
+    assert line.endswith("| 0.45 / 0.50 | – |")
+
+
+def test_table_counts_the_seeds_with_a_close_type_choice():
+    rows = _rows("a", [0.3, 0.5, 0.4]).assign(tst_test_lenient_min_margin=[0.001, 0.2,
+                                                                            float("nan")])
+    rows = pd.concat([rows, _rows("b", [0.4]).assign(tst_test_lenient_min_margin=[0.05])])
+    lines = results_table(summarize(rows)).splitlines()
+    # Seed 2 recorded no choice (no type had a template); it is not counted either way.
+    assert lines[2].endswith("| 1 of 2 |")
+    assert lines[3].endswith("| 0 of 1 |")
+
 
 
 def test_a_pipe_in_a_configuration_name_does_not_split_its_cell():

@@ -255,6 +255,17 @@ def test_mapping_section_shows_how_close_each_type_s_choice_was(
     assert "Close choice:** Attack: the runner-up template" in md
 
 
+def test_the_sweep_records_the_closest_choice_of_the_report(assignments: pd.DataFrame) -> None:
+    from aesi_lib.run.experiments import MARGIN_COLUMN, score_row
+
+    margins = build_report(assignments, eval_keys=KEYS).scores.choices["margin"]
+    assert score_row(assignments, KEYS, None)[MARGIN_COLUMN] == pytest.approx(margins.min())
+    assert margins.min() > 0.5
+    tied = frame([("D1", "FMLN", "THE FMLN", "attack", "nsubj", 1, 0),
+                  ("D2", "GUERRILLAS", "URBAN GUERRILLAS", "attack", "nsubj", 2, 0)])
+    assert score_row(tied, KEYS, None)[MARGIN_COLUMN] == 0.0
+
+
 def test_html_folds_unmapped_templates_and_examples(tmp_path: Path,
                                                     assignments: pd.DataFrame) -> None:
     paths = write_schema_report(assignments, tmp_path, eval_keys=KEYS, map_keys=KEYS, seed=1)

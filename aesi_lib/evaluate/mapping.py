@@ -204,6 +204,12 @@ class TypeChoice:
         return self.best_sum - self.runner_up_sum
 
 
+#: A type whose two best templates lie closer than this (in the sum of F1 of step 2) may
+#: change template with the seed or a neighbouring weight: the report's "Close choice" note
+#: and the sweep's count of close choices.
+CLOSE_CHOICE = 0.01
+
+
 def type_choices(f1_by_type: Mapping[str, np.ndarray]) -> dict[str, TypeChoice]:
     """Step 2 of evaluation.md for every type, with the runner-up template and its margin.
 

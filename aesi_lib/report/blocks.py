@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from aesi_lib.evaluate import EVENT_TYPES, TYPE_GOLD_SLOTS
+from aesi_lib.evaluate.mapping import CLOSE_CHOICE
 from aesi_lib.report._util import _is_number
 from aesi_lib.report.document import (
     Block,
@@ -247,10 +248,6 @@ def _mapping_blocks(report: SchemaReport) -> list[Block]:
         blocks += _mapping_cards(report, str(mode), rows)
         blocks += _choice_blocks(st.choices[st.choices["mode"] == mode])
     return blocks
-
-
-# A type whose two best templates lie closer than this may change template with the seed.
-CLOSE_CHOICE = 0.01
 
 
 def _choice_blocks(choices: pd.DataFrame) -> list[Block]:

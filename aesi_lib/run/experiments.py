@@ -11,7 +11,9 @@ from typing import Any
 import pandas as pd
 
 from aesi_lib.corpus.types import KeyTemplate
-from aesi_lib.evaluate import KeyGold, score_grid
+from aesi_lib.evaluate import EVENT_TYPES, KeyGold, score_grid
+from aesi_lib.evaluate.mapping import CLOSE_CHOICE, type_choices
+from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.markdown import markdown_table
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import deep_merge
@@ -22,6 +24,9 @@ SCORE_COLUMNS = (
     "tst_test_strict_f1", "tst_dev_strict_f1", "dev_dev_lenient_f1",
     "tst_test_lenient_template_r", "tst_test_lenient_oracle_f1",
 )
+#: The smallest margin of a type's choice of template, test-mapped lenient (not averaged:
+#: the summary counts the seeds where it is below ``CLOSE_CHOICE``).
+MARGIN_COLUMN = "tst_test_lenient_min_margin"
 
 
 def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:
@@ -46,8 +51,12 @@ def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate] | KeyG
     on DEV itself (a cross-check on the split the mapping saw, not a held-out score);
     ``tst_test_lenient_template_r`` and ``tst_test_lenient_oracle_f1``: the template recall
     ceiling and the relevance-oracle F1 of the test-mapped lenient result
-    (``aesi_lib.evaluate.bounds``).
+    (``aesi_lib.evaluate.bounds``); ``tst_test_lenient_min_margin`` (:data:`MARGIN_COLUMN`):
+    the smallest margin by which a type kept its template in that mapping
+    (``aesi_lib.evaluate.mapping.type_choices``; NaN when no type chose one), where a seed
+    sits on a knife-edge.
     """
+    eval_keys = KeyGold.of(eval_keys)
     grid = score_grid(assignments, eval_keys, dev_keys)
     row: dict[str, float] = {}
     for (mode, matcher), cell in grid.cells.items():
@@ -60,6 +69,10 @@ def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate] | KeyG
     if dev_keys:
         dev = score_grid(assignments, dev_keys, matchers=("lenient",), bounds=False)
         row["dev_dev_lenient_f1"] = dev.cell("test-mapped", "lenient").result.f1
+    split = SplitIndex(assignments, eval_keys, "lenient")
+    margins = [c.margin for c in type_choices({t: split.type_f1(t) for t in EVENT_TYPES}
+                                              ).values()]
+    row[MARGIN_COLUMN] = min(margins) if margins else float("nan")
     return row
 
 
@@ -73,20 +86,26 @@ def summarize(rows: pd.DataFrame, columns: Sequence[str] = SCORE_COLUMNS) -> pd.
     for c in present:
         out[f"{c}_mean"] = mean[c]
         out[f"{c}_std"] = std[c]
+    if MARGIN_COLUMN in rows.columns:
+        margins = rows.groupby("configuration", sort=False)[MARGIN_COLUMN]
+        out["close_choices"] = margins.apply(lambda m: int((m < CLOSE_CHOICE).sum()))
+        out["margin_seeds"] = margins.count()
     return out.reset_index()
 
 
 RESULTS_HEADER = (
     "configuration", "seeds", "TST1+TST2 (selection) test-mapped lenient F1 (P / R)",
     "dev-mapped lenient F1", "test-mapped strict F1", "DEV, mapped on DEV itself, F1",
-    "bounds: R templates / F1 oracle",
+    "bounds: R templates / F1 oracle", "seeds with a close type choice",
 )
 
 
 def results_table(summary: pd.DataFrame) -> str:
     """The README's results table: F1 on the selection split (TST1+TST2) as mean ± std over
     seeds, the DEV cross-check, and the mean bounds of the test-mapped lenient result (template
-    recall ceiling, relevance-oracle F1)."""
+    recall ceiling, relevance-oracle F1), and in how many seeds a type's choice of template
+    in the test-mapped mapping was closer than ``CLOSE_CHOICE`` (out of the seeds that
+    recorded it)."""
 
     def cell(row: pd.Series, name: str) -> str:
         if f"{name}_mean" not in row or pd.isna(row[f"{name}_mean"]):
@@ -99,6 +118,12 @@ def results_table(summary: pd.DataFrame) -> str:
             return "–"
         return f"{row[names[0]]:.2f} / {row[names[1]]:.2f}"
 
+    def close(row: pd.Series) -> str:
+        if "close_choices" not in row or pd.isna(row["close_choices"]) or not row[
+                "margin_seeds"]:
+            return "–"
+        return f"{int(row['close_choices'])} of {int(row['margin_seeds'])}"
+
     rows = []
     for _, row in summary.iterrows():
         pr = ""
@@ -109,7 +134,7 @@ def results_table(summary: pd.DataFrame) -> str:
         name = str(row["configuration"]).replace("|", "\\|")
         rows.append([name, row["seeds"], cell(row, "tst_test_lenient_f1") + pr,
                      cell(row, "tst_dev_lenient_f1"), cell(row, "tst_test_strict_f1"),
-                     cell(row, "dev_dev_lenient_f1"), bounds(row)])
+                     cell(row, "dev_dev_lenient_f1"), bounds(row), close(row)])
     return markdown_table(RESULTS_HEADER, rows)
 
 
