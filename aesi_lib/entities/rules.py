@@ -98,8 +98,11 @@ R16 attribution verbs (only with R12 and ``EntityRules.attribution_verbs``,
     FMLN/nsubj of attack, ``the attack was blamed on the FMLN`` likewise. The event may also
     be the ``for``, ``in`` or ``of`` argument of a responsibility noun (``RESPONSIBILITY_NOUNS``)
     in that place: ``the FMLN claimed responsibility for the attack``. The arguments are the
-    verb's own (R3-R7, so passives and conjuncts count). ``predicate_index`` is the noun, as in
-    R12.
+    verb's own (R3-R7, so passives and conjuncts count), and a prepositional one may hang on
+    the other argument instead (``accused [the FMLN of the attack]``). *Responsible for* an
+    event noun gives it its subject, through a relative pronoun its antecedent, the object of
+    the verb it completes (``held the FMLN responsible for``) or the noun it modifies (``the
+    group responsible for the attack``). ``predicate_index`` is the noun, as in R12.
 
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
 with :class:`EntityRules` for ablations. R12 and R14-R16 are written in
