@@ -136,9 +136,16 @@ EARLIER_BASES = {"sweep-muc4.json", "sweep-muc4-context.json", "sweep-muc4-conse
                  "sweep-muc4-event-nouns.json"}
 # Tables measured around earlier defaults: their row named default is the present default
 # with these settings (README, "The default and its neighbourhood").
-_CORPUS_CLASSES = {"model": {"class_scope": "corpus"}}
-_BEFORE_SALIENCE = {"model": {"class_scope": "corpus", "similarity": {"salience_weight": 0.0}}}
+_BEFORE_AGENTS = {"features": {"support_verbs": False, "attribution_verbs": False}}
+_CORPUS_CLASSES = deep_merge(_BEFORE_AGENTS, {"model": {"class_scope": "corpus"}})
+_BEFORE_SALIENCE = deep_merge(_CORPUS_CLASSES, {"model": {"similarity": {"salience_weight": 0.0}}})
 AROUND_AN_EARLIER_DEFAULT = {
+    **{name: _BEFORE_AGENTS for name in (
+        "sweep-muc4-ablations.json", "sweep-muc4-agent-rules.json",
+        "sweep-muc4-agentive-modifiers.json",
+        "sweep-muc4-agentive-salience.json", "sweep-muc4-attribution-verbs.json",
+        "sweep-muc4-class-scope.json", "sweep-muc4-ner-types.json",
+        "sweep-muc4-support-verbs.json")},
     "sweep-muc4-salience.json": _CORPUS_CLASSES,
     **{name: _BEFORE_SALIENCE for name in (
         "sweep-muc4-encoder.json", "sweep-muc4-scenario.json", "sweep-muc4-slot-context.json",

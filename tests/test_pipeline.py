@@ -35,8 +35,8 @@ def test_notebook_path_on_the_demo_corpus(tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(paths["parquet"]), assignments)
     scores = pipeline.evaluate_assignments(assignments, corpus.keys)
     # The demo corpus, default preset, seed 0: pinned (the flow test pins the same counts).
-    assert [scores["test-mapped/lenient"][k] for k in ("tp", "fp", "fn")] == [32, 5, 98]
-    assert round(scores["test-mapped/lenient"]["f1"], 3) == 0.383
+    assert [scores["test-mapped/lenient"][k] for k in ("tp", "fp", "fn")] == [37, 8, 94]
+    assert round(scores["test-mapped/lenient"]["f1"], 3) == 0.420
     assert scores["recall_ceiling/lenient"] >= scores["test-mapped/lenient"]["recall"]
     lenient = scores["test-mapped/lenient"]
     assert lenient["recall"] <= lenient["template_recall_ceiling"]
@@ -83,8 +83,9 @@ def test_event_nouns_re_extract_the_stored_rows_and_back(tmp_path):
 
     from aesi_lib.run.presets import deep_merge
 
-    base = RunConfig.from_dict(deep_merge(preset("default"),
-                                          {"features": {"event_nouns": False}}))
+    # R14 and R16 read R12's event nouns: they go off with it.
+    base = RunConfig.from_dict(deep_merge(preset("default"), {"features": {
+        "event_nouns": False, "support_verbs": False, "attribution_verbs": False}}))
     config = RunConfig.from_dict(preset("default"))
     assert config.features.event_nouns
     rules = pipeline.entity_rules(config)
