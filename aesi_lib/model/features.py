@@ -143,6 +143,11 @@ class EntityFeatures:
 CONTEXT_ARRAYS = ("context_vectors", "predicate_context_vectors", "head_context_vectors")
 
 
+#: The entity-rule options that read R12's event nouns, with their rule names.
+EVENT_NOUN_RULES = (("support_verbs", "R14"), ("agentive_modifiers", "R15"),
+                    ("attribution_verbs", "R16"))
+
+
 @dataclass(frozen=True)
 class FeatureOptions:
     """Choices the paper leaves open when turning entities into features.
@@ -243,15 +248,10 @@ class FeatureOptions:
             raise ValueError("features.encoder_model names the model of "
                              "features.encoder=transformer: set features.encoder=transformer "
                              "too")
-        if self.support_verbs and not self.event_nouns:
-            raise ValueError("features.support_verbs needs features.event_nouns (R14 reads "
-                             "the event nouns of R12)")
-        if self.agentive_modifiers and not self.event_nouns:
-            raise ValueError("features.agentive_modifiers needs features.event_nouns (R15 "
-                             "reads the event nouns of R12)")
-        if self.attribution_verbs and not self.event_nouns:
-            raise ValueError("features.attribution_verbs needs features.event_nouns (R16 "
-                             "reads the event nouns of R12)")
+        for name, rule in EVENT_NOUN_RULES:
+            if getattr(self, name) and not self.event_nouns:
+                raise ValueError(f"features.{name} needs features.event_nouns ({rule} reads "
+                                 "the event nouns of R12)")
 
 
 @dataclass(frozen=True)
