@@ -28,7 +28,14 @@ from aesi_lib.evaluate.index import (
     slot_counts,
     slot_counts_per_message,
 )
-from aesi_lib.evaluate.mapping import MappingTriple, prune_mapping, type_mappings, union_mapping
+from aesi_lib.evaluate.mapping import (
+    MappingTriple,
+    TypeChoice,
+    prune_mapping,
+    type_choices,
+    type_mappings,
+    union_mapping,
+)
 from aesi_lib.evaluate.matching import MATCHERS, MatcherName
 
 ALL_VIEW = "all"
@@ -153,6 +160,11 @@ class SplitIndex:
         choices = type_mappings({typ: self.type_f1(typ) for typ in EVENT_TYPES})
         mapping = union_mapping(choices)
         return prune_mapping(mapping, self.f1) if prune else mapping
+
+    def type_choices(self) -> dict[str, TypeChoice]:
+        """Step 2 of evaluation.md on this split, with each type's runner-up template
+        (:func:`aesi_lib.evaluate.mapping.type_choices`)."""
+        return type_choices({typ: self.type_f1(typ) for typ in EVENT_TYPES})
 
     def per_message(self, mapping: Iterable[MappingTriple]) -> pd.DataFrame:
         """TP / FP / FN per message and gold slot under ``mapping``."""

@@ -20,7 +20,7 @@ import pandas as pd
 
 from aesi_lib.corpus.types import KeyTemplate
 from aesi_lib.evaluate import EVENT_TYPES, MATCHERS, ScoreGrid, SplitIndex, score_grid
-from aesi_lib.evaluate.mapping import type_choices, type_mappings
+from aesi_lib.evaluate.mapping import type_mappings
 from aesi_lib.report._util import _get, _is_number
 
 #: The matcher whose mapping the schema sections show (evaluation.md's default).
@@ -88,9 +88,8 @@ def choice_rows(assignments: pd.DataFrame, keys: Sequence[KeyTemplate], mode: st
         Columns :data:`CHOICE_COLUMNS`, one row per type that has a template.
     """
     split = SplitIndex(assignments, keys, MAPPING_MATCHER)
-    choices = type_choices({typ: split.type_f1(typ) for typ in EVENT_TYPES})
     rows = [(mode, typ, c.template, c.best_sum, c.runner_up, c.runner_up_sum, c.margin)
-            for typ, c in choices.items()]
+            for typ, c in split.type_choices().items()]
     return pd.DataFrame(rows, columns=list(CHOICE_COLUMNS))
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 
 from aesi_lib.corpus.types import KeyTemplate
-from aesi_lib.evaluate import EVENT_TYPES, KeyGold, score_grid
-from aesi_lib.evaluate.mapping import CLOSE_CHOICE, type_choices
+from aesi_lib.evaluate import KeyGold, score_grid
+from aesi_lib.evaluate.mapping import CLOSE_CHOICE
 from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.markdown import markdown_table
 from aesi_lib.run.config import RunConfig
@@ -69,9 +69,8 @@ def score_row(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate] | KeyG
     if dev_keys:
         dev = score_grid(assignments, dev_keys, matchers=("lenient",), bounds=False)
         row["dev_dev_lenient_f1"] = dev.cell("test-mapped", "lenient").result.f1
-    split = SplitIndex(assignments, eval_keys, "lenient")
-    margins = [c.margin for c in type_choices({t: split.type_f1(t) for t in EVENT_TYPES}
-                                              ).values()]
+    choices = SplitIndex(assignments, eval_keys, "lenient").type_choices()
+    margins = [c.margin for c in choices.values()]
     row[MARGIN_COLUMN] = min(margins) if margins else float("nan")
     return row
 
