@@ -52,6 +52,46 @@ def test_discretize_from_a_warm_start_keeps_that_partition_and_its_numbers():
         discretize(V, init_labels=np.full(300, -1))
 
 
+def _svd_with_other_null_bases(flip: float):
+    """np.linalg.svd as another machine's LAPACK may give it: the singular vectors of the
+    zero singular value in another basis (here, its left one with the other sign: for a zero
+    singular value the two signs are independent)."""
+    plain = np.linalg.svd
+
+    def svd(a, *args, **kwargs):
+        U, sigma, Wt = plain(a, *args, **kwargs)
+        if U.ndim == 2 and U.shape[0] == U.shape[1] and sigma[-1] < 1e-10 * max(sigma[0], 1e-300):
+            U = U.copy()
+            U[:, -1] *= flip
+        return U, sigma, Wt
+    return svd
+
+
+@pytest.mark.parametrize("flip", [1.0, -1.0])
+def test_a_warm_start_with_an_empty_cluster_gives_its_partition_back(monkeypatch, flip):
+    # Two clusters of three and a third left empty; one row of cluster 0 lies mostly along
+    # the null direction of Ṽᵀ X. An axis of the empty cluster pointing towards that row would
+    # take it out of cluster 0, so the completion must point away from it on any machine.
+    V = np.array([[1.0, 0.02, 0.0], [1.0, -0.02, 0.0], [0.3, 0.0, 0.95],
+                  [0.0, 1.0, 0.01], [0.03, 1.0, 0.0], [0.0, 1.0, -0.01]])
+    start = np.array([0, 0, 0, 1, 1, 1])
+    monkeypatch.setattr(np.linalg, "svd", _svd_with_other_null_bases(flip))
+    np.testing.assert_array_equal(discretize(V, init_labels=start), start)
+
+
+def test_every_partition_the_discretisation_returns_comes_back_from_a_warm_start():
+    # Small random embeddings, many of whose discretisations leave a cluster empty.
+    with_empty = 0
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        k, n = int(rng.integers(3, 10)), int(rng.integers(10, 40))
+        V = rng.standard_normal((n, k)) + 2.0 * np.eye(k)[rng.integers(k, size=n)]
+        labels = discretize(V, seed=seed)
+        with_empty += int(np.bincount(labels, minlength=k).min() == 0)
+        np.testing.assert_array_equal(discretize(V, init_labels=labels), labels, str(seed))
+    assert with_empty >= 20
+
+
 def _tied(seed: int = 1):
     f, _, _ = planted_features(6000, seed=seed, noise=1.5)
     pred = np.unique(np.round(f.predicate_vectors[:, 0], 1), return_inverse=True)[1]

@@ -294,8 +294,9 @@ def discretize(
     init_labels : ndarray of shape (E,), int, optional
         A warm start: a partition to stay close to (-1 where a row has none, at least one row
         labelled). The first rotation is the best fit of Ṽ R to it (the SVD step above on the
-        labelled rows), so the alternation starts from that partition and its cluster numbers
-        are kept; ``seed`` is then unused.
+        labelled rows, the axes of its empty clusters pointing away from the rows), so the
+        alternation starts from that partition and its cluster numbers are kept, and a
+        partition this function returned comes back unchanged; ``seed`` is then unused.
 
     Returns
     -------
@@ -339,15 +340,64 @@ def discretize(
 
 
 def _warm_rotation(V: np.ndarray, init_labels: np.ndarray, k: int) -> np.ndarray:
-    """The rotation R maximising tr(Xᵀ Ṽ R) for the given partition of the labelled rows."""
+    """The rotation R maximising tr(Xᵀ Ṽ R) for the given partition of the labelled rows.
+
+    When a cluster of that partition is empty, ``Ṽᵀ X`` is singular and every completion of R
+    on its null space is a maximiser. ``U Wᵀ`` would take LAPACK's basis of it (machine
+    dependent, as in :func:`_closest_rotation`), and an axis of an empty cluster that points
+    towards a row takes that row out of its cluster: a warm start from a partition the
+    discretisation returned would not give it back. So the empty clusters' axes are chosen to
+    keep the rows where they are (:func:`_empty_cluster_axes`).
+    """
     known = init_labels >= 0
     if init_labels.shape[0] != V.shape[0] or not known.any() or init_labels.max() >= k:
         raise ValueError("init_labels must have one entry per row, labels below k, and at "
                          "least one row labelled")
     rows = np.flatnonzero(known)
     X = sp.csr_matrix((np.ones(rows.size), (rows, init_labels[known])), shape=(V.shape[0], k))
-    U, _, Wt = np.linalg.svd(np.asarray(X.T @ V).T)
-    return U @ Wt
+    U, sigma, Wt = np.linalg.svd(np.asarray(X.T @ V).T)
+    empty = np.flatnonzero(np.bincount(init_labels[known], minlength=k) == 0)
+    if empty.size == 0:
+        return U @ Wt
+    rank = int(np.sum(sigma > 1e-10 * max(float(sigma[0]), 1e-300)))
+    fitted = U[:, :rank] @ Wt[:rank]
+    own_scores = np.einsum("ij,ji->i", V[rows], fitted[:, init_labels[rows]])
+    target = np.zeros((k, k))
+    target[:, empty] = _empty_cluster_axes(V[rows], U[:, rank:], own_scores)[:, :empty.size]
+    return _closest_rotation(U, sigma, Wt, target)
+
+
+def _empty_cluster_axes(V: np.ndarray, null_basis: np.ndarray, own_scores: np.ndarray
+                        ) -> np.ndarray:
+    """An orthonormal basis of the span of ``null_basis`` (shape (k, m)) for the axes of the
+    empty clusters, chosen whatever basis of that span is given, that takes as few rows of
+    ``V`` as it can from their clusters.
+
+    Axis by axis: the row with the largest projection on the part of the span not yet used
+    (ties to the lower row, to :data:`DECIMALS` decimals) gives the axis opposite to that
+    projection (where no row reaches that part, a coordinate axis projected on it); the axis
+    then takes the sign under which fewer rows score higher on it than ``own_scores``, their
+    score on their own cluster's axis (a tie keeps the opposite). With one empty cluster
+    these are the only two completions, so a partition that one of them keeps is kept.
+    """
+    k, m = null_basis.shape
+    remaining = null_basis @ null_basis.T
+    axes = np.zeros((k, m))
+    own = np.round(own_scores, DECIMALS)
+    for j in range(m):
+        projections = V @ remaining
+        lengths = np.round(np.einsum("ij,ij->i", projections, projections), DECIMALS)
+        if lengths.max() > 0:
+            axis = -projections[int(np.argmax(lengths))]
+        else:
+            axis = remaining[:, int(np.argmax(np.round(np.diag(remaining), DECIMALS)))]
+        axis = axis / np.linalg.norm(axis)
+        scores = np.round(V @ axis, DECIMALS)
+        if np.sum(-scores > own) < np.sum(scores > own):
+            axis = -axis
+        axes[:, j] = axis
+        remaining = remaining - np.outer(axis, axis)
+    return axes
 
 
 def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
