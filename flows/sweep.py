@@ -66,10 +66,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     # and one set of entity rows per document.
     by_parser: dict[Any, list[str]] = {}
     for name, config in configurations.items():
-        by_parser.setdefault((config.parser, config.features.event_nouns,
-                              config.features.phrasal_verbs, config.features.support_verbs,
-                              config.features.agentive_modifiers,
-                              config.features.attribution_verbs),
+        switches = tuple(config.features.entity_rule_switches().items())
+        by_parser.setdefault((config.parser, config.features.event_nouns, switches),
                              []).append(name)
 
     rows: list[dict[str, Any]] = []

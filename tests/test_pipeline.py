@@ -113,3 +113,20 @@ def test_event_nouns_re_extract_the_stored_rows_and_back(tmp_path):
     assert not added.empty
     pd.testing.assert_frame_equal(again[key].reset_index(drop=True),
                                   plain[key].reset_index(drop=True))
+
+
+def test_entity_rules_take_every_switch_of_the_features():
+    import dataclasses
+
+    from aesi_lib.entities.rules import EntityRules
+    from aesi_lib.model.features import ENTITY_RULE_SWITCHES
+    from aesi_lib.run.presets import deep_merge
+
+    assert set(ENTITY_RULE_SWITCHES) <= {f.name for f in dataclasses.fields(EntityRules)}
+    for name in ENTITY_RULE_SWITCHES:
+        # Each switch alone (R14-R16 over the event nouns of R12, R13 without them).
+        features = {"event_nouns": name != "phrasal_verbs", "support_verbs": False,
+                    "attribution_verbs": False, name: True}
+        config = RunConfig.from_dict(deep_merge(preset("default"), {"features": features}))
+        rules = pipeline.entity_rules(config)
+        assert [s for s in ENTITY_RULE_SWITCHES if getattr(rules, s)] == [name], name

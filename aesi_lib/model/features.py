@@ -147,6 +147,10 @@ CONTEXT_ARRAYS = ("context_vectors", "predicate_context_vectors", "head_context_
 EVENT_NOUN_RULES = (("support_verbs", "R14"), ("agentive_modifiers", "R15"),
                     ("attribution_verbs", "R16"))
 
+#: The switches of the optional entity rules R13-R16: each is a field of both
+#: :class:`FeatureOptions` and ``aesi_lib.entities.rules.EntityRules``.
+ENTITY_RULE_SWITCHES = ("phrasal_verbs",) + tuple(name for name, _ in EVENT_NOUN_RULES)
+
 
 @dataclass(frozen=True)
 class FeatureOptions:
@@ -252,6 +256,11 @@ class FeatureOptions:
             if getattr(self, name) and not self.event_nouns:
                 raise ValueError(f"features.{name} needs features.event_nouns ({rule} reads "
                                  "the event nouns of R12)")
+
+    def entity_rule_switches(self) -> dict[str, bool]:
+        """The optional entity rules R13-R16 these options turn on or off, by the name of
+        their switch (:data:`ENTITY_RULE_SWITCHES`)."""
+        return {name: getattr(self, name) for name in ENTITY_RULE_SWITCHES}
 
 
 @dataclass(frozen=True)

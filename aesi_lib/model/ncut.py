@@ -295,8 +295,10 @@ def discretize(
         A warm start: a partition to stay close to (-1 where a row has none, at least one row
         labelled). The first rotation is the best fit of Ṽ R to it (the SVD step above on the
         labelled rows, the axes of its empty clusters pointing away from the rows), so the
-        alternation starts from that partition and its cluster numbers are kept, and a
-        partition this function returned comes back unchanged; ``seed`` is then unused.
+        alternation starts from that partition and its cluster numbers are kept; a partition
+        this function returned comes back unchanged (every one in the tests; with two empty
+        clusters or more, or after a stop by ``tol``, this is not guaranteed). ``seed`` is
+        then unused.
 
     Returns
     -------

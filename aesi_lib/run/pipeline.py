@@ -95,10 +95,7 @@ def entity_rules(config: RunConfig) -> EntityRules:
     ResourceMissingError
         With ``features.event_nouns`` and a ``wordnet_path`` that holds no WordNet.
     """
-    rules = dataclasses.replace(DEFAULT_RULES, phrasal_verbs=config.features.phrasal_verbs,
-                                support_verbs=config.features.support_verbs,
-                                agentive_modifiers=config.features.agentive_modifiers,
-                                attribution_verbs=config.features.attribution_verbs)
+    rules = dataclasses.replace(DEFAULT_RULES, **config.features.entity_rule_switches())
     if not config.features.event_nouns:
         return rules
     from aesi_lib.entities.event_nouns import EventNounLexicon
