@@ -230,6 +230,12 @@ def _argmax_rows(M: np.ndarray) -> np.ndarray:
     return np.argmax(np.round(M, DECIMALS), axis=1)
 
 
+def _numerical_rank(sigma: np.ndarray) -> int:
+    """How many singular values (in decreasing order) are not zero up to rounding: those
+    above 1e-10 times the largest."""
+    return int(np.sum(sigma > 1e-10 * max(float(sigma[0]), 1e-300)))
+
+
 def _closest_rotation(U: np.ndarray, sigma: np.ndarray, Wt: np.ndarray, previous: np.ndarray
                       ) -> np.ndarray:
     """The rotation ``R`` maximising ``tr(Rᵀ M)`` for ``M = U diag(sigma) Wt``, and among
@@ -240,7 +246,7 @@ def _closest_rotation(U: np.ndarray, sigma: np.ndarray, Wt: np.ndarray, previous
     discretisations (seen on MUC-4, README "Reproducibility"). The completion that is closest
     to the previous rotation does not depend on that basis.
     """
-    rank = int(np.sum(sigma > 1e-10 * max(float(sigma[0]), 1e-300)))
+    rank = _numerical_rank(sigma)
     W = Wt.T
     R = U[:, :rank] @ W[:, :rank].T
     if rank == len(sigma):
@@ -361,7 +367,7 @@ def _warm_rotation(V: np.ndarray, init_labels: np.ndarray, k: int) -> np.ndarray
     empty = np.flatnonzero(np.bincount(init_labels[known], minlength=k) == 0)
     if empty.size == 0:
         return U @ Wt
-    rank = int(np.sum(sigma > 1e-10 * max(float(sigma[0]), 1e-300)))
+    rank = _numerical_rank(sigma)
     fitted = U[:, :rank] @ Wt[:rank]
     own_scores = np.einsum("ij,ji->i", V[rows], fitted[:, init_labels[rows]])
     target = np.zeros((k, k))
