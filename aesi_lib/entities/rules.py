@@ -173,17 +173,22 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
     entity rules' :data:`ENTITY_FORMAT_VERSION`, the event-noun lexicon of R12 and whether
     R13-R16 are on, so that a change of any of them makes the document's rows again."""
     stored = f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
-    if rules is not None and rules.event_nouns is not None:
+    if rules is None:
+        return stored
+    if rules.event_nouns is not None:
         stored += f";{rules.event_nouns.config_id}"
-    if rules is not None and rules.phrasal_verbs:
+    if rules.phrasal_verbs:
         stored += ";phrasal"
-    if rules is not None and rules.support_verbs and rules.event_nouns is not None:
-        stored += ";support"
-    if rules is not None and rules.agentive_modifiers and rules.event_nouns is not None:
-        stored += ";agentive"
-    if rules is not None and rules.attribution_verbs and rules.event_nouns is not None:
-        stored += ";attribution"
+    if rules.event_nouns is not None:
+        stored += "".join(f";{mark}" for switch, mark in _EVENT_NOUN_RULE_MARKS
+                          if getattr(rules, switch))
     return stored
+
+
+#: What :func:`stored_config_id` records for each of R14-R16 when it is on (only with R12,
+#: whose event nouns they read), in this order.
+_EVENT_NOUN_RULE_MARKS = (("support_verbs", "support"), ("agentive_modifiers", "agentive"),
+                          ("attribution_verbs", "attribution"))
 
 
 #: Joins a phrasal verb's lemma and its particles in a predicate (rule R13).
