@@ -211,6 +211,21 @@ def test_scores_print_the_bounds_beside_the_scores(capsys):
     assert "| test-mapped/lenient | 100% | 0.500 | 0.400 |" in lines
     # Results stored before the bounds existed print their scores and no bounds row.
     assert not any(line.startswith("| dev-mapped/lenient | 100%") for line in lines)
+    assert not any("missed" in line for line in lines)
+
+
+def test_scores_print_where_the_missed_entities_are(capsys):
+    misses = {"found": 1, "other_slot": 2, "other_template": 1, "no_mention": 0,
+              "other_slot_roles": [[3, 5, 2]], "other_templates": [[7, 1]]}
+    entry = {"precision": 0.5, "recall": 0.25, "f1": 1 / 3, "tp": 1, "fp": 1, "fn": 3,
+             "fp_share_irrelevant": 1.0, "template_recall_ceiling": 0.5,
+             "relevance_oracle": {"f1": 0.4}, "misses": {"Victim": misses}}
+    print_scores({"evaluated_on": "TST1+TST2", "scores": {
+        "test-mapped/lenient": entry, "test-mapped/strict": entry}})
+    lines = capsys.readouterr().out.splitlines()
+    assert "| test-mapped/lenient | Victim | 1 | 2 | t3 s5 (2) | 1 | t7 (1) | 0 |" in lines
+    # The lenient entries only, when there are any.
+    assert not any(line.startswith("| test-mapped/strict | Victim") for line in lines)
 
 
 def _no_work(monkeypatch) -> None:

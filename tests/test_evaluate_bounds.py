@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -106,6 +108,9 @@ def test_relevance_oracle_needs_per_message_counts():
 def test_result_bounds_is_json_ready_and_consistent():
     res = evaluate(OUTPUT, KEYS, mapping=[(0, 0, "Perpetrator"), (0, 1, "Victim")])
     bounds = result_bounds(OUTPUT, KEYS, res)
+    json.dumps(bounds)
+    assert set(bounds["misses"]) == {"Perpetrator", "Victim", "Target", "Instrument"}
+    del bounds["misses"]  # tests/test_evaluate_misses.py
     assert bounds == {
         "fp_share_irrelevant": pytest.approx(2 / 3),
         "template_recall_ceiling": pytest.approx(3 / 5),

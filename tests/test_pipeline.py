@@ -42,6 +42,9 @@ def test_notebook_path_on_the_demo_corpus(tmp_path):
     assert lenient["recall"] <= lenient["template_recall_ceiling"]
     assert lenient["template_recall_ceiling"] <= scores["recall_ceiling/lenient"]
     assert lenient["relevance_oracle"]["f1"] >= lenient["f1"]
+    misses = lenient["misses"].values()
+    assert sum(m["found"] for m in misses) == lenient["tp"]
+    assert sum(m["other_slot"] + m["other_template"] + m["no_mention"] for m in misses) == 94
 
 
 def test_the_notebook_path_reads_chains_like_the_flow(tmp_path):

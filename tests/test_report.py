@@ -312,6 +312,30 @@ def test_scores_from_stored_results(assignments: pd.DataFrame) -> None:
     assert scores_from_results(None) is None
 
 
+def test_per_slot_rows_say_where_the_missed_entities_are(assignments: pd.DataFrame) -> None:
+    stored = _stored(0.6)
+    stored["misses"] = {"Perpetrator": {
+        "found": 1, "other_slot": 1, "other_template": 0, "no_mention": 0,
+        "other_slot_roles": [[1, 2, 1]], "other_templates": []}}
+    results = {"scores": {"test-mapped/lenient": stored, "test-mapped/strict": _stored(0.5)}}
+    st = scores_from_results(results)
+    assert st is not None
+    lenient, strict = (st.per_slot.iloc[i] for i in (0, 1))
+    assert (lenient["missed_other_slot"], lenient["missed_no_mention"]) == (1, 0)
+    assert lenient["most_in_other_slots"] == "template 1 slot 2 (1)"
+    # Results stored before the breakdown: no columns to fill, and the report shows a dash.
+    assert pd.isna(strict["missed_other_slot"])
+    md = render_markdown(report_blocks(build_report(assignments, results=results)))
+    assert "| test-mapped | lenient | Perpetrator | 0.600 | 0.600 | 0.600 | 1 | 1 | 1 | 1 | " \
+        "template 1 slot 2 (1) | 0 | 0 |" in md
+    assert "| test-mapped | strict | Perpetrator | 0.500 | 0.500 | 0.500 | 1 | 1 | 1 | — |  | — " \
+        "| — |" in md
+    # Computed from the keys, the breakdown adds up to each slot's TP and FN.
+    computed = build_report(assignments, eval_keys=KEYS).scores.per_slot
+    fn = computed[["missed_other_slot", "missed_other_template", "missed_no_mention"]].sum(axis=1)
+    assert (fn == computed["fn"]).all()
+
+
 def _stored(f1: float) -> dict:
     per = {"precision": f1, "recall": f1, "f1": f1, "tp": 1, "fp": 1, "fn": 1}
     return {

@@ -17,6 +17,7 @@ Modules, bottom up: :mod:`~aesi_lib.evaluate.gold` (gold entities of the keys),
 :mod:`~aesi_lib.evaluate.mapping` (the role-to-slot mapping, steps 1-4),
 :mod:`~aesi_lib.evaluate.split` (one scored split), :mod:`~aesi_lib.evaluate.scoring`
 (``evaluate``), :mod:`~aesi_lib.evaluate.bounds` (oracle bounds),
+:mod:`~aesi_lib.evaluate.misses` (where each gold slot's missed entities are),
 :mod:`~aesi_lib.evaluate.grid` (the score grid every caller reports) and
 :mod:`~aesi_lib.evaluate.tables` (Markdown beside the published systems).
 """
@@ -46,6 +47,7 @@ from aesi_lib.evaluate.gold import (
 from aesi_lib.evaluate.grid import GridCell, ScoreGrid, score_grid
 from aesi_lib.evaluate.mapping import prune_mapping, type_mappings, union_mapping
 from aesi_lib.evaluate.matching import MATCHERS, lenient, normalise, strict, tokens_match
+from aesi_lib.evaluate.misses import SlotMisses, missed_gold
 from aesi_lib.evaluate.scoring import MAPPING_MODES, EvaluationResult, evaluate, learn_mapping
 from aesi_lib.evaluate.split import KeyGold, SplitIndex
 from aesi_lib.evaluate.tables import PUBLISHED_RESULTS, format_table
@@ -66,6 +68,7 @@ __all__ = [
     "KeyGold",
     "MissingKeyError",
     "ScoreGrid",
+    "SlotMisses",
     "SplitIndex",
     "count_message_slot",
     "evaluate",
@@ -76,6 +79,7 @@ __all__ = [
     "learn_mapping",
     "lenient",
     "merge_entities",
+    "missed_gold",
     "normalise",
     "prune_mapping",
     "read_assignments",

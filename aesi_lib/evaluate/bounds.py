@@ -8,6 +8,9 @@ Each function answers "if this part were perfect, how far could the score go?" f
 * :func:`relevance_oracle`: document relevance (messages without a relevant incident produce
   nothing), with :func:`false_positive_share_irrelevant` as the share of false positives at stake.
 
+:func:`result_bounds` stores them beside a result's scores, with where each gold slot's missed
+entities are (:mod:`aesi_lib.evaluate.misses`).
+
 They use the answer keys and are never a score of the system: an oracle figure says how much a
 better part could be worth before one builds it.
 """
@@ -23,6 +26,7 @@ from aesi_lib.evaluate.counting import Counts
 from aesi_lib.evaluate.gold import GOLD_SLOTS
 from aesi_lib.evaluate.mapping import MappingTriple
 from aesi_lib.evaluate.matching import MatcherName
+from aesi_lib.evaluate.misses import split_misses
 from aesi_lib.evaluate.scoring import EvaluationResult, Keys
 from aesi_lib.evaluate.split import SplitIndex
 
@@ -74,9 +78,11 @@ def template_recall_ceiling(
     float
         0.0 for an empty mapping.
     """
-    split = SplitIndex(assignments, eval_keys, matcher)
-    templates = sorted({int(t) for t, _, _ in mapping})
-    return _every_slot_recall(split, templates)
+    return _mapped_template_recall(SplitIndex(assignments, eval_keys, matcher), mapping)
+
+
+def _mapped_template_recall(split: SplitIndex, mapping: Iterable[MappingTriple]) -> float:
+    return _every_slot_recall(split, sorted({int(t) for t, _, _ in mapping}))
 
 
 def _every_slot_recall(split: SplitIndex, templates: Iterable[int]) -> float:
@@ -141,15 +147,15 @@ def result_bounds(
     -------
     dict
         ``fp_share_irrelevant`` (float), ``template_recall_ceiling`` (float, with the
-        result's mapping and matcher) and ``relevance_oracle`` (``Counts.as_dict()``).
+        result's mapping and matcher), ``relevance_oracle`` (``Counts.as_dict()``) and
+        ``misses`` (gold slot -> ``SlotMisses.as_dict()``, :mod:`aesi_lib.evaluate.misses`).
     """
-    matcher = cast(MatcherName, result.matcher)
+    split = SplitIndex(assignments, eval_keys, cast(MatcherName, result.matcher))
     return {
         "fp_share_irrelevant": false_positive_share_irrelevant(result),
-        "template_recall_ceiling": template_recall_ceiling(
-            assignments, eval_keys, result.mapping, matcher
-        ),
+        "template_recall_ceiling": _mapped_template_recall(split, result.mapping),
         "relevance_oracle": relevance_oracle(result).as_dict(),
+        "misses": {g: m.as_dict() for g, m in split_misses(split, result.mapping).items()},
     }
 
 

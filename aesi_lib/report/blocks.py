@@ -164,7 +164,8 @@ def _score_blocks(report: SchemaReport) -> list[Block]:
             )
         )
     if len(st.per_slot):
-        header = ("mapping", "matcher", "gold slot", "P", "R", "F1", "TP", "FP", "FN")
+        header = ("mapping", "matcher", "gold slot", "P", "R", "F1", "TP", "FP", "FN",
+                  "FN: other slot", "most in", "FN: other template", "FN: no mention")
         rows = tuple(
             (
                 str(r.mode),
@@ -176,10 +177,24 @@ def _score_blocks(report: SchemaReport) -> list[Block]:
                 _fmt_int(r.tp),
                 _fmt_int(r.fp),
                 _fmt_int(r.fn),
+                _fmt_int(r.missed_other_slot),
+                r.most_in_other_slots if isinstance(r.most_in_other_slots, str) else "",
+                _fmt_int(r.missed_other_template),
+                _fmt_int(r.missed_no_mention),
             )
             for r in st.per_slot.itertuples(index=False)
         )
         blocks += [Heading(3, "Per gold slot"), Table(header, rows)]
+        blocks.append(
+            Para(
+                "where the missed gold entities are: matched by a mention of a template the "
+                "mapping uses for the gold slot, but in a slot that does not feed it (*other "
+                "slot*, with the slots that hold most of them); matched only in other templates "
+                "(*other template*); matched by no mention of the message (*no mention*: the "
+                "entity extraction lost it). They use the keys.",
+                label="FN:",
+            )
+        )
         blocks.append(Plot("slot_f1", "F1 per gold slot"))
     return blocks
 

@@ -31,7 +31,12 @@ SCORE_COLUMNS = (
     "mode", "matcher", "precision", "recall", "f1", "tp", "fp", "fn",
     "fp_share", "template_recall_ceiling", "relevance_oracle_f1",
 )
-PER_SLOT_COLUMNS = ("mode", "matcher", "gold_slot", "precision", "recall", "f1", "tp", "fp", "fn")
+#: Where a gold slot's FN are (``aesi_lib.evaluate.misses``); empty for results stored before.
+MISS_COLUMNS = ("missed_other_slot", "most_in_other_slots", "missed_other_template",
+                "missed_no_mention")
+PER_SLOT_COLUMNS = (
+    "mode", "matcher", "gold_slot", "precision", "recall", "f1", "tp", "fp", "fn", *MISS_COLUMNS,
+)
 MAPPING_COLUMNS = ("mode", "type", "template", "slot", "gold_slot", "kept")
 CHOICE_COLUMNS = ("mode", "type", "template", "best_sum", "runner_up", "runner_up_sum", "margin")
 
@@ -121,19 +126,36 @@ def _score_row(mode: str, matcher: str, d: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _slot_rows(mode: str, matcher: str, per_slot: Any) -> list[dict[str, Any]]:
+def _slot_rows(mode: str, matcher: str, per_slot: Any, misses: Any = None
+               ) -> list[dict[str, Any]]:
+    """Rows of PER_SLOT_COLUMNS from a stored ``per_slot`` and, where stored, its ``misses``
+    (``aesi_lib.evaluate.misses``; None in results stored before them)."""
     if not isinstance(per_slot, Mapping):
         return []
+    misses = misses if isinstance(misses, Mapping) else {}
     return [
         {
             "mode": mode,
             "matcher": matcher,
             "gold_slot": g,
-            **{k: d.get(k) for k in PER_SLOT_COLUMNS[3:]},
+            **{k: d.get(k) for k in ("precision", "recall", "f1", "tp", "fp", "fn")},
+            **_miss_columns(misses.get(g)),
         }
         for g, d in per_slot.items()
         if isinstance(d, Mapping)
     ]
+
+
+def _miss_columns(misses: Any) -> dict[str, Any]:
+    if not isinstance(misses, Mapping):
+        return dict.fromkeys(MISS_COLUMNS)
+    return {
+        "missed_other_slot": misses.get("other_slot"),
+        "most_in_other_slots": ", ".join(
+            f"template {t} slot {s} ({n})" for t, s, n in misses.get("other_slot_roles") or []),
+        "missed_other_template": misses.get("other_template"),
+        "missed_no_mention": misses.get("no_mention"),
+    }
 
 
 def _sort_runs(frame: pd.DataFrame) -> pd.DataFrame:
@@ -172,7 +194,7 @@ def scores_from_results(results: Mapping[str, Any] | None) -> ScoreTables | None
         elif isinstance(entry, Mapping) and "f1" in entry:
             matcher = matcher or str(entry.get("matcher", ""))
             scores.append(_score_row(head, matcher, entry))
-            per_slot += _slot_rows(head, matcher, entry.get("per_slot"))
+            per_slot += _slot_rows(head, matcher, entry.get("per_slot"), entry.get("misses"))
             if matcher == MAPPING_MATCHER:
                 mapping += [
                     (head, None, int(m["template"]), int(m["slot"]), str(m["gold_slot"]), True)
@@ -253,7 +275,7 @@ def compute_scores(
     for (mode, matcher), cell in sorted(grid.cells.items(),
                                         key=lambda item: MATCHERS.index(item[0][1])):
         scores.append(_score_row(mode, matcher, cell.to_dict()))
-        per_slot += _slot_rows(mode, matcher, cell.result.per_slot)
+        per_slot += _slot_rows(mode, matcher, cell.result.per_slot, cell.bounds.get("misses"))
     return ScoreTables(
         _sort_runs(pd.DataFrame(scores, columns=list(SCORE_COLUMNS))),
         _sort_runs(pd.DataFrame(per_slot, columns=list(PER_SLOT_COLUMNS))),

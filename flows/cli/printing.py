@@ -39,6 +39,25 @@ def print_bounds(entries: dict[str, dict[str, Any]]) -> None:
     print(markdown_table(header, [
         (name, f"{e['fp_share_irrelevant']:.0%}", f"{e['template_recall_ceiling']:.3f}",
          f"{e['relevance_oracle']['f1']:.3f}") for name, e in rows]), end="")
+    print_misses(entries)
+
+
+def print_misses(entries: dict[str, dict[str, Any]]) -> None:
+    """Where each gold slot's missed entities are (``aesi_lib.evaluate.misses``), for the
+    lenient entries (all entries when none is lenient)."""
+    rows = [(name, e["misses"]) for name, e in entries.items() if "misses" in e]
+    lenient = [(name, m) for name, m in rows if name.endswith("/lenient")]
+    if not rows:
+        return
+    print("found and missed gold entities (non-optional misses; uses the keys):")
+    header = ["mapping/matcher", "gold slot", "found", "missed: other slot", "most in",
+              "missed: other template", "most in", "missed: no mention"]
+    print(markdown_table(header, [
+        (name, slot, m["found"], m["other_slot"],
+         ", ".join(f"t{t} s{s} ({n})" for t, s, n in m["other_slot_roles"]),
+         m["other_template"], ", ".join(f"t{t} ({n})" for t, n in m["other_templates"]),
+         m["no_mention"])
+        for name, misses in (lenient or rows) for slot, m in misses.items()]), end="")
 
 
 def print_documents(summary: dict[str, Any], limit: int = 10) -> None:
