@@ -46,9 +46,9 @@ def print_misses(entries: dict[str, dict[str, Any]]) -> None:
     """Where each gold slot's missed entities are (``aesi_lib.evaluate.misses``), for the
     lenient entries (all entries when none is lenient)."""
     rows = [(name, e["misses"]) for name, e in entries.items() if "misses" in e]
-    lenient = [(name, m) for name, m in rows if name.endswith("/lenient")]
     if not rows:
         return
+    lenient = [(name, m) for name, m in rows if name.endswith("/lenient")]
     print("found and missed gold entities (non-optional misses; uses the keys):")
     header = ["mapping/matcher", "gold slot", "found", "missed: other slot", "most in",
               "missed: other template", "most in", "missed: no mention"]
