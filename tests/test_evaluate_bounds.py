@@ -130,3 +130,18 @@ def test_sweep_rows_carry_the_test_mapped_lenient_bounds():
         template_recall_ceiling(OUTPUT, KEYS, learned.mapping))
     assert row["tst_test_lenient_oracle_f1"] == pytest.approx(relevance_oracle(learned).f1)
     assert row["tst_test_lenient_oracle_f1"] >= row["tst_test_lenient_f1"]
+
+
+def test_bounds_from_a_given_split_are_the_bounds_built_alone():
+    from aesi_lib.evaluate.split import SplitIndex
+
+    res = evaluate(OUTPUT, KEYS, mapping=[(0, 0, "Perpetrator"), (0, 1, "Victim")])
+    split = SplitIndex(OUTPUT, KEYS, "lenient")
+    assert result_bounds(OUTPUT, KEYS, res, split) == result_bounds(OUTPUT, KEYS, res)
+    assert recall_ceiling(OUTPUT, KEYS, "lenient", split) == recall_ceiling(OUTPUT, KEYS)
+    # A split of another matcher would answer another question.
+    with pytest.raises(ValueError, match="the split matches 'lenient', not 'strict'"):
+        recall_ceiling(OUTPUT, KEYS, "strict", split)
+    strict = evaluate(OUTPUT, KEYS, matcher="strict", mapping=res.mapping)
+    with pytest.raises(ValueError, match="not 'strict'"):
+        result_bounds(OUTPUT, KEYS, strict, split)

@@ -32,7 +32,8 @@ from aesi_lib.evaluate.split import SplitIndex
 
 
 def recall_ceiling(
-    assignments: pd.DataFrame, eval_keys: Keys, matcher: MatcherName = "lenient"
+    assignments: pd.DataFrame, eval_keys: Keys, matcher: MatcherName = "lenient",
+    split: SplitIndex | None = None,
 ) -> float:
     """Recall when every mention's head is sent to every gold slot of its message.
 
@@ -43,13 +44,26 @@ def recall_ceiling(
     assignments : pandas.DataFrame
     eval_keys : sequence of KeyTemplate, or KeyGold
     matcher : {"lenient", "strict"}
+    split : SplitIndex, optional
+        ``assignments`` indexed against ``eval_keys`` with ``matcher``, when the caller has
+        it; built here otherwise.
 
     Returns
     -------
     float
     """
-    split = SplitIndex(assignments, eval_keys, matcher)
+    split = _checked_split(split, assignments, eval_keys, matcher)
     return _every_slot_recall(split, range(split.shape[0]))
+
+
+def _checked_split(split: SplitIndex | None, assignments: pd.DataFrame, eval_keys: Keys,
+                   matcher: str) -> SplitIndex:
+    """``split`` when given (it must use ``matcher``), else a new one."""
+    if split is None:
+        return SplitIndex(assignments, eval_keys, cast(MatcherName, matcher))
+    if split.matcher != matcher:
+        raise ValueError(f"the split matches {split.matcher!r}, not {matcher!r}")
+    return split
 
 
 def template_recall_ceiling(
@@ -132,7 +146,8 @@ def false_positive_share_irrelevant(result: EvaluationResult) -> float:
 
 
 def result_bounds(
-    assignments: pd.DataFrame, eval_keys: Keys, result: EvaluationResult
+    assignments: pd.DataFrame, eval_keys: Keys, result: EvaluationResult,
+    split: SplitIndex | None = None,
 ) -> dict[str, Any]:
     """The bounds of one evaluation, JSON-ready, as stored beside its scores.
 
@@ -142,6 +157,9 @@ def result_bounds(
     eval_keys : sequence of KeyTemplate, or KeyGold
         The keys ``result`` was scored on.
     result : EvaluationResult
+    split : SplitIndex, optional
+        ``assignments`` indexed against ``eval_keys`` with the result's matcher, when the
+        caller has it (the score grid scored the result on it); built here otherwise.
 
     Returns
     -------
@@ -150,7 +168,7 @@ def result_bounds(
         result's mapping and matcher), ``relevance_oracle`` (``Counts.as_dict()``) and
         ``misses`` (gold slot -> ``SlotMisses.as_dict()``, :mod:`aesi_lib.evaluate.misses`).
     """
-    split = SplitIndex(assignments, eval_keys, cast(MatcherName, result.matcher))
+    split = _checked_split(split, assignments, eval_keys, result.matcher)
     return {
         "fp_share_irrelevant": false_positive_share_irrelevant(result),
         "template_recall_ceiling": _mapped_template_recall(split, result.mapping),

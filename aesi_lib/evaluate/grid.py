@@ -109,8 +109,8 @@ def score_grid(
                 assert map_gold is not None
                 mapping = SplitIndex(assignments, map_gold, matcher, shape).learn_mapping()
             result = score_split(split, mapping, mode)
-            cell_bounds = result_bounds(assignments, eval_gold, result) if bounds else {}
+            cell_bounds = result_bounds(assignments, eval_gold, result, split) if bounds else {}
             cells[(mode, matcher)] = GridCell(result, cell_bounds)
         if bounds:
-            ceilings[matcher] = recall_ceiling(assignments, eval_gold, matcher)
+            ceilings[matcher] = recall_ceiling(assignments, eval_gold, matcher, split)
     return ScoreGrid(cells, ceilings)
