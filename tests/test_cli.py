@@ -330,6 +330,7 @@ COMPANIONS = {
     "features.pronouns": ["features.chains=true"],
     "features.token_context": ["features.context=true"],
     "features.support_verbs": ["features.event_nouns=true"],
+    "features.event_noun_senses": ["features.event_nouns=true"],
     "features.agentive_modifiers": ["features.event_nouns=true"],
     "features.attribution_verbs": ["features.event_nouns=true"],
     "features.ner_as_noun": ["parser.ner=true"],

@@ -35,6 +35,34 @@ def test_other_nouns_are_not_event_nouns(lexicon):
     assert lexicon.lookup("assassination") is None
 
 
+def test_abstract_senses_admit_later_act_senses_of_nouns_that_name_no_thing(lexicon):
+    abstract = EventNounLexicon(lexicon.wordnet, senses="abstract")
+    assert abstract.lookup("assassination") == EventNoun("assassinate", "dobj")
+    assert abstract.lookup("injury").verb == "injure"
+    # A sense that names a thing, place or group keeps the noun out, whatever its later
+    # act senses (the act of constructing, of officiating, of courting).
+    for noun in ("building", "office", "court", "priest", "bomb", "qwertyuiop"):
+        assert abstract.lookup(noun) is None, noun
+    # Nouns whose first sense is an act or event are read as before.
+    for noun in ("murder", "bombing", "kidnapping", "death", "attack"):
+        assert abstract.lookup(noun) == lexicon.lookup(noun), noun
+    reader = lexicon.wordnet.reader
+    assert event_noun(reader, "assassination", "abstract") == abstract.lookup("assassination")
+    assert event_noun(reader, "assassination", "first") is None
+
+
+def test_the_sense_choice_names_the_rows_it_made(lexicon):
+    abstract = EventNounLexicon(lexicon.wordnet, senses="abstract")
+    assert abstract.config_id != lexicon.config_id
+    copy = pickle.loads(pickle.dumps(abstract))
+    assert (copy.senses, copy.config_id) == ("abstract", abstract.config_id)
+    assert copy.lookup("assassination") == EventNoun("assassinate", "dobj")
+    with pytest.raises(ValueError, match="sense choice 'second'"):
+        EventNounLexicon(lexicon.wordnet, senses="second")
+    with pytest.raises(ValueError, match="sense choice 'all'"):
+        event_noun(lexicon.wordnet.reader, "murder", "all")
+
+
 def test_the_rule_reads_only_wordnet(lexicon):
     reader = lexicon.wordnet.reader
     assert event_noun(reader, "murder") == lexicon.lookup("murder")

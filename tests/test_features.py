@@ -96,6 +96,12 @@ def test_agentive_modifiers_need_event_nouns():
     assert FeatureOptions(event_nouns=True, agentive_modifiers=True).agentive_modifiers
 
 
+def test_event_noun_senses_need_event_nouns():
+    with pytest.raises(ValueError, match="event_noun_senses=abstract needs features.event_nouns"):
+        FeatureOptions(event_noun_senses="abstract")
+    assert FeatureOptions(event_nouns=True, event_noun_senses="abstract").event_nouns
+
+
 def test_only_the_transformer_runs_on_a_gpu():
     with pytest.raises(ValueError, match="encoder_device=cuda needs features.encoder=minilm "
                        "or transformer"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from aesi_lib.corpus.demo import load_demo_corpus
+from aesi_lib.entities.rules import stored_config_id
 from aesi_lib.parse.backends import make_parser
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
@@ -133,3 +134,20 @@ def test_entity_rules_take_every_switch_of_the_features():
         config = RunConfig.from_dict(deep_merge(preset("default"), {"features": features}))
         rules = pipeline.entity_rules(config)
         assert [s for s in ENTITY_RULE_SWITCHES if getattr(rules, s)] == [name], name
+
+
+def test_entity_rules_take_the_event_noun_senses():
+    import pytest
+
+    from aesi_lib.run.presets import deep_merge
+
+    first = pipeline.entity_rules(RunConfig.from_dict(preset("default")))
+    if first.event_nouns is None:
+        pytest.skip("no WordNet here: scripts/setup.sh installs wordnet-base")
+    config = RunConfig.from_dict(deep_merge(preset("default"), {"features": {
+        "event_noun_senses": "abstract"}}))
+    abstract = pipeline.entity_rules(config)
+    assert (first.event_nouns.senses, abstract.event_nouns.senses) == ("first", "abstract")
+    assert abstract.event_nouns.lookup("assassination").verb == "assassinate"
+    # The store records the choice, so switching it re-extracts the stored rows.
+    assert stored_config_id("p", abstract) != stored_config_id("p", first)

@@ -191,6 +191,13 @@ class FeatureOptions:
         ``aesi_lib.entities.rules``: ``the murder of six Jesuits`` -> Jesuits/dobj of murder);
         decided by WordNet (``aesi_lib.entities.event_nouns``), so it needs WordNet. Not in
         the paper. A change re-extracts the stored documents' rows from the parse cache.
+    event_noun_senses : which WordNet senses make a noun an event noun of R12: ``"first"``,
+        its first sense must be an act or event; ``"abstract"``, failing that, its first
+        later act or event sense linked to a verb, when no sense of the noun names a thing, a
+        place, a person or group, an amount or a time (``assassination``, whose first sense
+        is *character assassination*, -> assassinate; ``building`` stays out). Needs
+        ``event_nouns``. Not in the paper. A change re-extracts the stored documents' rows
+        from the parse cache.
     phrasal_verbs : a verb with a particle is a predicate of its own, ``carry_out`` (rule R13
         of ``aesi_lib.entities.rules``), with the verb's word vector. Not in the paper. A
         change re-extracts the stored documents' rows from the parse cache.
@@ -228,6 +235,7 @@ class FeatureOptions:
     encoder_model: str | None = None
     encoder_device: Literal["cpu", "cuda"] = "cpu"
     event_nouns: bool = False
+    event_noun_senses: Literal["first", "abstract"] = "first"
     phrasal_verbs: bool = False
     support_verbs: bool = False
     agentive_modifiers: bool = False
@@ -252,6 +260,9 @@ class FeatureOptions:
             raise ValueError("features.encoder_model names the model of "
                              "features.encoder=transformer: set features.encoder=transformer "
                              "too")
+        if self.event_noun_senses != "first" and not self.event_nouns:
+            raise ValueError(f"features.event_noun_senses={self.event_noun_senses} needs "
+                             "features.event_nouns (it chooses R12's event nouns)")
         for name, rule in EVENT_NOUN_RULES:
             if getattr(self, name) and not self.event_nouns:
                 raise ValueError(f"features.{name} needs features.event_nouns ({rule} reads "

@@ -81,7 +81,8 @@ def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
 
 def entity_rules(config: RunConfig) -> EntityRules:
     """The entity rules of a run's configuration: the defaults, with R12's event-noun lexicon
-    when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's),
+    when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's;
+    its senses as ``features.event_noun_senses`` chooses),
     R13 when ``features.phrasal_verbs``, R14 when ``features.support_verbs``, R15 when
     ``features.agentive_modifiers`` and R16 when ``features.attribution_verbs``.
     Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
@@ -110,7 +111,8 @@ def entity_rules(config: RunConfig) -> EntityRules:
         log.warning("WordNet unavailable, entity rule R12 (features.event_nouns) is left "
                     "out: %s", exc)
         return rules
-    return dataclasses.replace(rules, event_nouns=EventNounLexicon(wordnet))
+    return dataclasses.replace(
+        rules, event_nouns=EventNounLexicon(wordnet, config.features.event_noun_senses))
 
 
 def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
