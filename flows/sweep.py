@@ -66,8 +66,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     # and one set of entity rows per document.
     by_parser: dict[Any, list[str]] = {}
     for name, config in configurations.items():
-        switches = tuple(config.features.entity_rule_switches().items())
-        by_parser.setdefault((config.parser, config.features.event_nouns, switches),
+        by_parser.setdefault((config.parser, config.features.entity_rule_choices()),
                              []).append(name)
 
     rows: list[dict[str, Any]] = []

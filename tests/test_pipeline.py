@@ -151,3 +151,29 @@ def test_entity_rules_take_the_event_noun_senses():
     assert abstract.event_nouns.lookup("assassination").verb == "assassinate"
     # The store records the choice, so switching it re-extracts the stored rows.
     assert stored_config_id("p", abstract) != stored_config_id("p", first)
+
+
+def test_configurations_extract_alike_exactly_when_their_entity_rule_choices_agree():
+    # aesi sweep extracts once per distinct entity_rule_choices(): two configurations whose
+    # stored rows would differ must never share one extraction.
+    import pytest
+
+    from aesi_lib.run.presets import deep_merge
+
+    variants = [{}, {"event_noun_senses": "abstract"}, {"agentive_modifiers": True},
+                {"event_noun_senses": "abstract", "agentive_modifiers": True},
+                {"phrasal_verbs": True}, {"support_verbs": False},
+                {"event_nouns": False, "support_verbs": False, "attribution_verbs": False},
+                {"type_scheme": "depth:4"}]
+    choices, stored = [], []
+    for features in variants:
+        config = RunConfig.from_dict(deep_merge(preset("default"), {"features": features}))
+        rules = pipeline.entity_rules(config)
+        if rules.event_nouns is None and config.features.event_nouns:
+            pytest.skip("no WordNet here: scripts/setup.sh installs wordnet-base")
+        choices.append(config.features.entity_rule_choices())
+        stored.append(stored_config_id("p", rules))
+    for i in range(len(variants)):
+        for j in range(len(variants)):
+            assert (choices[i] == choices[j]) == (stored[i] == stored[j]), (variants[i],
+                                                                              variants[j])

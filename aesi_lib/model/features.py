@@ -268,6 +268,14 @@ class FeatureOptions:
                 raise ValueError(f"features.{name} needs features.event_nouns ({rule} reads "
                                  "the event nouns of R12)")
 
+    def entity_rule_choices(self) -> tuple[tuple[str, Any], ...]:
+        """Every choice of these options that decides the entity rows of a document: R12 on or
+        off, its sense choice and the switches of R13-R16 (``aesi sweep`` extracts once per
+        distinct choice)."""
+        return (("event_nouns", self.event_nouns),
+                ("event_noun_senses", self.event_noun_senses),
+                *self.entity_rule_switches().items())
+
     def entity_rule_switches(self) -> dict[str, bool]:
         """The optional entity rules R13-R16 these options turn on or off, by the name of
         their switch (:data:`ENTITY_RULE_SWITCHES`)."""
