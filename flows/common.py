@@ -94,34 +94,29 @@ class Project:
 
 def solution_record(artifacts: dict[str, Any], config: RunConfig) -> dict[str, Any]:
     """What ``project.json`` keeps of a solve for the next run or update to carry forward: its
-    files, the features it solved, a digest of its model configuration, and whether it was
-    warm-started from an earlier solution."""
+    files, the features it solved, the digest of its whole configuration
+    (``RunConfig.digest``), and whether it was warm-started from an earlier solution."""
     return {"entities": artifacts["entities"], "labels": artifacts["labels"],
-            "features": artifacts["features"], "model": model_digest(config),
+            "features": artifacts["features"], "config": config.digest(),
             "warm": bool(artifacts.get("warm"))}
-
-
-def model_digest(config: RunConfig) -> str:
-    """Digest of the model part of a configuration (sizes, seed, weights, ...)."""
-    from aesi_lib.run.config import config_digest
-
-    return config_digest(config.to_dict()["model"])
 
 
 def carry_plan(last: dict[str, Any] | None, config: RunConfig, features_path: str
                ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """How a full run carries the project's last solution ``last``: ``(previous,
-    keep_ids_of)`` for the solve. Under the same model configuration, when the documents
-    changed or the last solution was itself warm-started (an update: the nightly run after
-    hourly updates), the solve warm-starts from it and keeps its ids; under another
-    configuration (another seed, another weight), or when the last solution is this very
+    keep_ids_of)`` for the solve. Under the same configuration, when the documents changed or
+    the last solution was itself warm-started (an update: the nightly run after hourly
+    updates), the solve warm-starts from it and keeps its ids; under another configuration
+    (another seed, another weight, other entity rules or feature options: what a fresh
+    project with that configuration would solve), or when the last solution is this very
     problem's seeded solve, the seed's own partition is kept and only its cluster numbers
-    follow ``last``."""
+    follow ``last``. A record written before the whole configuration was recorded (it has
+    ``model`` instead of ``config``) counts as another configuration."""
     if not last:
         return None, None
-    same_model = last.get("model") == model_digest(config)
+    same_config = last.get("config") == config.digest()
     same_problem = last.get("features") == features_path and not last.get("warm")
-    if same_model and not same_problem:
+    if same_config and not same_problem:
         return last, None
     return None, last
 

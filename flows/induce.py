@@ -49,10 +49,11 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     config_path : a ``--config`` file (JSON) merged over ``config`` (or the default preset):
         how a deployment names its configuration (``prefect.yaml``).
     fresh : solve from scratch with new ids. By default a full run carries the project's
-        last solution (run or update; :func:`flows.common.carry_plan`): under the same model
+        last solution (run or update; :func:`flows.common.carry_plan`): under the same
         configuration it warm-starts from it and keeps its ids (the nightly run after hourly
-        updates), under another one (another seed) its partition is the seed's own and only
-        its cluster numbers follow the last solution.
+        updates), under another one (another seed, other feature options) its partition is the
+        seed's own, as in a fresh project, and only its cluster numbers follow the last
+        solution.
 
     The documents are the corpus and those that ``aesi update`` added to the project and that
     are still stored (a nightly full run exports the whole project).

@@ -136,7 +136,9 @@ EARLIER_BASES = {"sweep-muc4.json", "sweep-muc4-context.json", "sweep-muc4-conse
                  "sweep-muc4-event-nouns.json"}
 # Tables measured around earlier defaults: their row named default is the present default
 # with these settings (README, "The default and its neighbourhood").
-_BEFORE_AGENTS = {"features": {"support_verbs": False, "attribution_verbs": False}}
+_BEFORE_SENSES = {"features": {"event_noun_senses": "first", "agentive_modifiers": False}}
+_BEFORE_AGENTS = deep_merge(_BEFORE_SENSES, {"features": {"support_verbs": False,
+                                                          "attribution_verbs": False}})
 _CORPUS_CLASSES = deep_merge(_BEFORE_AGENTS, {"model": {"class_scope": "corpus"}})
 _BEFORE_SALIENCE = deep_merge(_CORPUS_CLASSES, {"model": {"similarity": {"salience_weight": 0.0}}})
 AROUND_AN_EARLIER_DEFAULT = {
@@ -146,6 +148,10 @@ AROUND_AN_EARLIER_DEFAULT = {
         "sweep-muc4-agentive-salience.json", "sweep-muc4-attribution-verbs.json",
         "sweep-muc4-class-scope.json", "sweep-muc4-ner-types.json",
         "sweep-muc4-support-verbs.json")},
+    **{name: _BEFORE_SENSES for name in (
+        "sweep-muc4-consensus-spread.json", "sweep-muc4-default-chains.json",
+        "sweep-muc4-default-consensus.json", "sweep-muc4-default-structure.json",
+        "sweep-muc4-pmi-weight.json", "sweep-muc4-support-attribution.json")},
     "sweep-muc4-salience.json": _CORPUS_CLASSES,
     **{name: _BEFORE_SALIENCE for name in (
         "sweep-muc4-encoder.json", "sweep-muc4-scenario.json", "sweep-muc4-slot-context.json",
