@@ -102,6 +102,17 @@ def test_event_noun_senses_need_event_nouns():
     assert FeatureOptions(event_nouns=True, event_noun_senses="abstract").event_nouns
 
 
+def test_turning_event_nouns_off_names_everything_that_reads_them_at_once():
+    with pytest.raises(ValueError) as error:
+        FeatureOptions(event_noun_senses="abstract", support_verbs=True,
+                       agentive_modifiers=True, attribution_verbs=True)
+    message = str(error.value)
+    for key in ("event_noun_senses=abstract", "support_verbs (R14)",
+                "agentive_modifiers (R15)", "attribution_verbs (R16)"):
+        assert f"features.{key}" in message
+    assert " need features.event_nouns" in message
+
+
 def test_only_the_transformer_runs_on_a_gpu():
     with pytest.raises(ValueError, match="encoder_device=cuda needs features.encoder=minilm "
                        "or transformer"):

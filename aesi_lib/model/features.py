@@ -260,13 +260,17 @@ class FeatureOptions:
             raise ValueError("features.encoder_model names the model of "
                              "features.encoder=transformer: set features.encoder=transformer "
                              "too")
-        if self.event_noun_senses != "first" and not self.event_nouns:
-            raise ValueError(f"features.event_noun_senses={self.event_noun_senses} needs "
-                             "features.event_nouns (it chooses R12's event nouns)")
-        for name, rule in EVENT_NOUN_RULES:
-            if getattr(self, name) and not self.event_nouns:
-                raise ValueError(f"features.{name} needs features.event_nouns ({rule} reads "
-                                 "the event nouns of R12)")
+        if not self.event_nouns:
+            # All at once, so that turning R12 off over the default preset takes one round.
+            readers = [f"features.{name} ({rule})" for name, rule in EVENT_NOUN_RULES
+                       if getattr(self, name)]
+            if self.event_noun_senses != "first":
+                readers.insert(0, f"features.event_noun_senses={self.event_noun_senses}")
+            if readers:
+                verb = "needs" if len(readers) == 1 else "need"
+                raise ValueError(f"{', '.join(readers)} {verb} features.event_nouns (they "
+                                 "read or choose the event nouns of R12): without it, set "
+                                 "event_noun_senses=first and R14-R16 false")
 
     def entity_rule_choices(self) -> tuple[tuple[str, Any], ...]:
         """Every choice of these options that decides the entity rows of a document: R12 on or
