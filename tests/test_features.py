@@ -171,3 +171,11 @@ def test_attribution_verbs_need_event_nouns():
     with pytest.raises(ValueError, match="features.event_nouns"):
         FeatureOptions(attribution_verbs=True)
     assert FeatureOptions(event_nouns=True, attribution_verbs=True).attribution_verbs
+
+
+def test_the_sense_choices_of_the_options_are_the_rules():
+    from typing import get_args, get_type_hints
+
+    from aesi_lib.entities.event_nouns import SENSE_CHOICES
+
+    assert get_args(get_type_hints(FeatureOptions)["event_noun_senses"]) == SENSE_CHOICES

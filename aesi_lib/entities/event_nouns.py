@@ -29,6 +29,12 @@ a person, a group, a possession, an amount or a time: *building*, *office* and *
 out). ``assassination`` -> ``assassinate``, ``investigation`` -> ``investigate``, ``injury``
 -> ``injure``; about 220 nouns of the MUC-4 corpus, ``result`` and ``respect`` among them.
 
+A modifier of an event noun names the event's agent (*terrorist* attack, *guerrilla* ambush,
+*FMLN* ambush; rule R15) when WordNet's first noun sense of it is a person or a group, or
+when it is a proper noun WordNet does not know (most organisations' acronyms). An adjective
+counts only when WordNet knows the word as a noun alone (the tagger's *terrorist* attack);
+an adjective of its own (*criminal*, *national*, *heavy*, whose first noun senses are persons
+too) describes the event rather than its agent.
 """
 
 from __future__ import annotations
