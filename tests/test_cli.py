@@ -129,6 +129,17 @@ def test_a_missing_sentence_encoder_fails_before_any_work(capsys, monkeypatch):
     assert static["features"]["encoder"] == "static"
 
 
+def test_a_problem_of_a_whole_section_names_the_keys_set_within_it(capsys):
+    # R12 off over the default fails for the section (R14-R16 read its nouns); the key the
+    # user set is the cause, so the message names it beside the preset.
+    _one_line_error(capsys, ["config", "--set", "features.event_nouns=false"],
+                    "features (from preset default; features.event_nouns from --set): ")
+    _one_line_error(capsys, ["config", "--set", "features.event_nouns=false", "--set",
+                             "features.support_verbs=false"],
+                    "features (from preset default; features.event_nouns from --set; "
+                    "features.support_verbs from --set): ")
+
+
 def test_a_weight_without_its_feature_fails_in_one_line(capsys):
     _one_line_error(capsys, ["run", "--demo", "--set", "features.context=false"],
                     "model.similarity.context_weight (from preset default): 0.75 needs "

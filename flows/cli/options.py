@@ -272,11 +272,19 @@ def _note_sources(data: dict[str, Any], prefix: str, source: str,
 
 
 def _with_source(key: str, sources: dict[str, str]) -> str:
-    """``key (--templates)``: the key and where its value came from, when known."""
+    """``key (from --templates)``: the key and where its value came from, when known.
+
+    A problem of a whole section (``features``: options that only fail together) also names
+    the keys within it that came from somewhere else, since those are usually its cause:
+    ``features (from preset default; features.event_nouns from --set)``.
+    """
     if not key:
         return "configuration"
     source = sources.get(key)
-    return f"{key} (from {source})" if source else key
+    within = [f"{inner} from {inner_source}" for inner, inner_source in sources.items()
+              if inner.startswith(key + ".") and inner_source != source]
+    where = "; ".join(([f"from {source}"] if source else []) + within)
+    return f"{key} ({where})" if where else key
 
 
 def cmd_config(args: argparse.Namespace) -> int:
