@@ -15,7 +15,12 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import AesiError
 from aesi_lib.run.config import config_digest
-from aesi_lib.run.experiments import append_results, config_json, named_configurations
+from aesi_lib.run.experiments import (
+    append_results,
+    config_json,
+    extraction_groups,
+    named_configurations,
+)
 from flows.common import (
     Project,
     Steps,
@@ -62,16 +67,9 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                         "use MUC-4 (--muc4-dir) or the demo corpus (--demo)")
     doc_ids = [d.doc_id for d in corpus.documents]
 
-    # Configurations that parse and extract alike run together: the store holds one parse
-    # and one set of entity rows per document.
-    by_parser: dict[Any, list[str]] = {}
-    for name, config in configurations.items():
-        by_parser.setdefault((config.parser, config.features.entity_rule_choices()),
-                             []).append(name)
-
     rows: list[dict[str, Any]] = []
     total = len(configurations) * len(seeds)
-    for names in by_parser.values():
+    for names in extraction_groups(configurations):
         ingest(corpus.documents, configurations[names[0]], project, steps, parse_batch_size)
         for name in names:
             config = configurations[name]

@@ -155,9 +155,9 @@ def test_entity_rules_take_the_event_noun_senses():
     assert stored_config_id("p", abstract) != stored_config_id("p", first)
 
 
-def test_configurations_extract_alike_exactly_when_their_entity_rule_choices_agree():
-    # aesi sweep extracts once per distinct entity_rule_choices(): two configurations whose
-    # stored rows would differ must never share one extraction.
+def test_a_sweep_extracts_once_per_distinct_stored_rows_and_never_shares_other_rows():
+    # aesi sweep ingests once per group of extraction_groups(): configurations whose stored
+    # rows would differ must never share one extraction, and the others should.
     import dataclasses
     from typing import Literal, get_args, get_origin, get_type_hints
 
@@ -165,13 +165,13 @@ def test_configurations_extract_alike_exactly_when_their_entity_rule_choices_agr
 
     from aesi_lib.errors import ConfigError
     from aesi_lib.model.features import FeatureOptions
+    from aesi_lib.run.experiments import extraction_groups
     from aesi_lib.run.presets import deep_merge
 
     variants = [{}, {"event_noun_senses": "first", "agentive_modifiers": False},
                 {"event_nouns": False, "event_noun_senses": "first", "support_verbs": False,
                  "agentive_modifiers": False, "attribution_verbs": False}]
-    # Every other value of every boolean or Literal feature option, one at a time, so that an
-    # option added later that changes the stored rows fails here until the sweep groups by it.
+    # Every other value of every boolean or Literal feature option, one at a time.
     preset_features = RunConfig.from_dict(preset("default")).features
     for f in dataclasses.fields(FeatureOptions):
         hint = get_type_hints(FeatureOptions)[f.name]
@@ -179,22 +179,28 @@ def test_configurations_extract_alike_exactly_when_their_entity_rule_choices_agr
         values = [not value] if hint is bool else [
             v for v in get_args(hint) if v != value] if get_origin(hint) is Literal else []
         variants += [{f.name: v} for v in values]
-    merged = []
-    for features in variants:
+    merged = {}
+    for i, features in enumerate(variants):
         try:
-            merged.append(RunConfig.from_dict(deep_merge(preset("default"),
-                                                         {"features": features})))
+            merged[f"v{i}"] = RunConfig.from_dict(deep_merge(preset("default"),
+                                                             {"features": features}))
         except ConfigError:     # a combination the configuration refuses (needs another key)
             continue
+    # What comes after the rows (a model weight, the seed) shares the default's extraction.
+    merged["later"] = RunConfig.from_dict(deep_merge(
+        preset("default"), {"model": {"seed": 3, "similarity": {"salience_weight": 0.25}}}))
     assert len(merged) > 10
-    choices, stored = [], []
-    for config in merged:
+    stored = {}
+    for name, config in merged.items():
         rules = pipeline.entity_rules(config)
         if rules.event_nouns is None and config.features.event_nouns:
             pytest.skip("no WordNet here: scripts/setup.sh installs wordnet-base")
-        choices.append(config.features.entity_rule_choices())
-        stored.append(stored_config_id("p", rules))
-    for i in range(len(merged)):
-        for j in range(len(merged)):
-            assert (choices[i] == choices[j]) == (stored[i] == stored[j]), (merged[i].features,
-                                                                              merged[j].features)
+        stored[name] = (config.parser, stored_config_id("p", rules))
+    groups = extraction_groups(merged)
+    assert sorted(name for group in groups for name in group) == sorted(merged)
+    assert {"v0", "later"} <= set(next(group for group in groups if "v0" in group))
+    for group in groups:
+        assert len({stored[name] for name in group}) == 1, group
+    assert len({stored[group[0]] for group in groups}) == len(groups)
+    # R12 off, first senses, R13 on, R14, R15 and R16 off, and the default itself at least.
+    assert len(groups) >= 7

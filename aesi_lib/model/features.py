@@ -272,14 +272,6 @@ class FeatureOptions:
                                  "read or choose the event nouns of R12): without it, set "
                                  "event_noun_senses=first and R14-R16 false")
 
-    def entity_rule_choices(self) -> tuple[tuple[str, Any], ...]:
-        """Every choice of these options that decides the entity rows of a document: R12 on or
-        off, its sense choice and the switches of R13-R16 (``aesi sweep`` extracts once per
-        distinct choice)."""
-        return (("event_nouns", self.event_nouns),
-                ("event_noun_senses", self.event_noun_senses),
-                *self.entity_rule_switches().items())
-
     def entity_rule_switches(self) -> dict[str, bool]:
         """The optional entity rules R13-R16 these options turn on or off, by the name of
         their switch (:data:`ENTITY_RULE_SWITCHES`)."""

@@ -4,7 +4,7 @@ seed), and the results table (Parquet + Markdown) with mean ± std over seeds.""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,24 @@ SCORE_COLUMNS = (
 #: The smallest margin of a type's choice of template, test-mapped lenient (not averaged:
 #: the summary counts the seeds where it is below ``CLOSE_CHOICE``).
 MARGIN_COLUMN = "tst_test_lenient_min_margin"
+
+
+def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]]:
+    """The names of ``configurations`` grouped by what makes a document's entity rows: the
+    parser configuration and the id the store records for the entity rules
+    (``aesi_lib.entities.rules.stored_config_id`` of ``aesi_lib.run.pipeline.entity_rules``:
+    R12 with its lexicon, its senses and its WordNet, R13-R16). A store holds one set of rows
+    per document, so a sweep ingests once per group; configurations of one group differ only
+    after the rows (features, model, seed). In the order of first appearance.
+    """
+    from aesi_lib.entities.rules import stored_config_id
+    from aesi_lib.run.pipeline import entity_rules
+
+    groups: dict[Any, list[str]] = {}
+    for name, config in configurations.items():
+        rows_id = stored_config_id("", entity_rules(config))
+        groups.setdefault((config.parser, rows_id), []).append(name)
+    return list(groups.values())
 
 
 def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:
