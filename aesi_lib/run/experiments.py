@@ -35,7 +35,8 @@ def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]
     (``aesi_lib.entities.rules.stored_config_id`` of ``aesi_lib.run.pipeline.entity_rules``:
     R12 with its lexicon, its senses and its WordNet, R13-R16). A store holds one set of rows
     per document, so a sweep ingests once per group; configurations of one group differ only
-    after the rows (features, model, seed). In the order of first appearance.
+    in what is computed from the rows (the feature arrays, the model, the seed). Groups and
+    names keep the order of ``configurations``.
     """
     from aesi_lib.entities.rules import stored_config_id
     from aesi_lib.run.pipeline import entity_rules
