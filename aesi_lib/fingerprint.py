@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
 from functools import cache
 from pathlib import Path
+
+# Packages of aesi_lib that cannot change a result: they stay out of the fingerprint, so that
+# editing them does not recompute every cached step.
+_NOT_RESULTS = ("docs",)
 
 
 @cache
@@ -12,11 +17,13 @@ def library_fingerprint() -> str:
     """Hash of every source and SQL file of ``aesi_lib``.
 
     Part of every cache key, so a change anywhere in the library (not only in the task that
-    calls it) invalidates cached results.
+    calls it) invalidates cached results. The documentation generator (``aesi_lib.docs``)
+    computes no result and is left out.
     """
     root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".sql", ".tsv")):
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".sql", ".tsv")
+                       and p.relative_to(root).parts[0] not in _NOT_RESULTS):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -47,3 +54,23 @@ def corpus_fingerprint(hashes: dict[str, tuple[str, str | None]]) -> str:
         sha, config = hashes[doc_id]
         digest.update(f"{doc_id}\t{sha}\t{config}\n".encode())
     return digest.hexdigest()[:16]
+
+
+@cache
+def source_commit() -> str:
+    """The git commit of the checkout aesi runs from (short hash, ``+dirty`` when its tracked
+    files have uncommitted changes), or ``""`` when it is not a git checkout or git is
+    missing: what a sweep records beside its rows, so that a result names the code that gave
+    it."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                              check=True, timeout=10).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f"{commit}+dirty" if dirty else commit

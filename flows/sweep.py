@@ -14,6 +14,7 @@ from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import AesiError
+from aesi_lib.fingerprint import source_commit
 from aesi_lib.run.config import config_digest
 from aesi_lib.run.experiments import (
     append_results,
@@ -98,6 +99,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                     "solve_state": steps.records[f"solve{tag}"]["state"],
                     "converged": bool(info.get("converged")), "n_iter": info.get("n_iter"),
                     "corpus": corpus.name, "export": export["parquet"],
+                    "commit": source_commit(),
                 })
                 main = scores.get("tst_test_lenient_f1")
                 log.info("sweep: %d/%d done: %s seed %d: test-mapped lenient F1 %s",

@@ -27,6 +27,10 @@ SCORE_COLUMNS = (
 #: The smallest margin of a type's choice of template, test-mapped lenient (not averaged:
 #: the summary counts the seeds where it is below ``CLOSE_CHOICE``).
 MARGIN_COLUMN = "tst_test_lenient_min_margin"
+#: The columns of ``results.csv``, the record of a sweep that an experiment page keeps: which
+#: configuration, seed and code, and the scores (not the run's paths and timings).
+RECORD_COLUMNS = ("configuration", "seed", "commit", "config_digest", *SCORE_COLUMNS,
+                  MARGIN_COLUMN)
 
 
 def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]]:
@@ -157,7 +161,9 @@ def results_table(summary: pd.DataFrame) -> str:
 
 
 def append_results(rows: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
-    """Append rows to ``results.parquet`` in ``out_dir`` and rewrite ``results.md``.
+    """Append rows to ``results.parquet`` in ``out_dir`` and rewrite ``results.csv`` (their
+    :data:`RECORD_COLUMNS`, the record an experiment page of ``docs/`` keeps beside it) and
+    ``results.md``.
 
     A row for the same configuration name and seed replaces the older one, so re-running a
     sweep refreshes its rows instead of counting a seed twice.
@@ -169,9 +175,11 @@ def append_results(rows: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
         rows = pd.concat([pd.read_parquet(parquet), rows], ignore_index=True)
         rows = rows.drop_duplicates(["configuration", "seed"], keep="last")
     rows.to_parquet(parquet, index=False)
+    csv = out / "results.csv"
+    rows[[c for c in RECORD_COLUMNS if c in rows.columns]].to_csv(csv, index=False)
     markdown = out / "results.md"
     markdown.write_text(results_table(summarize(rows)))
-    return {"parquet": str(parquet), "markdown": str(markdown)}
+    return {"parquet": str(parquet), "csv": str(csv), "markdown": str(markdown)}
 
 
 def config_json(config: RunConfig) -> str:

@@ -202,4 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     wk.add_argument("--pool", default=DEFAULT_WORK_POOL,
                     help=f"work pool (default {DEFAULT_WORK_POOL}, as in prefect.yaml)")
     wk.set_defaults(func=cmd_worker)
+    from flows.cli.docs import add_docs_command
+
+    add_docs_command(sub)
     return parser
