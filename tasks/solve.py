@@ -17,7 +17,8 @@ from aesi_lib.model.carry import PreviousLabels, previous_labels
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.feature_files import load_features
 from aesi_lib.run import pipeline
-from aesi_lib.store import Store, keep_runs_setting
+from aesi_lib.store import Store
+from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from tasks.files import resolved
 from tasks.keys import content_key, file_backed_key, file_result_key, source_hash
 from tasks.retry import RETRY
@@ -195,13 +196,12 @@ def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> d
 
 @task(name="record-run", cache_policy=NO_CACHE, **RETRY)
 def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignments_path: str,
-                    results: dict[str, Any], keep_runs: int | None = None) -> str:
+                    results: dict[str, Any], keep_runs: int = DEFAULT_KEEP_RUNS) -> str:
     """Keep the run's configuration, assignments and scores in the store's runs tables, and the
-    assignments of the ``keep_runs`` newest runs only (None: ``$AESI_KEEP_RUNS``, else 3)."""
+    assignments of the ``keep_runs`` newest runs only (``Store.record_run``)."""
     assignments = pd.read_parquet(assignments_path)
-    keep = keep_runs_setting() if keep_runs is None else keep_runs
     with Store(db_path) as store:
-        store.record_run(run_id, config, assignments, results, keep_runs=keep)
+        store.record_run(run_id, config, assignments, results, keep_runs=keep_runs)
     return run_id
 
 

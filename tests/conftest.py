@@ -100,7 +100,7 @@ def _make_demo_seed(root: Path) -> None:
     shutil.rmtree(root, ignore_errors=True)     # what a failed attempt left
     root.mkdir()
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PREFECT_") and k not in ("AESI_MUC4_DIR", "AESI_KEEP_RUNS")}
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(root / "prefect-home"), "PYTHONPATH": str(REPO),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
     done = subprocess.run(

@@ -183,3 +183,32 @@ def test_importing_flows_or_tasks_switches_telemetry_off():
                           "'DO_NOT_TRACK'])"], env={**env, "DO_NOT_TRACK": "0"},
                          capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "0"
+
+
+def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
+    import inspect
+
+    import pandas as pd
+
+    from aesi_lib.store import Store
+    from aesi_lib.store.database import DEFAULT_KEEP_RUNS
+    from flows import cli
+    from flows.induce import induce_flow
+
+    frame = pd.DataFrame([{"doc_id": "D1", "sent_id": 0, "entity_id": i, "head": "bomb",
+                           "mention": "a bomb", "predicate": "explode", "dep": "nsubj",
+                           "template": 0, "slot": 1} for i in range(3)])
+    assignments = tmp_path / "assignments.parquet"
+    frame.to_parquet(assignments)
+    db = str(tmp_path / "aesi.duckdb")
+    for i in range(4):
+        stasks.record_run_task.fn(db, f"r{i}", {}, str(assignments), {}, keep_runs=2)
+    with Store(db, read_only=True) as store:
+        assert list(store.runs()["assignments"]) == [3, 3, 0, 0]
+    # The value travels as a parameter: the command line's default is the flow's and the
+    # task's, which is the store's.
+    args = cli.build_parser().parse_args(["run"])
+    assert args.keep_runs == DEFAULT_KEEP_RUNS
+    assert inspect.signature(induce_flow.fn).parameters["keep_runs"].default == DEFAULT_KEEP_RUNS
+    assert inspect.signature(stasks.record_run_task.fn).parameters["keep_runs"].default == \
+        DEFAULT_KEEP_RUNS
