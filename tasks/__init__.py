@@ -11,10 +11,7 @@ evaluation) carry a ``cache_key_fn`` built in :mod:`tasks.keys` (input content +
 fingerprint + the task's source) and persist their result, which is a small dict of file paths
 (Parquet / ``.npz`` / JSON under the project folder), never the arrays themselves.
 
-Importing this package switches Prefect's telemetry off unless the environment says otherwise.
+Importing this package changes no setting: Prefect's environment is set by whoever starts the
+flows (the ``aesi`` command line, ``flows.cli.environment``; a deployment's ``job_variables``
+in ``prefect.yaml``).
 """
-
-import os
-
-os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-os.environ.setdefault("DO_NOT_TRACK", "1")

@@ -3,6 +3,7 @@ and the remembered parser configuration id. No flow runs here (task helpers only
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -169,20 +170,51 @@ def test_batches():
         batches([1], 0)
 
 
-def test_importing_flows_or_tasks_switches_telemetry_off():
+def test_importing_flows_or_tasks_changes_no_setting():
     env = {k: v for k, v in os.environ.items()
            if k not in ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")}
-    for package in ("flows", "tasks"):
-        out = subprocess.run(
-            [sys.executable, "-c", f"import os, {package}; print(os.environ['DO_NOT_TRACK'], "
-             "os.environ['PREFECT_SERVER_ANALYTICS_ENABLED'])"],
-            env=env, capture_output=True, text=True, check=True, cwd=REPO)
-        assert out.stdout.split() == ["1", "false"]
+    out = subprocess.run(
+        [sys.executable, "-c", "import os, flows, tasks, flows.common; print("
+         "os.environ.get('DO_NOT_TRACK'), os.environ.get('PREFECT_SERVER_ANALYTICS_ENABLED'))"],
+        env=env, capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.split() == ["None", "None"]
+
+
+def test_the_command_line_switches_telemetry_off_before_its_command(monkeypatch):
+    from flows import cli
+
+    monkeypatch.delenv("DO_NOT_TRACK", raising=False)
+    monkeypatch.delenv("PREFECT_SERVER_ANALYTICS_ENABLED", raising=False)
+    seen = {}
+
+    def command(args):
+        seen.update({k: os.environ.get(k)
+                     for k in ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")})
+        return 0
+
+    class Parser:                   # any command: this one, which looks at the environment
+        def parse_args(self, argv):
+            return argparse.Namespace(func=command, verbose=False)
+
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    assert cli.main(["config"]) == 0
+    assert seen == {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     # An explicit choice of the user wins.
-    out = subprocess.run([sys.executable, "-c", "import os, flows; print(os.environ["
-                          "'DO_NOT_TRACK'])"], env={**env, "DO_NOT_TRACK": "0"},
-                         capture_output=True, text=True, check=True, cwd=REPO)
-    assert out.stdout.strip() == "0"
+    monkeypatch.setenv("DO_NOT_TRACK", "0")
+    assert cli.main(["config"]) == 0
+    assert seen["DO_NOT_TRACK"] == "0"
+
+
+def test_every_deployment_switches_telemetry_off_in_its_runs():
+    """A worker starts a deployment's flow run without the command line: ``prefect.yaml``
+    sets the variables in the run's environment (``job_variables.env``)."""
+    import yaml
+
+    spec = yaml.safe_load((REPO / "prefect.yaml").read_text())
+    assert spec["deployments"]
+    for deployment in spec["deployments"]:
+        env = deployment["work_pool"]["job_variables"]["env"]
+        assert env == {**env, "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
 def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):

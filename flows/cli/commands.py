@@ -26,7 +26,6 @@ from flows.cli.environment import (
     prefect_api,
     prefect_environment,
     store_path,
-    telemetry_off,
 )
 from flows.cli.options import check_corpus, check_docs, reading, run_config, with_runner
 from flows.cli.printing import print_bounds, print_documents, print_scores, print_steps
@@ -358,10 +357,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     here first."""
     import signal
 
-    from aesi_lib.errors import ApiUnreachableError
-
-    telemetry_off()         # like every aesi command; the worker's runs inherit it
     from prefect.settings import get_current_settings
+
+    from aesi_lib.errors import ApiUnreachableError
 
     url = get_current_settings().api.url
     if not url:
