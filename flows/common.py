@@ -22,6 +22,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
+from aesi_lib.model.solution_files import load_summary
 from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
@@ -357,7 +358,7 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
 
 def solve_summary(info_path: str) -> dict[str, Any]:
     """The parts of a solve's JSON summary that go into ``results.json``."""
-    info = json.loads(Path(info_path).read_text())
+    info = load_summary(info_path)
     return {k: info[k] for k in ("timings", "converged", "n_iter", "history", "carried")
             if k in info}
 

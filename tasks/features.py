@@ -26,9 +26,9 @@ from aesi_lib.model.feature_files import save_features
 from aesi_lib.model.features import FeatureOptions
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
+from aesi_lib.run.table_files import save_table
 from aesi_lib.store import Store
-from tasks.files import resolved, write_parquet
-from tasks.keys import content_key, file_result_key, resource_key, source_hash
+from tasks.keys import content_key, file_result_key, resolved, resource_key, source_hash
 from tasks.retry import RETRY
 from tasks.workers import worker_name
 
@@ -53,7 +53,7 @@ def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_di
         raise NoEntitiesError()
     table["entity_id"] = np.arange(len(table), dtype=np.int64)
     path = _entities_file(work_dir, corpus_key, doc_ids)
-    write_parquet(table, path)
+    save_table(path, table)
     get_run_logger().info("entity table: %d mentions in %d documents", len(table),
                           table["doc_id"].nunique())
     return str(path)
@@ -98,8 +98,8 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
                                                       config.features.pronouns)
     path = _chained_file(entities_path, config, work_dir)
     # The rows first: the cached result (the chained table) exists only with them.
-    write_parquet(chains, chain_rows_file(path))
-    write_parquet(chained, path)
+    save_table(chain_rows_file(path), chains)
+    save_table(path, chained)
     linked = int(chained["chain"].notna().sum())
     log.info("coreference: %d chains over %d mentions in %d documents (%d parses from the "
              "cache); %d entity mentions in chains, %d resolved pronoun mentions%s",
@@ -234,7 +234,7 @@ def pmi_task(db_path: str, doc_ids: list[str], corpus_key: str, min_pair_docs: i
     with Store(db_path, read_only=True) as store:
         pmi = store.head_pmi(sorted(doc_ids), min_pair_docs=min_pair_docs)
     path = _pmi_file(work_dir, corpus_key, doc_ids, min_pair_docs)
-    write_parquet(pmi, path)
+    save_table(path, pmi)
     get_run_logger().info("PMI: %d head-word pairs", len(pmi))
     return str(path)
 

@@ -43,6 +43,11 @@ def content_key(step: str, *parts: Any) -> str:
     return f"{step}-{hashlib.sha256(text.encode()).hexdigest()[:24]}"
 
 
+def resolved(work_dir: str) -> str:
+    """The project folder a step writes into: part of its key, as its results are paths."""
+    return str(Path(work_dir).resolve())
+
+
 def resource_key(path: str | os.PathLike[str] | None) -> Any:
     """Identity of a resource (vectors file, WordNet folder): ``"embedded"`` for the default,
     else the resolved path with the size and modification time of its files."""

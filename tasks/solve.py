@@ -3,11 +3,9 @@ steps that write its labels out: the export, the run record, a subset export."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -16,11 +14,11 @@ from aesi_lib.fingerprint import file_sha256
 from aesi_lib.model.carry import PreviousLabels, previous_labels
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.feature_files import load_features
+from aesi_lib.model.solution_files import SolutionLabels, load_labels, save_labels, save_summary
 from aesi_lib.run import pipeline
 from aesi_lib.store import Store
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
-from tasks.files import resolved
-from tasks.keys import content_key, file_backed_key, file_result_key, source_hash
+from tasks.keys import content_key, file_backed_key, file_result_key, resolved, source_hash
 from tasks.retry import RETRY
 
 
@@ -41,25 +39,6 @@ def _solve_files(features_path: str, model: ModelConfig, work_dir: str,
     return {"labels": f"{base}.npz", "info": f"{base}.json"}
 
 
-def solution_arrays(template: np.ndarray, slot: np.ndarray, members: np.ndarray | None
-                    ) -> dict[str, np.ndarray]:
-    """The arrays of a solution's labels file: templates and slots, and the consensus
-    members' template cuts when there are members (a later update warm-starts each member from
-    its own)."""
-    arrays = {"template": template, "slot": slot}
-    if members is not None:
-        arrays["template_members"] = members
-    return arrays
-
-
-def read_solution_arrays(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Templates, slots and the consensus members' template cuts (None when the solution had
-    no members) of a labels file that :func:`solution_arrays` wrote."""
-    with np.load(path) as z:
-        members = z["template_members"] if "template_members" in z.files else None
-        return z["template"], z["slot"], members
-
-
 def _solve_cache_key(context: Any, p: dict[str, Any]) -> str:
     files = _solve_files(p["features_path"], p["model"], p["work_dir"], p.get("previous"),
                          p.get("entities_path"))
@@ -77,11 +56,12 @@ def _load_previous(previous: dict[str, str], entities_path: str, model: ModelCon
                    ) -> PreviousLabels | None:
     """The previous labels of the current mentions, or None when the previous solution has
     another |T| or |S| (another configuration: nothing to carry)."""
-    template, slot, members = read_solution_arrays(previous["labels"])
-    if template.max(initial=-1) >= model.n_templates or slot.max(initial=-1) >= model.n_slots:
+    labels = load_labels(previous["labels"])
+    if (labels.template.max(initial=-1) >= model.n_templates
+            or labels.slot.max(initial=-1) >= model.n_slots):
         return None
     return previous_labels(pd.read_parquet(entities_path), pd.read_parquet(previous["entities"]),
-                           template, slot, members)
+                           labels.template, labels.slot, labels.template_members)
 
 
 def _format_iteration(iteration: int, terms: dict[str, Any], model: ModelConfig) -> str:
@@ -133,13 +113,8 @@ def solve_task(features_path: str, model: ModelConfig, work_dir: str,
                  "(%d new mentions)", c["template_kept"], c["previous_mentions"],
                  c["slot_kept"], c["new_mentions"])
     paths = _solve_files(features_path, model, work_dir, previous, entities_path)
-    Path(paths["labels"]).parent.mkdir(parents=True, exist_ok=True)
-    np.savez(paths["labels"], **solution_arrays(result.template_labels, result.slot_labels,
-                                                result.template_members))
-    summary = result.to_dict()
-    summary.pop("template_labels")
-    summary.pop("slot_labels")
-    Path(paths["info"]).write_text(json.dumps(summary, indent=1, default=str))
+    save_labels(paths["labels"], SolutionLabels.of(result))
+    save_summary(paths["info"], result)
     if model.mode == "sc":
         log.info("solve finished in %.1f s", result.timings["total"])
     else:
@@ -167,15 +142,15 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
     ids (None when the previous solution has another |T| or |S|)."""
     from aesi_lib.model.carry import label_changes, renumber_to_previous
 
-    template, slot, members = read_solution_arrays(labels_path)
+    labels = load_labels(labels_path)
     carried = _load_previous(previous, entities_path, model)
     if carried is None:
         get_run_logger().info("ids: the previous solution has another |T| or |S|: new ids")
         return {"labels": labels_path, "carried": None}
-    template, slot = renumber_to_previous(template, slot, carried, model)
+    template, slot = renumber_to_previous(labels.template, labels.slot, carried, model)
     changes = label_changes(template, slot, carried)
     path = _renumbered_file(labels_path, previous, entities_path, work_dir)
-    np.savez(path, **solution_arrays(template, slot, members))
+    save_labels(path, SolutionLabels(template, slot, labels.template_members))
     get_run_logger().info("ids: %d of %d previous mentions kept their template id, %d their "
                           "slot id", changes["template_kept"], changes["previous_mentions"],
                           changes["slot_kept"])
@@ -187,8 +162,8 @@ def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> d
     """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot) and
     ``schema.json`` (each template's top predicates, each slot's top heads)."""
     table = pd.read_parquet(entities_path)
-    with np.load(solution["labels"]) as z:
-        assignments = table.assign(template=z["template"], slot=z["slot"])
+    labels = load_labels(solution["labels"])
+    assignments = table.assign(template=labels.template, slot=labels.slot)
     export = assignments[pipeline.EXPORT_COLUMNS]
     paths = pipeline.write_export(export, out_dir)
     return {**paths, "schema": pipeline.write_schema(export, out_dir)}
