@@ -31,7 +31,7 @@ from flows.common import (
 )
 from tasks.evaluate import score_row_task
 from tasks.ingest import load_corpus_task
-from tasks.solve import export_task, solve_task
+from tasks.solve import export_task, solve_files, solve_task
 
 
 @flow(name="aesi-sweep", log_prints=True, task_runner=default_task_runner())
@@ -77,7 +77,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                                                                                seed=seed))
                 t = time.perf_counter()
                 solution = steps.run(f"solve{tag}", solve_task, artifacts["features"],
-                                     seeded.model, project.work_dir)
+                                     seeded.model, solve_files(artifacts["features"],
+                                                               seeded.model, project.work_dir))
                 solve_seconds = time.perf_counter() - t
                 run_dir = Path(out_dir) / "runs" / name / f"seed-{seed}"
                 export = steps.run(f"export{tag}", export_task, artifacts["entities"],

@@ -94,21 +94,48 @@ def test_step_keys_hold_input_content_and_project(tmp_path):
     from aesi_lib.run.config import RunConfig
 
     config = RunConfig()
-    first = ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
-    assert first == ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    first = ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    assert first == ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
     entities.write_bytes(b"entities v2")
-    assert ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a")) != first
+    assert ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "a")) != first
     entities.write_bytes(b"entities v1")
     # Another project folder, other files: another key.
-    other = ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "b"))
-    assert other.name != first.name
+    other = ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "b"))
+    assert Path(other).name != Path(first).name
     # Model options do not enter the features key (configurations share features) ...
     seeded = RunConfig.from_dict({"model": {"seed": 7}})
-    assert ftasks._features_file(str(entities), str(pmi), seeded, str(tmp_path / "a")) == first
+    assert ftasks.features_file(str(entities), str(pmi), seeded, str(tmp_path / "a")) == first
     # ... but they do enter the solve key.
-    a = stasks._solve_files(str(entities), config.model, str(tmp_path))
-    b = stasks._solve_files(str(entities), seeded.model, str(tmp_path))
+    a = stasks.solve_files(str(entities), config.model, str(tmp_path))
+    b = stasks.solve_files(str(entities), seeded.model, str(tmp_path))
     assert a["labels"] != b["labels"]
+
+
+def test_a_step_key_is_read_back_from_the_files_the_caller_names(tmp_path):
+    solve_key = stasks.solve_task.cache_key_fn
+    features = tmp_path / "features.npz"
+    features.write_bytes(b"features")
+    from aesi_lib.run.config import RunConfig
+
+    files = stasks.solve_files(str(features), RunConfig().model, str(tmp_path))
+    name = Path(files["labels"]).stem
+    assert name == Path(files["info"]).stem and name.startswith("solve-")
+    # The key is the files' name, whatever else the parameters hold.
+    assert solve_key(_Context(set()), {"files": files, "features_path": "elsewhere"}) == name
+    # One of the two files gone while a result is cached under the name: rebuilt.
+    Path(files["labels"]).parent.mkdir(parents=True)
+    Path(files["labels"]).write_bytes(b"labels")
+    assert solve_key(_Context({name}), {"files": files}).startswith(f"{name}-rebuild-")
+    Path(files["info"]).write_text("{}")
+    assert solve_key(_Context({name}), {"files": files}) == name
+    # A step of one file: the same, from its out_path.
+    table = tmp_path / "tables" / "pmi-0123.parquet"
+    pmi_key = ftasks.pmi_task.cache_key_fn
+    assert pmi_key(_Context({"pmi-0123"}), {"out_path": str(table)}).startswith(
+        "pmi-0123-rebuild-")
+    table.parent.mkdir()
+    table.write_bytes(b"pmi")
+    assert pmi_key(_Context({"pmi-0123"}), {"out_path": str(table)}) == "pmi-0123"
 
 
 class _FakeParser:

@@ -208,8 +208,8 @@ def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,
                   progress: Callable[[int, dict[str, Any]], None] | None = None,
                   previous: PreviousLabels | None = None) -> InductionResult:
     """:func:`aesi_lib.model.induction.induce` under the run's model configuration (a whole
-    ``RunConfig`` or its ``ModelConfig``); ``previous`` carries an earlier solution's labels
-    forward (``aesi_lib.model.carry``)."""
+    ``RunConfig`` or its ``ModelConfig``); ``previous`` warm-starts it from an earlier
+    solution's labels (``aesi_lib.model.carry``, whose ``carry_ids`` then carries their ids)."""
     model = config.model if isinstance(config, RunConfig) else config
     return induce(features, model, progress=progress, previous=previous)
 
