@@ -1,11 +1,9 @@
 """Prefect flows composed from ``tasks``: induce (main), update (incremental), extract (slot
 filling with an existing schema) and sweep; ``flows.cli`` is the ``aesi`` command line.
 
-Importing this package switches Prefect's telemetry off unless the environment says otherwise
-(``PREFECT_SERVER_ANALYTICS_ENABLED=false``, ``DO_NOT_TRACK=1``): nothing here needs a network.
+Importing this package changes no setting. Prefect's telemetry is switched off
+(``PREFECT_SERVER_ANALYTICS_ENABLED=false``, ``DO_NOT_TRACK=1``: nothing here needs a network)
+by whoever starts the flows, before Prefect is imported: the ``aesi`` command line
+(``flows.cli.main``), a deployment's ``job_variables`` (``prefect.yaml``), or the caller's
+own environment (a notebook, the tests' ``conftest.py``).
 """
-
-import os
-
-os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-os.environ.setdefault("DO_NOT_TRACK", "1")

@@ -22,16 +22,22 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
+from aesi_lib.model.solution_files import load_summary
 from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
 from tasks.features import (
     chain_table_task,
+    chained_file,
+    context_file,
     context_task,
     embed_batch_task,
+    entities_file,
     entity_table_task,
+    features_file,
     features_task,
+    pmi_file,
     pmi_task,
     store_chains_task,
 )
@@ -45,6 +51,8 @@ from tasks.parsers import release_parse_processes
 from tasks.solve import (
     export_task,
     renumber_task,
+    renumbered_file,
+    solve_files,
     solve_task,
     usable_previous,
 )
@@ -302,22 +310,28 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
     corpus_key = steps.run(f"corpus-fingerprint{tag}", corpus_fingerprint_task, project.db,
                            doc_ids)
     entities = steps.run(f"entity-table{tag}", entity_table_task, project.db, doc_ids,
-                         corpus_key, project.work_dir)
+                         entities_file(project.work_dir, corpus_key, doc_ids))
     if config.features.chains:
         entities = steps.run(f"coreference{tag}", chain_table_task, entities, project.db,
-                             config, project.parse_cache, project.work_dir)
+                             config, project.parse_cache,
+                             chained_file(entities, config, project.work_dir))
         steps.run(f"store-chains{tag}", store_chains_task, entities, project.db)
-    pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids, corpus_key,
-                    config.features.min_pair_docs, project.work_dir)
+    pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids,
+                    config.features.min_pair_docs,
+                    pmi_file(project.work_dir, corpus_key, doc_ids,
+                             config.features.min_pair_docs))
     context = None
     if config.features.context:
         if _flow_runner_spreads_tasks():
             embed_on_workers(entities, doc_ids, project, config, steps, tag)
         context = steps.run(f"context-vectors{tag}", context_task, entities, project.db,
                             config.features, str(project.root / "context-vectors"),
-                            project.work_dir, config.vectors_path)
+                            context_file(entities, project.work_dir, config.features,
+                                         config.vectors_path),
+                            config.vectors_path)
     features = steps.run(f"build-features{tag}", features_task, entities, pmi, config,
-                         project.work_dir, context)
+                         features_file(entities, pmi, config, project.work_dir, context),
+                         context)
     return {"project_dir": str(project.root), "parse_cache": project.parse_cache,
             "entities": entities, "pmi": pmi, "context": context,
             "features": features["features"]}
@@ -326,14 +340,16 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
                 steps: Steps, previous: dict[str, Any] | None = None,
                 carry: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Features (:func:`feature_steps`) → solve → export for the stored documents ``doc_ids``.
+    """Features (:func:`feature_steps`) → solve → ids → export for the stored documents
+    ``doc_ids``.
 
-    ``previous`` (an earlier solution: ``last_solution`` in ``project.json``) carries its
-    labels forward into the solve (``aesi_lib.model.carry``: warm start and renumbering; what
-    an update does). ``carry`` (the same kind of record) lets :func:`carry_plan` decide
-    between that and renumbering the seeded solve's clusters only (what a full run does).
-    Returns the artifact paths (entity table, PMI, features, labels, solve history, export),
-    ``warm`` (the solve was warm-started) and ``ids_kept`` (None when nothing was carried).
+    ``previous`` (an earlier solution: ``last_solution`` in ``project.json``) is carried
+    forward (``aesi_lib.model.carry``): the solve is warm-started from its labels and the
+    ``keep-ids`` step renumbers the result to its ids (what an update does). ``carry`` (the
+    same kind of record) lets :func:`carry_plan` decide between that and a seeded solve whose
+    clusters ``keep-ids`` renumbers only (what a full run does). Returns the artifact paths
+    (entity table, PMI, features, labels, solve history, export), ``warm`` (the solve was
+    warm-started) and ``ids_kept`` (None when no ids were carried).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
     keep_ids_of = None
@@ -341,12 +357,16 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
         previous, keep_ids_of = carry_plan(carry, config, artifacts["features"])
     previous = usable_previous(previous)
     solution = steps.run("solve", solve_task, artifacts["features"], config.model,
-                         project.work_dir, artifacts["entities"], previous)
+                         solve_files(artifacts["features"], config.model, project.work_dir,
+                                     previous, artifacts["entities"]),
+                         artifacts["entities"], previous)
     ids_kept = None
-    kept = usable_previous(keep_ids_of)
-    if kept:
+    ids_of = previous or usable_previous(keep_ids_of)
+    if ids_of:
         renumbered = steps.run("keep-ids", renumber_task, solution["labels"],
-                               artifacts["entities"], kept, config.model, project.work_dir)
+                               artifacts["entities"], ids_of, config.model,
+                               renumbered_file(solution["labels"], ids_of,
+                                               artifacts["entities"], project.work_dir))
         solution = {**solution, "labels": renumbered["labels"]}
         ids_kept = renumbered["carried"]
     export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
@@ -357,9 +377,8 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
 
 def solve_summary(info_path: str) -> dict[str, Any]:
     """The parts of a solve's JSON summary that go into ``results.json``."""
-    info = json.loads(Path(info_path).read_text())
-    return {k: info[k] for k in ("timings", "converged", "n_iter", "history", "carried")
-            if k in info}
+    info = load_summary(info_path)
+    return {k: info[k] for k in ("timings", "converged", "n_iter", "history") if k in info}
 
 
 _TIMING_GROUPS = {
@@ -401,9 +420,11 @@ def run_summary(ingested: dict[str, Any], config: RunConfig, steps: Steps, start
         "steps": steps.records,
         "steps_run": steps.ran(),
         "flow_run_id": flow_run_id(),
-        "solve": solve_summary(artifacts["info"]),
-        # Ids kept from the last solution: by the warm-started solve, or by renumbering.
-        "ids": artifacts.get("ids_kept") or solve_summary(artifacts["info"]).get("carried"),
+        # The ids kept from the last solution (keep-ids), also under the solve's own
+        # ``carried`` when the solve was warm-started from it.
+        "solve": {**solve_summary(artifacts["info"]),
+                  "carried": artifacts["ids_kept"] if artifacts["warm"] else None},
+        "ids": artifacts["ids_kept"],
         "scores": scores,
         "artifacts": {k: v for k, v in artifacts.items() if k not in ("ids_kept", "warm")},
         "export": {"csv": artifacts["assignments_csv"],

@@ -12,6 +12,7 @@ import pandas as pd
 from prefect import flow, get_run_logger, unmapped
 from prefect.utilities.annotations import quote
 
+from aesi_lib.entities.entity_table import unstored_entity_table
 from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import document_summary, mapped_templates
@@ -20,8 +21,6 @@ from aesi_lib.store.database import parse_frames
 from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
 from tasks.extract import fill_slots_task
 from tasks.ingest import load_corpus_task, parse_batch_task
-
-ENTITY_ORDER = ["doc_id", "sent_id", "head_index", "predicate", "dep"]
 
 
 def read_run(run_dir: str | Path) -> dict[str, Any]:
@@ -86,9 +85,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
         log.info("extract: %d/%d documents parsed (%d from the parse cache)",
                  parsed + reused, len(corpus.documents), reused)
     steps.add("parse", "Completed", time.perf_counter() - t, documents_parsed=parsed)
-    entities = pd.concat(frames, ignore_index=True).sort_values(ENTITY_ORDER, kind="stable")
-    entities = entities.reset_index(drop=True)
-    entities.insert(0, "entity_id", range(len(entities)))
+    entities = unstored_entity_table(frames)
     sentences, tokens = parse_frames(parses)
     export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
                        out_dir, quote(sentences), quote(tokens))

@@ -12,6 +12,7 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.resources import absolute_path
+from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from flows.common import (
     Project,
     Steps,
@@ -33,7 +34,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                 docs_path: str | None = None, demo: bool = False,
                 config: dict[str, Any] | None = None, parse_batch_size: int = 50,
                 encoding: str = "utf-8", skip_bad: bool = False,
-                config_path: str | None = None, fresh: bool = False) -> dict[str, Any]:
+                config_path: str | None = None, fresh: bool = False,
+                keep_runs: int = DEFAULT_KEEP_RUNS) -> dict[str, Any]:
     """Induce schemas for a corpus and write the export and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -60,6 +62,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     parse_batch_size : documents per mapped parse task.
     encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
         unreadable files or lines with a warning instead of stopping).
+    keep_runs : the run is recorded in the store (``record-run``) and the assignment rows of
+        the ``keep_runs`` newest runs stay there (0 or more; older runs keep their records).
 
     Returns
     -------
@@ -103,7 +107,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     run_id = results["flow_run_id"] or f"local-{uuid.uuid4()}"
     steps.run("record-run", record_run_task, project.db, run_id, run_config.to_dict(),
               artifacts["assignments_parquet"],
-              {"scores": scores, "corpus": corpus.name, "out_dir": out_dir})
+              {"scores": scores, "corpus": corpus.name, "out_dir": out_dir},
+              keep_runs=keep_runs)
     results["steps"], results["steps_run"] = steps.records, steps.ran()
     write_results(out_dir, results)
     return results

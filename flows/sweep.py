@@ -4,7 +4,6 @@ appended to a results table (``aesi_lib.run.experiments``)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import AesiError
 from aesi_lib.fingerprint import source_commit
+from aesi_lib.model.solution_files import load_summary
 from aesi_lib.run.config import config_digest
 from aesi_lib.run.experiments import (
     append_results,
@@ -32,12 +32,7 @@ from flows.common import (
 )
 from tasks.evaluate import score_row_task
 from tasks.ingest import load_corpus_task
-from tasks.solve import export_task, solve_task
-
-
-def _solve_seconds(info_path: str) -> float | None:
-    info = json.loads(Path(info_path).read_text())
-    return info.get("timings", {}).get("total")
+from tasks.solve import export_task, solve_files, solve_task
 
 
 @flow(name="aesi-sweep", log_prints=True, task_runner=default_task_runner())
@@ -83,19 +78,20 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                                                                                seed=seed))
                 t = time.perf_counter()
                 solution = steps.run(f"solve{tag}", solve_task, artifacts["features"],
-                                     seeded.model, project.work_dir)
+                                     seeded.model, solve_files(artifacts["features"],
+                                                               seeded.model, project.work_dir))
                 solve_seconds = time.perf_counter() - t
                 run_dir = Path(out_dir) / "runs" / name / f"seed-{seed}"
                 export = steps.run(f"export{tag}", export_task, artifacts["entities"],
                                    solution, str(run_dir))
                 scores = steps.run(f"score{tag}", score_row_task, export["parquet"],
                                    quote(corpus))
-                info = json.loads(Path(solution["info"]).read_text())
+                info = load_summary(solution["info"])
                 rows.append({
                     "configuration": name, "seed": seed, "config": config_json(seeded),
                     "config_digest": config_digest(seeded.to_dict()), **scores,
                     "features_seconds": features_seconds, "solve_seconds": solve_seconds,
-                    "solve_seconds_uncached": _solve_seconds(solution["info"]),
+                    "solve_seconds_uncached": info.get("timings", {}).get("total"),
                     "solve_state": steps.records[f"solve{tag}"]["state"],
                     "converged": bool(info.get("converged")), "n_iter": info.get("n_iter"),
                     "corpus": corpus.name, "export": export["parquet"],

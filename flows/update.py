@@ -25,7 +25,6 @@ from flows.common import (
     model_steps,
     run_summary,
     solution_record,
-    solve_summary,
     write_results,
 )
 from tasks.evaluate import evaluate_task
@@ -118,10 +117,9 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                            quote(corpus))
 
-    carried = solve_summary(artifacts["info"]).get("carried")
     state.setdefault("updates", []).append({"docs_path": docs_path, "documents": len(given),
                                             "doc_ids": given, "parsed": ingested["parsed"],
-                                            "carried": carried})
+                                            "carried": artifacts["ids_kept"]})
     state["last_solution"] = solution_record(artifacts, run_config)
     project.write_state(state)
     results = {

@@ -11,6 +11,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.model.feature_files import load_features
+from aesi_lib.model.solution_files import load_labels
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 
@@ -33,8 +34,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     if entities.empty:
         raise ValueError("the new documents hold no entity mentions: nothing to fill")
     train, train_vocab = load_features(artifacts["features"])
-    with np.load(artifacts["labels"]) as z:
-        templates, slots = z["template"], z["slot"]
+    labels = load_labels(artifacts["labels"])
+    templates, slots = labels.template, labels.slot
     vectors, wordnet = pipeline.load_lexicon(config)
     empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": [], "npmi": []})
     new, new_vocab = build_features(entities, empty_pmi, vectors, wordnet, config.features)

@@ -1,7 +1,9 @@
 """Entity table and PMI (SQL), then features (vectors, WordNet): cached on their inputs' content.
 
-Each step returns the path of a file named after its cache key inside the project folder
-(Parquet or ``.npz``), never the arrays themselves.
+Each step writes one file named after its cache key inside the project folder (Parquet or
+``.npz``) and returns its path, never the arrays themselves. The caller computes that path once
+with the function beside the step (:func:`entities_file`, :func:`pmi_file`, ...) and passes it
+in as ``out_path``; the step's cache key is read back from it (``tasks.keys.result_files_key``).
 """
 
 from __future__ import annotations
@@ -26,23 +28,25 @@ from aesi_lib.model.feature_files import save_features
 from aesi_lib.model.features import FeatureOptions
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
+from aesi_lib.run.table_files import save_table
 from aesi_lib.store import Store
-from tasks.files import resolved, write_parquet
-from tasks.keys import content_key, file_result_key, resource_key, source_hash
+from tasks.keys import content_key, resolved, resource_key, result_files_key, source_hash
 from tasks.retry import RETRY
 from tasks.workers import worker_name
 
 
-def _entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:
+def entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> str:
+    """Where :func:`entity_table_task` writes the entity table of the stored documents
+    ``doc_ids`` whose corpus fingerprint is ``corpus_key``."""
     key = content_key("entities", source_hash(entity_table_task.fn), resolved(work_dir),
                       corpus_key, sorted(doc_ids))
-    return Path(work_dir) / "tables" / f"{key}.parquet"
+    return str(Path(work_dir) / "tables" / f"{key}.parquet")
 
 
-@task(name="entity-table", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _entities_file(p["work_dir"], p["corpus_key"], p["doc_ids"])))
-def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_dir: str) -> str:
-    """The entity table of ``doc_ids`` (SQL ``entity_table.sql``) as Parquet; returns the path.
+@task(name="entity-table", persist_result=True, cache_key_fn=result_files_key("out_path"))
+def entity_table_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
+    """The entity table of ``doc_ids`` (SQL ``entity_table.sql``) as Parquet at ``out_path``
+    (:func:`entities_file`); returns the path.
 
     ``entity_id`` is renumbered 0..|E|-1 in table order, the row order of every array below.
     """
@@ -52,17 +56,17 @@ def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_di
     if table.empty:
         raise NoEntitiesError()
     table["entity_id"] = np.arange(len(table), dtype=np.int64)
-    path = _entities_file(work_dir, corpus_key, doc_ids)
-    write_parquet(table, path)
+    save_table(out_path, table)
     get_run_logger().info("entity table: %d mentions in %d documents", len(table),
                           table["doc_id"].nunique())
-    return str(path)
+    return out_path
 
 
-def _chained_file(entities_path: str, config: RunConfig, work_dir: str) -> Path:
+def chained_file(entities_path: str, config: RunConfig, work_dir: str) -> str:
+    """Where :func:`chain_table_task` writes the chained table of ``entities_path``."""
     key = content_key("chained", source_hash(chain_table_task.fn), resolved(work_dir),
                       file_sha256(entities_path), config.parser, config.features.pronouns)
-    return Path(work_dir) / "tables" / f"{key}.parquet"
+    return str(Path(work_dir) / "tables" / f"{key}.parquet")
 
 
 def chain_rows_file(chained_path: str | Path) -> Path:
@@ -71,13 +75,13 @@ def chain_rows_file(chained_path: str | Path) -> Path:
     return chained.with_name(chained.stem + ".chains.parquet")
 
 
-@task(name="coreference", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _chained_file(p["entities_path"], p["config"], p["work_dir"])))
+@task(name="coreference", persist_result=True, cache_key_fn=result_files_key("out_path"))
 def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_cache: str,
-                     work_dir: str) -> str:
+                     out_path: str) -> str:
     """Coreference chains of the entity table's documents (``aesi_lib.entities.chain_tables``):
     the table with each mention's ``chain``, and the resolved pronouns' rows with
-    ``features.pronouns``, as Parquet; the chain rows themselves beside it
+    ``features.pronouns``, as Parquet at ``out_path`` (:func:`chained_file`); the chain rows
+    themselves beside it
     (:func:`chain_rows_file`), for :func:`store_chains_task` to write to the store.
 
     The parses come from the per-document parse cache (a document whose parse is missing
@@ -96,36 +100,35 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
         parses, stats = parse_with_cache(parser, documents, parse_cache)
     chained, chains, n_pronouns = chained_entity_table(table, parses, documents,
                                                       config.features.pronouns)
-    path = _chained_file(entities_path, config, work_dir)
     # The rows first: the cached result (the chained table) exists only with them.
-    write_parquet(chains, chain_rows_file(path))
-    write_parquet(chained, path)
+    save_table(chain_rows_file(out_path), chains)
+    save_table(out_path, chained)
     linked = int(chained["chain"].notna().sum())
     log.info("coreference: %d chains over %d mentions in %d documents (%d parses from the "
              "cache); %d entity mentions in chains, %d resolved pronoun mentions%s",
              chains.groupby(["doc_id", "chain"]).ngroups, len(chains), len(doc_ids),
              stats.reused, linked, n_pronouns,
              " added" if config.features.pronouns else " (not added)")
-    return str(path)
+    return out_path
 
 
-def _context_file(entities_path: str, work_dir: str, features: FeatureOptions,
-                  vectors_path: str | None) -> Path:
+def context_file(entities_path: str, work_dir: str, features: FeatureOptions,
+                 vectors_path: str | None) -> str:
+    """Where :func:`context_task` writes the context vectors of ``entities_path``."""
     key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
                       file_sha256(entities_path), features.token_context,
                       run_encoder_key(features, vectors_path))
-    return Path(work_dir) / "features" / f"{key}.npz"
+    return str(Path(work_dir) / "features" / f"{key}.npz")
 
 
-@task(name="context-vectors", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _context_file(p["entities_path"], p["work_dir"], p["features"],
-                            p.get("vectors_path"))))
+@task(name="context-vectors", persist_result=True, cache_key_fn=result_files_key("out_path"))
 def context_task(entities_path: str, db_path: str, features: FeatureOptions,
-                 vectors_cache: str, work_dir: str, vectors_path: str | None = None) -> str:
+                 vectors_cache: str, out_path: str, vectors_path: str | None = None) -> str:
     """One encoder pass over the sentences that hold mentions (``aesi_lib.lexicon.encoder``):
     the vector of each sentence that holds mentions, once, with each mention's row among
     them, and, with ``features.token_context``, the in-context vectors of every mention's
-    predicate and head, one row per row of the entity table, as ``.npz``.
+    predicate and head, one row per row of the entity table, as ``.npz`` at ``out_path``
+    (:func:`context_file`).
     Sentences go through a per-document cache (``vectors_cache``), so a corpus that grows
     embeds only its new documents, and a run whose vectors are all cached loads no model."""
     log = get_run_logger()
@@ -135,13 +138,12 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
     encoder = run_encoder(features, vectors_path, progress=progress)
     context = _stored_mention_context(table, db_path, encoder, vectors_cache,
                                       features.token_context)
-    path = _context_file(entities_path, work_dir, features, vectors_path)
-    save_context(path, context.feature_arrays(features.token_context))
+    save_context(out_path, context.feature_arrays(features.token_context))
     log.info("context vectors (%s): %d mention sentences of %d documents (%d documents "
              "embedded now, the others from the cache%s) for %d mentions",
              encoder.recipe.model, context.n_sentences, len(doc_ids), context.embedded,
              "" if getattr(encoder, "loaded", True) else "; no model loaded", len(table))
-    return str(path)
+    return out_path
 
 
 class EmbeddingProgress:
@@ -220,41 +222,42 @@ def store_chains_task(chained_path: str, db_path: str) -> int:
     return len(chains)
 
 
-def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> Path:
+def pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> str:
+    """Where :func:`pmi_task` writes the PMI of the stored documents ``doc_ids``."""
     key = content_key("pmi", source_hash(pmi_task.fn), resolved(work_dir), corpus_key,
                       sorted(doc_ids), min_pair_docs)
-    return Path(work_dir) / "tables" / f"{key}.parquet"
+    return str(Path(work_dir) / "tables" / f"{key}.parquet")
 
 
-@task(name="head-pmi", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _pmi_file(p["work_dir"], p["corpus_key"], p["doc_ids"], p["min_pair_docs"])))
-def pmi_task(db_path: str, doc_ids: list[str], corpus_key: str, min_pair_docs: int,
-             work_dir: str) -> str:
-    """Document-level PMI of head lemmas (SQL ``head_pmi.sql``) as Parquet; returns the path."""
+@task(name="head-pmi", persist_result=True, cache_key_fn=result_files_key("out_path"))
+def pmi_task(db_path: str, doc_ids: list[str], min_pair_docs: int, out_path: str) -> str:
+    """Document-level PMI of head lemmas (SQL ``head_pmi.sql``) as Parquet at ``out_path``
+    (:func:`pmi_file`); returns the path."""
     with Store(db_path, read_only=True) as store:
         pmi = store.head_pmi(sorted(doc_ids), min_pair_docs=min_pair_docs)
-    path = _pmi_file(work_dir, corpus_key, doc_ids, min_pair_docs)
-    write_parquet(pmi, path)
+    save_table(out_path, pmi)
     get_run_logger().info("PMI: %d head-word pairs", len(pmi))
-    return str(path)
+    return out_path
 
 
-def _features_file(entities_path: str, pmi_path: str, config: RunConfig, work_dir: str,
-                   context_path: str | None = None) -> Path:
+def features_file(entities_path: str, pmi_path: str, config: RunConfig, work_dir: str,
+                  context_path: str | None = None) -> str:
+    """Where :func:`features_task` writes the features of these inputs: the bytes of the
+    tables (and context vectors), the feature options and the lexicon resources."""
     key = content_key("features", source_hash(features_task.fn), resolved(work_dir),
                       file_sha256(entities_path), file_sha256(pmi_path), config.features,
                       resource_key(config.vectors_path), resource_key(config.wordnet_path),
                       file_sha256(context_path) if context_path else None)
-    return Path(work_dir) / "features" / f"{key}.npz"
+    return str(Path(work_dir) / "features" / f"{key}.npz")
 
 
-@task(name="build-features", persist_result=True, retries=1, cache_key_fn=file_result_key(
-    lambda p: _features_file(p["entities_path"], p["pmi_path"], p["config"], p["work_dir"],
-                             p.get("context_path"))))
+@task(name="build-features", persist_result=True, retries=1,
+      cache_key_fn=result_files_key("out_path"))
 def features_task(entities_path: str, pmi_path: str, config: RunConfig,
-                  work_dir: str, context_path: str | None = None) -> dict[str, str]:
+                  out_path: str, context_path: str | None = None) -> dict[str, str]:
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one
-    ``.npz`` (``aesi_lib.model.feature_files.save_features``); returns its path and the table's.
+    ``.npz`` at ``out_path`` (:func:`features_file`;
+    ``aesi_lib.model.feature_files.save_features``); returns its path and the table's.
 
     The key holds the feature options and the lexicon resources but not the model options,
     so runs that differ only in the model (or the seed) share the features. ``context_path``
@@ -272,8 +275,7 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
     if context_path:
         features = dataclasses.replace(features, **load_context(context_path))
         features.validate()
-    path = _features_file(entities_path, pmi_path, config, work_dir, context_path)
-    save_features(path, features, vocab)
+    save_features(out_path, features, vocab)
     log.info("features: |E| = %d mentions, %d head words, %d PMI entries, %.1f%% OOV words",
              features.n_entities, len(vocab.heads), features.pmi.nnz, 100 * vocab.oov_rate)
-    return {"features": str(path), "entities": entities_path}
+    return {"features": out_path, "entities": entities_path}

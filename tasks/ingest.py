@@ -34,19 +34,8 @@ def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
     """The run's corpus (``aesi_lib.corpus.sources.load_corpus``); ``demo`` forces the embedded
     demo corpus, ``split`` names the split of a user's documents, read in ``encoding``
     (``skip_bad``: unreadable files or lines are left out with a warning)."""
-    if demo:
-        from aesi_lib.corpus.demo import load_demo_corpus
-
-        split_data = load_demo_corpus()
-        corpus = Corpus("demo", split_data.documents, split_data.keys, None, "demo")
-    elif docs_path is not None:
-        from aesi_lib.corpus.plain import read_plain_documents
-
-        documents = read_plain_documents(docs_path, split=split, encoding=encoding,
-                                         on_error="skip" if skip_bad else "raise")
-        corpus = Corpus("user", documents, None, None, "")
-    else:
-        corpus = load_corpus(muc4_dir, None)
+    corpus = load_corpus(muc4_dir, docs_path, "skip" if skip_bad else "raise", demo=demo,
+                         split=split, encoding=encoding)
     get_run_logger().info("corpus %s: %d documents", corpus.name, len(corpus.documents))
     return corpus
 

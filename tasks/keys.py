@@ -7,7 +7,9 @@ corpus fingerprint (ids, text hashes, parser configuration), resources (vectors,
 path, size and modification time.
 
 A cached step returns paths of files named after its key, inside the project folder (whose path
-is part of the key). When one of those files has gone missing (a user cleaned the folder),
+is part of the key); the flow computes those paths once and passes them to the step, whose key
+is read back from them (:func:`result_files_key`). When one of those files has gone missing (a
+user cleaned the folder),
 :func:`file_backed_key` returns a fresh, unused key so the step runs again and rewrites them,
 instead of handing back paths that no longer exist.
 """
@@ -43,6 +45,11 @@ def content_key(step: str, *parts: Any) -> str:
     return f"{step}-{hashlib.sha256(text.encode()).hexdigest()[:24]}"
 
 
+def resolved(work_dir: str) -> str:
+    """The project folder a step writes into: part of its key, as its results are paths."""
+    return str(Path(work_dir).resolve())
+
+
 def resource_key(path: str | os.PathLike[str] | None) -> Any:
     """Identity of a resource (vectors file, WordNet folder): ``"embedded"`` for the default,
     else the resolved path with the size and modification time of its files."""
@@ -72,12 +79,17 @@ def file_backed_key(context: Any, key: str, files: Iterable[str | os.PathLike[st
     return key
 
 
-def file_result_key(file_of: Callable[[dict[str, Any]], Path]
-                    ) -> Callable[[Any, dict[str, Any]], str]:
-    """The cache key function of a step whose result is the one file ``file_of(parameters)``
-    names after its content key (:func:`file_backed_key` on that file)."""
-    def key(context: Any, parameters: dict[str, Any]) -> str:
-        path = file_of(parameters)
-        return file_backed_key(context, path.stem, [path])
-    return key
+def result_files_key(parameter: str) -> Callable[[Any, dict[str, Any]], str]:
+    """The cache key function of a step that writes the files its parameter ``parameter``
+    names: one path, or a dict of paths (a solve's labels and summary), all named
+    ``<key>.<suffix>`` after the step's content key by the caller (``solve_files``,
+    ``features_file``, ... beside each task), which computes them once and passes them in.
 
+    The key is that name, read back from the parameter, not computed again;
+    :func:`file_backed_key` makes a fresh one when a file has gone.
+    """
+    def key(context: Any, parameters: dict[str, Any]) -> str:
+        value = parameters[parameter]
+        files = [Path(f) for f in (value.values() if isinstance(value, dict) else [value])]
+        return file_backed_key(context, files[0].stem, files)
+    return key

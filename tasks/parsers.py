@@ -7,8 +7,6 @@ remembers each configuration's id so that planning an ingest loads no model at a
 
 from __future__ import annotations
 
-import json
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from aesi_lib.parse.backends import ParserConfig, make_parser
+from aesi_lib.parse.config_ids import remember_config_id, remembered_config_ids
 from tasks.keys import content_key, resource_key
 
 
@@ -83,25 +82,17 @@ def parser_config_id(config: ParserConfig, cache_dir: str) -> str:
     """The parser's ``config_id`` without loading the model when it is known.
 
     Loading a spaCy or Stanza model takes seconds; the id depends only on the configuration,
-    aesi's code and the installed parser/model versions, so it is remembered in
-    ``<cache_dir>/config-ids.json`` under a hash of those.
+    aesi's code and the installed parser/model versions, so it is remembered in the parse
+    cache (``aesi_lib.parse.config_ids``) under a hash of those.
     """
-    memo_path = Path(cache_dir) / "config-ids.json"
     # The number of parse processes changes where parsing runs, not the parses or the id.
     key = content_key("parser", replace(config, n_process=0), _parser_environment(config))
-    try:
-        memo = json.loads(memo_path.read_text())
-    except (OSError, ValueError):
-        memo = {}
-    if key in memo:
-        return memo[key]
+    remembered = remembered_config_ids(cache_dir).get(key)
+    if remembered is not None:
+        return remembered
     with PARSERS.checkout(config) as parser:
         config_id = parser.config_id
-    memo[key] = config_id
-    memo_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = memo_path.with_name(memo_path.name + f".{os.getpid()}.part")
-    tmp.write_text(json.dumps(memo, indent=1))
-    os.replace(tmp, memo_path)
+    remember_config_id(cache_dir, key, config_id)
     return config_id
 
 

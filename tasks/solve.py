@@ -1,68 +1,54 @@
-"""The solve (cuts or AMP), cached on the features file and the model options, and the
-steps that write its labels out: the export, the run record, a subset export."""
+"""The solve (cuts or AMP), cached on the features file and the model options; the step that
+carries a previous solution's ids; and the steps that write the labels out: the export, the run
+record, a subset export.
+
+The caller names the files a cached step writes (:func:`solve_files`, :func:`renumbered_file`)
+and passes them in; the cache key is their name (``tasks.keys.result_files_key``)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
-from aesi_lib.model.carry import PreviousLabels, previous_labels
+from aesi_lib.model.carry import (
+    PreviousLabels,
+    carry_ids,
+    previous_labels,
+    within_configuration,
+)
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.feature_files import load_features
+from aesi_lib.model.solution_files import SolutionLabels, load_labels, save_labels, save_summary
 from aesi_lib.run import pipeline
-from aesi_lib.store import Store, keep_runs_setting
-from tasks.files import resolved
-from tasks.keys import content_key, file_backed_key, file_result_key, source_hash
+from aesi_lib.store import Store
+from aesi_lib.store.database import DEFAULT_KEEP_RUNS
+from tasks.keys import content_key, resolved, result_files_key, source_hash
 from tasks.retry import RETRY
 
 
 def _previous_key(previous: dict[str, str] | None, entities_path: str | None) -> Any:
-    """What a warm start depends on: the previous solution's files and the current table."""
+    """What carrying a previous solution depends on: its files and the current table."""
     if not previous:
         return None
     return [file_sha256(previous["entities"]), file_sha256(previous["labels"]),
             file_sha256(entities_path) if entities_path else None]
 
 
-def _solve_files(features_path: str, model: ModelConfig, work_dir: str,
-                 previous: dict[str, str] | None = None, entities_path: str | None = None
-                 ) -> dict[str, str]:
+def solve_files(features_path: str, model: ModelConfig, work_dir: str,
+                previous: dict[str, str] | None = None, entities_path: str | None = None
+                ) -> dict[str, str]:
+    """Where :func:`solve_task` writes the solve of these inputs: ``{"labels": npz, "info":
+    json}`` under ``<work_dir>/solutions``, named after their content key (the features' bytes,
+    ``model``, the warm start's files, the task's source, the library)."""
     key = content_key("solve", source_hash(solve_task.fn), resolved(work_dir),
                       file_sha256(features_path), model, _previous_key(previous, entities_path))
     base = Path(work_dir) / "solutions" / key
     return {"labels": f"{base}.npz", "info": f"{base}.json"}
-
-
-def solution_arrays(template: np.ndarray, slot: np.ndarray, members: np.ndarray | None
-                    ) -> dict[str, np.ndarray]:
-    """The arrays of a solution's labels file: templates and slots, and the consensus
-    members' template cuts when there are members (a later update warm-starts each member from
-    its own)."""
-    arrays = {"template": template, "slot": slot}
-    if members is not None:
-        arrays["template_members"] = members
-    return arrays
-
-
-def read_solution_arrays(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Templates, slots and the consensus members' template cuts (None when the solution had
-    no members) of a labels file that :func:`solution_arrays` wrote."""
-    with np.load(path) as z:
-        members = z["template_members"] if "template_members" in z.files else None
-        return z["template"], z["slot"], members
-
-
-def _solve_cache_key(context: Any, p: dict[str, Any]) -> str:
-    files = _solve_files(p["features_path"], p["model"], p["work_dir"], p.get("previous"),
-                         p.get("entities_path"))
-    return file_backed_key(context, Path(files["labels"]).stem, files.values())
 
 
 def usable_previous(previous: dict[str, str] | None) -> dict[str, str] | None:
@@ -76,11 +62,11 @@ def _load_previous(previous: dict[str, str], entities_path: str, model: ModelCon
                    ) -> PreviousLabels | None:
     """The previous labels of the current mentions, or None when the previous solution has
     another |T| or |S| (another configuration: nothing to carry)."""
-    template, slot, members = read_solution_arrays(previous["labels"])
-    if template.max(initial=-1) >= model.n_templates or slot.max(initial=-1) >= model.n_slots:
+    labels = load_labels(previous["labels"])
+    if not within_configuration(labels.template, labels.slot, model):
         return None
     return previous_labels(pd.read_parquet(entities_path), pd.read_parquet(previous["entities"]),
-                           template, slot, members)
+                           labels.template, labels.slot, labels.template_members)
 
 
 def _format_iteration(iteration: int, terms: dict[str, Any], model: ModelConfig) -> str:
@@ -101,17 +87,18 @@ def _format_iteration(iteration: int, terms: dict[str, Any], model: ModelConfig)
     return ": ".join(parts[:2]) + (" " + " ".join(parts[2:]) if len(parts) > 2 else "")
 
 
-@task(name="solve", persist_result=True, cache_key_fn=_solve_cache_key)
-def solve_task(features_path: str, model: ModelConfig, work_dir: str,
+@task(name="solve", persist_result=True, cache_key_fn=result_files_key("files"))
+def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
                entities_path: str | None = None, previous: dict[str, str] | None = None
                ) -> dict[str, str]:
     """The cuts / AMP solve of ``model`` (a ``ModelConfig``); labels (``.npz``) and the history
-    (JSON) saved as files. Logs every AMP iteration with its objective.
+    (JSON) saved as ``files`` (:func:`solve_files` of the same inputs) and returned. Logs every
+    AMP iteration with its objective.
 
     ``previous`` (``{"entities": parquet, "labels": npz}`` of an earlier solution, with
-    ``entities_path`` the current entity table) carries its labels forward
-    (``aesi_lib.model.carry``): the solve is warm-started from them and renumbered to match,
-    and the summary records how many mentions kept their ids."""
+    ``entities_path`` the current entity table) warm-starts the -SC cuts from its labels
+    (``aesi_lib.model.induction.induce``); its ids are carried afterwards by
+    :func:`renumber_task`."""
     log = get_run_logger()
     features, _ = load_features(features_path)
     log.info("solve: |E| = %d, |T| = %d, |S| = %d, mode %s, seed %d", features.n_entities,
@@ -120,65 +107,55 @@ def solve_task(features_path: str, model: ModelConfig, work_dir: str,
     def progress(iteration: int, terms: dict[str, Any]) -> None:
         log.info("%s", _format_iteration(iteration, terms, model))
 
-    carried = None
+    warm_start = None
     if previous and entities_path:
-        carried = _load_previous(previous, entities_path, model)
-        if carried is None:
+        warm_start = _load_previous(previous, entities_path, model)
+        if warm_start is None:
             log.info("solve: the previous solution has another |T| or |S|: solved afresh")
-    result = pipeline.run_induction(features, model, progress=progress, previous=carried)
-    if result.carried:
-        c = result.carried
-        log.info("solve: %d of %d previous mentions kept their template id, %d their slot id "
-                 "(%d new mentions)", c["template_kept"], c["previous_mentions"],
-                 c["slot_kept"], c["new_mentions"])
-    paths = _solve_files(features_path, model, work_dir, previous, entities_path)
-    Path(paths["labels"]).parent.mkdir(parents=True, exist_ok=True)
-    np.savez(paths["labels"], **solution_arrays(result.template_labels, result.slot_labels,
-                                                result.template_members))
-    summary = result.to_dict()
-    summary.pop("template_labels")
-    summary.pop("slot_labels")
-    Path(paths["info"]).write_text(json.dumps(summary, indent=1, default=str))
+    result = pipeline.run_induction(features, model, progress=progress, previous=warm_start)
+    save_labels(files["labels"], SolutionLabels.of(result))
+    save_summary(files["info"], result)
     if model.mode == "sc":
         log.info("solve finished in %.1f s", result.timings["total"])
     else:
         log.info("solve finished in %.1f s (%d AMP iterations, converged=%s)",
                  result.timings["total"], result.n_iter, result.converged)
-    return paths
+    return files
 
 
-def _renumbered_file(labels_path: str, previous: dict[str, str], entities_path: str,
-                     work_dir: str) -> Path:
+def renumbered_file(labels_path: str, previous: dict[str, str], entities_path: str,
+                    work_dir: str) -> str:
+    """Where :func:`renumber_task` writes the labels of ``labels_path`` renumbered to
+    ``previous``: a ``.npz`` under ``<work_dir>/solutions`` named after their content key."""
     key = content_key("ids", source_hash(renumber_task.fn), resolved(work_dir),
                       file_sha256(labels_path), _previous_key(previous, entities_path))
-    return Path(work_dir) / "solutions" / f"{key}.npz"
+    return str(Path(work_dir) / "solutions" / f"{key}.npz")
 
 
-@task(name="keep-ids", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _renumbered_file(p["labels_path"], p["previous"], p["entities_path"],
-                               p["work_dir"])))
+@task(name="keep-ids", persist_result=True, cache_key_fn=result_files_key("out_path"))
 def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str],
-                  model: ModelConfig, work_dir: str) -> dict[str, Any]:
-    """The solution of ``labels_path`` with its templates and slots renumbered to match the
-    project's previous solution (``aesi_lib.model.carry.renumber_to_previous``): a full run
-    keeps the ids of the last run or update where the partition allows, while its partition
-    stays the seeded solve's own. Returns the labels file and how many mentions kept their
-    ids (None when the previous solution has another |T| or |S|)."""
-    from aesi_lib.model.carry import label_changes, renumber_to_previous
-
-    template, slot, members = read_solution_arrays(labels_path)
-    carried = _load_previous(previous, entities_path, model)
-    if carried is None:
-        get_run_logger().info("ids: the previous solution has another |T| or |S|: new ids")
+                  model: ModelConfig, out_path: str) -> dict[str, Any]:
+    """The solution of ``labels_path`` with its templates and slots renumbered to the ids of
+    the project's previous solution, and how many mentions kept them
+    (``aesi_lib.model.carry.carry_ids``), written to ``out_path`` (:func:`renumbered_file`).
+    The one step that carries ids: after an update's warm-started solve, and after a full
+    run's seeded solve, whose partition stays its own. Returns the labels file and the counts
+    (None, and the labels as they were, when the previous solution has another |T| or
+    |S|)."""
+    log = get_run_logger()
+    labels = load_labels(labels_path)
+    previous_ids = _load_previous(previous, entities_path, model)
+    if previous_ids is None:
+        log.info("ids: the previous solution has another |T| or |S|: new ids")
         return {"labels": labels_path, "carried": None}
-    template, slot = renumber_to_previous(template, slot, carried, model)
-    changes = label_changes(template, slot, carried)
-    path = _renumbered_file(labels_path, previous, entities_path, work_dir)
-    np.savez(path, **solution_arrays(template, slot, members))
-    get_run_logger().info("ids: %d of %d previous mentions kept their template id, %d their "
-                          "slot id", changes["template_kept"], changes["previous_mentions"],
-                          changes["slot_kept"])
-    return {"labels": str(path), "carried": changes}
+    kept = carry_ids(labels.template, labels.slot, previous_ids, model)
+    save_labels(out_path, SolutionLabels(kept.template_labels, kept.slot_labels,
+                                         labels.template_members))
+    c = kept.carried
+    log.info("ids: %d of %d previous mentions kept their template id, %d their slot id (%d "
+             "new mentions)", c["template_kept"], c["previous_mentions"], c["slot_kept"],
+             c["new_mentions"])
+    return {"labels": out_path, "carried": c}
 
 
 @task(name="export", cache_policy=NO_CACHE)
@@ -186,8 +163,8 @@ def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> d
     """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot) and
     ``schema.json`` (each template's top predicates, each slot's top heads)."""
     table = pd.read_parquet(entities_path)
-    with np.load(solution["labels"]) as z:
-        assignments = table.assign(template=z["template"], slot=z["slot"])
+    labels = load_labels(solution["labels"])
+    assignments = table.assign(template=labels.template, slot=labels.slot)
     export = assignments[pipeline.EXPORT_COLUMNS]
     paths = pipeline.write_export(export, out_dir)
     return {**paths, "schema": pipeline.write_schema(export, out_dir)}
@@ -195,13 +172,12 @@ def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> d
 
 @task(name="record-run", cache_policy=NO_CACHE, **RETRY)
 def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignments_path: str,
-                    results: dict[str, Any], keep_runs: int | None = None) -> str:
+                    results: dict[str, Any], keep_runs: int = DEFAULT_KEEP_RUNS) -> str:
     """Keep the run's configuration, assignments and scores in the store's runs tables, and the
-    assignments of the ``keep_runs`` newest runs only (None: ``$AESI_KEEP_RUNS``, else 3)."""
+    assignments of the ``keep_runs`` newest runs only (``Store.record_run``)."""
     assignments = pd.read_parquet(assignments_path)
-    keep = keep_runs_setting() if keep_runs is None else keep_runs
     with Store(db_path) as store:
-        store.record_run(run_id, config, assignments, results, keep_runs=keep)
+        store.record_run(run_id, config, assignments, results, keep_runs=keep_runs)
     return run_id
 
 

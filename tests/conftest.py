@@ -15,6 +15,7 @@ from threadpoolctl import threadpool_limits
 
 from aesi_lib.corpus.muc4 import MUC4_DIR_ENV, resolve_muc4_dir
 from aesi_lib.errors import InputError
+from flows.cli.environment import telemetry_off
 
 #: Set (by ``.ci/run`` where ``../shared/data/muc4`` exists) to make a missing corpus fail the
 #: MUC-4 tests instead of skipping them.
@@ -24,13 +25,20 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist, share the usable cores between the workers' BLAS threads.
+    """Prefect's telemetry off, and under pytest-xdist the usable cores shared between the
+    workers' BLAS threads.
+
+    The tests call flows in this process, without the command line that switches telemetry
+    off for its commands (``flows.cli.main``), so they do it here, before a test module
+    imports Prefect (whose client starts its analytics on import); values already in the
+    environment win, as on the command line.
 
     With one BLAS pool per worker as wide as the machine, two workers on two cores run four
     threads, and the small products of the tests' cuts spend more on waking and switching
     threads than they save (README, "Quick start"). Results do not depend on the thread count
     (README, "Reproducibility"). The child processes of a worker inherit the limit.
     """
+    telemetry_off()
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if not workers:
         return
@@ -100,7 +108,7 @@ def _make_demo_seed(root: Path) -> None:
     shutil.rmtree(root, ignore_errors=True)     # what a failed attempt left
     root.mkdir()
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PREFECT_") and k not in ("AESI_MUC4_DIR", "AESI_KEEP_RUNS")}
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(root / "prefect-home"), "PYTHONPATH": str(REPO),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
     done = subprocess.run(

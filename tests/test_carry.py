@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 
 from aesi_lib.model import ModelConfig, induce, planted_features
-from aesi_lib.model.carry import PreviousLabels, align_labels, label_changes, previous_labels
+from aesi_lib.model.carry import (
+    PreviousLabels,
+    align_labels,
+    carry_ids,
+    label_changes,
+    previous_labels,
+)
 from aesi_lib.model.ncut import discretize
 
 
@@ -39,6 +45,25 @@ def test_align_labels_undoes_a_permutation_and_ignores_unknown():
     renumbered = np.array([2, 2, 0, 0, 1, 1, 1])
     np.testing.assert_array_equal(align_labels(renumbered, previous, 3), [0, 0, 1, 1, 2, 2, 2])
     np.testing.assert_array_equal(align_labels(renumbered, np.full(7, -1), 3), renumbered)
+
+
+def test_carrying_ids_renumbers_a_partition_and_counts_who_kept_them():
+    config = ModelConfig(n_templates=3, n_slots=4, mode="sc", slot_model="cut",
+                         class_scope="corpus", consensus_members=1)
+    previous = PreviousLabels(np.array([0, 0, 1, 1, 2, 2, -1]),
+                              np.array([3, 3, 0, 1, 1, 2, -1]))
+    template = np.array([2, 2, 0, 0, 1, 0, 1])          # previous templates, renumbered,
+    slot = np.array([1, 1, 2, 3, 3, 0, 0])              # and one template moved
+    carried = carry_ids(template, slot, previous, config)
+    np.testing.assert_array_equal(carried.template_labels, [0, 0, 1, 1, 2, 1, 2])
+    np.testing.assert_array_equal(carried.slot_labels, [3, 3, 0, 1, 1, 2, 2])
+    assert carried.carried == label_changes(carried.template_labels, carried.slot_labels,
+                                            previous)
+    assert (carried.carried["template_kept"], carried.carried["slot_kept"]) == (5, 6)
+    # The partition is the solution's own: only its numbers changed.
+    for before, after in ((template, carried.template_labels), (slot, carried.slot_labels)):
+        assert len(set(zip(before.tolist(), after.tolist(), strict=True))) == \
+            len(set(before.tolist()))
 
 
 def test_discretize_from_a_warm_start_keeps_that_partition_and_its_numbers():
@@ -116,7 +141,8 @@ def test_a_warm_started_solve_keeps_the_ids_of_a_grown_corpus():
     prev_t, prev_s = np.full(f.n_entities, -1), np.full(f.n_entities, -1)
     prev_t[old_rows], prev_s[old_rows] = before.template_labels, before.slot_labels
     previous = PreviousLabels(prev_t, prev_s)
-    warm = induce(f, config, previous=previous)
+    solved = induce(f, config, previous=previous)
+    warm = carry_ids(solved.template_labels, solved.slot_labels, previous, config)
     print("\nwarm start:", warm.carried)
     assert warm.carried["previous_mentions"] == int(old_rows.sum())
     assert warm.carried["template_kept_share"] >= 0.95

@@ -95,6 +95,8 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path, capsys):
     config = tmp_path / "config.json"
     config.write_text("{not json")
     _one_line_error(capsys, ["run", "--demo", "--config", str(config)], "not valid JSON")
+    _one_line_error(capsys, ["run", "--demo", "--keep-runs", "-1"],
+                    "--keep-runs must be 0 or more, not -1")
     _one_line_error(capsys, ["run", "--demo", "--mode", "sc", "--templates", "0"],
                     "model.n_templates (from --templates): must be at least 1, got 0")
     # Factored slots (the default preset) come in blocks of four argument positions.

@@ -31,7 +31,7 @@ EARLY_S = 30.0
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PREFECT_") and k not in ("AESI_MUC4_DIR", "AESI_KEEP_RUNS")}
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(tmp_path / "prefect-home"), "PYTHONPATH": str(REPO),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1", **extra})
     return env

@@ -44,6 +44,17 @@ def test_the_loader_reads_with_the_encoding_and_skips_what_it_must(tmp_path):
             load_corpus_task.fn(docs_path=str(folder), encoding="latin-1")
 
 
+def test_a_runs_corpus_is_the_demo_when_asked_else_the_documents_given(tmp_path):
+    from aesi_lib.corpus.sources import load_corpus
+
+    folder = _docs(tmp_path)
+    given = load_corpus(None, str(folder), "skip", split="inbox", encoding="latin-1")
+    assert given.name == "user" and given.eval_keys is None
+    assert [(d.doc_id, d.split) for d in given.documents] == [("good", "inbox")]
+    demo = load_corpus(None, str(folder), demo=True)
+    assert demo.name == "demo" and demo.eval_keys and demo.eval_label == "demo"
+
+
 def test_update_and_extract_take_the_reading_options():
     parser = cli.build_parser()
     for command in (["update", "--docs", "x"], ["extract", "--docs", "x", "--run", "r"],

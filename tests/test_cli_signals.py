@@ -81,7 +81,7 @@ def paused_run(tmp_path, demo_seed):
         pytest.skip("reads /proc")
     demo_seed.copy_to(tmp_path / "project", tmp_path / "prefect-home")
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PREFECT_") and k not in ("AESI_MUC4_DIR", "AESI_KEEP_RUNS")}
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(tmp_path / "prefect-home"), "PYTHONPATH": str(REPO),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
     marker = tmp_path / "solve-paused"

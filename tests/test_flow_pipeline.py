@@ -684,6 +684,10 @@ def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
     assert full.entrypoint == "flows/induce.py:induce_flow"
     assert incremental.entrypoint == "flows/update.py:update_flow"
     assert incremental.parameters["consume"] is True
+    # The full run records itself and prunes the store to the runs its parameter names.
+    from aesi_lib.store.database import DEFAULT_KEEP_RUNS
+
+    assert full.parameters["keep_runs"] == DEFAULT_KEEP_RUNS
     for d in (full, incremental):
         # Each names its configuration: nothing of an ad-hoc run reaches it.
         assert d.parameters["config_path"] == "configs/scheduled.json"

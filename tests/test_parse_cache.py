@@ -140,3 +140,22 @@ def test_real_parser_round_trip(tmp_path: Path):
     second, stats = parse_with_cache(parser, corpus, tmp_path)
     assert stats.parsed == 0
     assert second == first == list(parser.parse(corpus))
+
+
+def test_remembered_config_ids_round_trip_and_a_damaged_file_counts_as_empty(tmp_path):
+    from aesi_lib.parse.config_ids import (
+        config_ids_path,
+        remember_config_id,
+        remembered_config_ids,
+    )
+
+    assert remembered_config_ids(tmp_path / "cache") == {}
+    remember_config_id(tmp_path / "cache", "parser-a", "spacy:a")
+    remember_config_id(tmp_path / "cache", "parser-b", "spacy:b")
+    assert remembered_config_ids(tmp_path / "cache") == {"parser-a": "spacy:a",
+                                                         "parser-b": "spacy:b"}
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["config-ids.json"]
+    config_ids_path(tmp_path / "cache").write_text("{cut sh")
+    assert remembered_config_ids(tmp_path / "cache") == {}
+    remember_config_id(tmp_path / "cache", "parser-c", "spacy:c")
+    assert remembered_config_ids(tmp_path / "cache") == {"parser-c": "spacy:c"}

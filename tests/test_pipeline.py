@@ -155,6 +155,38 @@ def test_entity_rules_take_the_event_noun_senses():
     assert stored_config_id("p", abstract) != stored_config_id("p", first)
 
 
+def test_without_wordnet_the_rules_and_the_lexicon_fall_back_and_a_chosen_path_fails(
+        monkeypatch, caplog, tmp_path):
+    import pytest
+
+    import aesi_lib.lexicon.wordnet as wordnet_module
+    from aesi_lib.errors import ResourceMissingError
+    from aesi_lib.run.presets import deep_merge
+
+    def missing(path=None, **kwargs):
+        raise ResourceMissingError(f"no WordNet at {path or 'the usual places'}")
+
+    monkeypatch.setattr(wordnet_module, "load_wordnet", missing)
+    config = RunConfig.from_dict(preset("default"))
+    assert config.features.event_nouns and config.wordnet_path is None
+    with caplog.at_level("WARNING", logger="aesi"):
+        rules = pipeline.entity_rules(config)
+        _, wordnet = pipeline.load_lexicon(config)
+    assert rules.event_nouns is None and wordnet is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "WordNet unavailable, entity rule R12 (features.event_nouns) is left out: no WordNet "
+        "at the usual places",
+        "WordNet unavailable, semantic types fall back to NER classes and no predicate is "
+        "salient (model.similarity.salience_weight adds nothing): no WordNet at the usual "
+        "places"]
+    # A WordNet the user named never falls back.
+    chosen = RunConfig.from_dict(deep_merge(preset("default"),
+                                            {"wordnet_path": str(tmp_path / "wn")}))
+    for step in (pipeline.entity_rules, pipeline.load_lexicon):
+        with pytest.raises(ResourceMissingError, match=str(tmp_path / "wn")):
+            step(chosen)
+
+
 def test_a_sweep_extracts_once_per_distinct_stored_rows_and_never_shares_other_rows():
     # aesi sweep ingests once per group of extraction_groups(): configurations whose stored
     # rows would differ must never share one extraction, and the others should.

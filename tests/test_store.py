@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLockedError
+from aesi_lib.errors import InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
-from aesi_lib.store import Store, document_sha256, keep_runs_setting
+from aesi_lib.store import Store, document_sha256
 from aesi_lib.store.database import (
     DEFAULT_KEEP_RUNS,
     ENTITY_COLUMNS,
@@ -274,8 +274,10 @@ def _run_frame(n: int) -> pd.DataFrame:
 def test_record_run_keeps_the_assignments_of_the_newest_runs(tmp_path):
     with Store(tmp_path / "p.duckdb") as store:
         for i in range(5):
-            store.record_run(f"r{i}", {"seed": i}, _run_frame(10 + i), {}, keep_runs=3)
+            store.record_run(f"r{i}", {"seed": i}, _run_frame(10 + i), {})
         runs = store.runs()
+        # By default the rows of the newest DEFAULT_KEEP_RUNS (the README's 3) stay.
+        assert DEFAULT_KEEP_RUNS == 3
         assert list(runs["run_id"]) == ["r4", "r3", "r2", "r1", "r0"]
         assert list(runs["assignments"]) == [14, 13, 12, 0, 0]
         # by hand: keep one
@@ -285,16 +287,6 @@ def test_record_run_keeps_the_assignments_of_the_newest_runs(tmp_path):
         # None keeps everything
         store.record_run("r5", {}, _run_frame(2), {}, keep_runs=None)
         assert list(store.runs()["assignments"]) == [2, 14, 0, 0, 0, 0]
-
-
-def test_keep_runs_setting_reads_the_environment(monkeypatch):
-    monkeypatch.delenv("AESI_KEEP_RUNS", raising=False)
-    assert keep_runs_setting() == DEFAULT_KEEP_RUNS == 3
-    monkeypatch.setenv("AESI_KEEP_RUNS", "7")
-    assert keep_runs_setting() == 7
-    monkeypatch.setenv("AESI_KEEP_RUNS", "many")
-    with pytest.raises(AesiError, match="AESI_KEEP_RUNS must be a whole number >= 0, not 'many'"):
-        keep_runs_setting()
 
 
 def test_chains_are_replaced_per_document_and_deleted_with_it(tmp_path):

@@ -3,6 +3,7 @@ and the remembered parser configuration id. No flow runs here (task helpers only
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -93,21 +94,48 @@ def test_step_keys_hold_input_content_and_project(tmp_path):
     from aesi_lib.run.config import RunConfig
 
     config = RunConfig()
-    first = ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
-    assert first == ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    first = ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
+    assert first == ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "a"))
     entities.write_bytes(b"entities v2")
-    assert ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "a")) != first
+    assert ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "a")) != first
     entities.write_bytes(b"entities v1")
     # Another project folder, other files: another key.
-    other = ftasks._features_file(str(entities), str(pmi), config, str(tmp_path / "b"))
-    assert other.name != first.name
+    other = ftasks.features_file(str(entities), str(pmi), config, str(tmp_path / "b"))
+    assert Path(other).name != Path(first).name
     # Model options do not enter the features key (configurations share features) ...
     seeded = RunConfig.from_dict({"model": {"seed": 7}})
-    assert ftasks._features_file(str(entities), str(pmi), seeded, str(tmp_path / "a")) == first
+    assert ftasks.features_file(str(entities), str(pmi), seeded, str(tmp_path / "a")) == first
     # ... but they do enter the solve key.
-    a = stasks._solve_files(str(entities), config.model, str(tmp_path))
-    b = stasks._solve_files(str(entities), seeded.model, str(tmp_path))
+    a = stasks.solve_files(str(entities), config.model, str(tmp_path))
+    b = stasks.solve_files(str(entities), seeded.model, str(tmp_path))
     assert a["labels"] != b["labels"]
+
+
+def test_a_step_key_is_read_back_from_the_files_the_caller_names(tmp_path):
+    solve_key = stasks.solve_task.cache_key_fn
+    features = tmp_path / "features.npz"
+    features.write_bytes(b"features")
+    from aesi_lib.run.config import RunConfig
+
+    files = stasks.solve_files(str(features), RunConfig().model, str(tmp_path))
+    name = Path(files["labels"]).stem
+    assert name == Path(files["info"]).stem and name.startswith("solve-")
+    # The key is the files' name, whatever else the parameters hold.
+    assert solve_key(_Context(set()), {"files": files, "features_path": "elsewhere"}) == name
+    # One of the two files gone while a result is cached under the name: rebuilt.
+    Path(files["labels"]).parent.mkdir(parents=True)
+    Path(files["labels"]).write_bytes(b"labels")
+    assert solve_key(_Context({name}), {"files": files}).startswith(f"{name}-rebuild-")
+    Path(files["info"]).write_text("{}")
+    assert solve_key(_Context({name}), {"files": files}) == name
+    # A step of one file: the same, from its out_path.
+    table = tmp_path / "tables" / "pmi-0123.parquet"
+    pmi_key = ftasks.pmi_task.cache_key_fn
+    assert pmi_key(_Context({"pmi-0123"}), {"out_path": str(table)}).startswith(
+        "pmi-0123-rebuild-")
+    table.parent.mkdir()
+    table.write_bytes(b"pmi")
+    assert pmi_key(_Context({"pmi-0123"}), {"out_path": str(table)}) == "pmi-0123"
 
 
 class _FakeParser:
@@ -169,17 +197,77 @@ def test_batches():
         batches([1], 0)
 
 
-def test_importing_flows_or_tasks_switches_telemetry_off():
+def test_importing_flows_or_tasks_changes_no_setting():
     env = {k: v for k, v in os.environ.items()
            if k not in ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")}
-    for package in ("flows", "tasks"):
-        out = subprocess.run(
-            [sys.executable, "-c", f"import os, {package}; print(os.environ['DO_NOT_TRACK'], "
-             "os.environ['PREFECT_SERVER_ANALYTICS_ENABLED'])"],
-            env=env, capture_output=True, text=True, check=True, cwd=REPO)
-        assert out.stdout.split() == ["1", "false"]
+    out = subprocess.run(
+        [sys.executable, "-c", "import os, flows, tasks, flows.common; print("
+         "os.environ.get('DO_NOT_TRACK'), os.environ.get('PREFECT_SERVER_ANALYTICS_ENABLED'))"],
+        env=env, capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.split() == ["None", "None"]
+
+
+def test_the_command_line_switches_telemetry_off_before_its_command(monkeypatch):
+    from flows import cli
+
+    monkeypatch.delenv("DO_NOT_TRACK", raising=False)
+    monkeypatch.delenv("PREFECT_SERVER_ANALYTICS_ENABLED", raising=False)
+    seen = {}
+
+    def command(args):
+        seen.update({k: os.environ.get(k)
+                     for k in ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")})
+        return 0
+
+    class Parser:                   # any command: this one, which looks at the environment
+        def parse_args(self, argv):
+            return argparse.Namespace(func=command, verbose=False)
+
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    assert cli.main(["config"]) == 0
+    assert seen == {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     # An explicit choice of the user wins.
-    out = subprocess.run([sys.executable, "-c", "import os, flows; print(os.environ["
-                          "'DO_NOT_TRACK'])"], env={**env, "DO_NOT_TRACK": "0"},
-                         capture_output=True, text=True, check=True, cwd=REPO)
-    assert out.stdout.strip() == "0"
+    monkeypatch.setenv("DO_NOT_TRACK", "0")
+    assert cli.main(["config"]) == 0
+    assert seen["DO_NOT_TRACK"] == "0"
+
+
+def test_every_deployment_switches_telemetry_off_in_its_runs():
+    """A worker starts a deployment's flow run without the command line: ``prefect.yaml``
+    sets the variables in the run's environment (``job_variables.env``)."""
+    import yaml
+
+    spec = yaml.safe_load((REPO / "prefect.yaml").read_text())
+    assert spec["deployments"]
+    for deployment in spec["deployments"]:
+        env = deployment["work_pool"]["job_variables"]["env"]
+        assert env == {**env, "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+
+def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
+    import inspect
+
+    import pandas as pd
+
+    from aesi_lib.store import Store
+    from aesi_lib.store.database import DEFAULT_KEEP_RUNS
+    from flows import cli
+    from flows.induce import induce_flow
+
+    frame = pd.DataFrame([{"doc_id": "D1", "sent_id": 0, "entity_id": i, "head": "bomb",
+                           "mention": "a bomb", "predicate": "explode", "dep": "nsubj",
+                           "template": 0, "slot": 1} for i in range(3)])
+    assignments = tmp_path / "assignments.parquet"
+    frame.to_parquet(assignments)
+    db = str(tmp_path / "aesi.duckdb")
+    for i in range(4):
+        stasks.record_run_task.fn(db, f"r{i}", {}, str(assignments), {}, keep_runs=2)
+    with Store(db, read_only=True) as store:
+        assert list(store.runs()["assignments"]) == [3, 3, 0, 0]
+    # The value travels as a parameter: the command line's default is the flow's and the
+    # task's, which is the store's.
+    args = cli.build_parser().parse_args(["run"])
+    assert args.keep_runs == DEFAULT_KEEP_RUNS
+    assert inspect.signature(induce_flow.fn).parameters["keep_runs"].default == DEFAULT_KEEP_RUNS
+    assert inspect.signature(stasks.record_run_task.fn).parameters["keep_runs"].default == \
+        DEFAULT_KEEP_RUNS

@@ -29,21 +29,27 @@ class Corpus:
 
 
 def load_corpus(
-    muc4_dir: str | Path | None = None, docs_path: str | Path | None = None, on_error: str = "raise"
+    muc4_dir: str | Path | None = None, docs_path: str | Path | None = None,
+    on_error: str = "raise", *, demo: bool = False, split: str = "user",
+    encoding: str | None = None,
 ) -> Corpus:
     """The corpus a run should use.
 
-    ``docs_path`` (a folder of .txt files or a JSONL file) wins; else the MUC-4 folder
-    (``muc4_dir``, ``$AESI_MUC4_DIR`` or ``../shared/data/muc4``); else the embedded demo.
+    ``demo`` forces the embedded demo corpus; else ``docs_path`` (a folder of .txt files or a
+    JSONL file, read in ``encoding`` (None: the reader's default) as split ``split``,
+    ``on_error`` as ``aesi_lib.corpus.plain.read_plain_documents`` takes it) wins; else the
+    MUC-4 folder (``muc4_dir``, ``$AESI_MUC4_DIR`` or ``../shared/data/muc4``); else the
+    embedded demo.
     """
-    if docs_path is not None:
+    if not demo and docs_path is not None:
         from aesi_lib.corpus.plain import read_plain_documents
 
-        docs = read_plain_documents(docs_path, on_error=on_error)
+        reading = {} if encoding is None else {"encoding": encoding}
+        docs = read_plain_documents(docs_path, split=split, on_error=on_error, **reading)
         return Corpus("user", docs, None, None, "")
     from aesi_lib.corpus.muc4 import load_muc4_corpus, resolve_muc4_dir
 
-    folder = resolve_muc4_dir(muc4_dir)
+    folder = None if demo else resolve_muc4_dir(muc4_dir)
     if folder is not None:
         splits = {s.name: s for s in load_muc4_corpus(folder)}
         docs = [d for s in splits.values() for d in s.documents]
@@ -51,5 +57,5 @@ def load_corpus(
         return Corpus("muc4", docs, eval_keys or None, splits["dev"].keys, "TST1+TST2")
     from aesi_lib.corpus.demo import load_demo_corpus
 
-    demo = load_demo_corpus()
-    return Corpus("demo", demo.documents, demo.keys, None, "demo")
+    embedded = load_demo_corpus()
+    return Corpus("demo", embedded.documents, embedded.keys, None, "demo")

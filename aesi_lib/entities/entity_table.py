@@ -68,3 +68,18 @@ def entities_frame(records: Iterable[EntityRecord]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(ENTITY_COLUMNS))
     return frame.astype({"sent_id": "int64", "head_index": "int64", "start_char": "int64",
                          "end_char": "int64", "predicate_index": "int64"})
+
+
+#: The order of :func:`unstored_entity_table`: by document, sentence, head, predicate, relation.
+UNSTORED_ORDER = ("doc_id", "sent_id", "head_index", "predicate", "dep")
+
+
+def unstored_entity_table(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """One entity table of documents that are not stored (``aesi extract``'s): the rows of
+    ``frames`` (:func:`document_entities` of each parse batch) in the order
+    :data:`UNSTORED_ORDER` (ties keep their order), so the same documents give the same table
+    however they were batched, with ``entity_id`` 0..N-1 in that order as its first column."""
+    table = pd.concat(list(frames), ignore_index=True)
+    table = table.sort_values(list(UNSTORED_ORDER), kind="stable").reset_index(drop=True)
+    table.insert(0, "entity_id", range(len(table)))
+    return table

@@ -20,6 +20,9 @@ Read it top down, following a run:
   :mod:`~aesi_lib.model.objective`: the joint objective (Eq. 9);
 - :mod:`~aesi_lib.model.tying`: labels tied to units (predicates, patterns, head words);
   :mod:`~aesi_lib.model.factored_slots`: slots as argument position × semantic class;
+- :mod:`~aesi_lib.model.solution_files`: a solve's labels and summary as files;
+  :mod:`~aesi_lib.model.carry`: a previous solution's labels as a warm start, and its ids
+  carried over to the next solution;
 - :mod:`~aesi_lib.model.extract`: slot filling of new mentions with a finished run;
 - :mod:`~aesi_lib.model.synthetic`: a planted corpus for tests and benchmarks.
 

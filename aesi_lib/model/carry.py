@@ -3,10 +3,18 @@
 An incremental update adds documents and solves again. Without care, the template and slot
 numbers of the new solution are unrelated to the old ones (a normalized cut's clusters are
 numbered arbitrarily, and a small change of the graph can move its discretisation to another
-local optimum). The new solve is therefore warm-started from the previous labels of the
-mentions both solutions share (:func:`aesi_lib.model.ncut.discretize`), and its clusters are
-then renumbered to match the previous ones as well as possible (:func:`align_labels`,
-Hungarian matching on the shared mentions). Not in the paper.
+local optimum). Two things keep them:
+
+* the warm start: the new solve's cuts start from the previous labels of the mentions both
+  solutions share (:class:`PreviousLabels`, given to ``aesi_lib.model.induction.induce``;
+  :func:`aesi_lib.model.ncut.discretize`), so the partition stays where it was;
+* carrying the ids (:func:`carry_ids`, whatever the solve started from): the clusters are
+  renumbered to match the previous ones as well as possible (:func:`align_labels`, Hungarian
+  matching on the shared mentions), and the mentions that kept their ids are counted. An
+  update does both; a full run under another configuration only the second, so its partition
+  stays its seed's own.
+
+Not in the paper.
 """
 
 from __future__ import annotations
@@ -85,6 +93,13 @@ def previous_labels(table: pd.DataFrame, previous_table: pd.DataFrame,
     return PreviousLabels(column("_template"), column("_slot"), members)
 
 
+def within_configuration(template: np.ndarray, slot: np.ndarray, config: ModelConfig) -> bool:
+    """Whether labels (-1 for none) lie within |T| and |S| of ``config``: a solution of
+    another configuration can be neither warm-started from nor carried forward."""
+    return bool(np.max(template, initial=-1) < config.n_templates
+                and np.max(slot, initial=-1) < config.n_slots)
+
+
 def align_labels(labels: np.ndarray, previous: np.ndarray, k: int) -> np.ndarray:
     """Renumber the clusters of ``labels`` so that they agree with ``previous`` on as many
     mentions as possible (Hungarian matching of the k×k overlap; -1 in ``previous`` is
@@ -158,3 +173,44 @@ def renumber_to_previous(template: np.ndarray, slot: np.ndarray, previous: Previ
             rows = template == t
             classes[rows] = align_labels(classes[rows], previous_classes[rows], n_classes)
     return template, factored_slot(slot // n_classes, classes, n_classes)
+
+
+@dataclass(frozen=True)
+class CarriedIds:
+    """A solution renumbered to a previous solution's ids (:func:`carry_ids`).
+
+    Attributes
+    ----------
+    template_labels, slot_labels : ndarray of shape (E,), int
+        The solution's partition, numbered after the previous solution.
+    carried : dict
+        How many of the previous solution's mentions kept their ids (:func:`label_changes`).
+    """
+
+    template_labels: np.ndarray
+    slot_labels: np.ndarray
+    carried: dict[str, Any]
+
+
+def carry_ids(template: np.ndarray, slot: np.ndarray, previous: PreviousLabels,
+              config: ModelConfig) -> CarriedIds:
+    """Carry the ids of ``previous`` over to a solution of the current mentions: renumber its
+    templates and slots to match (:func:`renumber_to_previous`; the partition is unchanged)
+    and count the mentions that kept their ids (:func:`label_changes`).
+
+    Parameters
+    ----------
+    template, slot : ndarray of shape (E,), int
+        A solution of the current mentions (warm-started from ``previous`` or not).
+    previous : PreviousLabels
+        The previous solution's labels of the same mentions (-1 where it had none), within
+        |T| and |S| of ``config`` (:func:`within_configuration`).
+    config : ModelConfig
+        |T|, |S| and the slot model of both solutions.
+
+    Returns
+    -------
+    CarriedIds
+    """
+    template, slot = renumber_to_previous(template, slot, previous, config)
+    return CarriedIds(template, slot, label_changes(template, slot, previous))

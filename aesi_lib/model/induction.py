@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from aesi_lib.model.amp import Progress, solve_amp
-from aesi_lib.model.carry import PreviousLabels, label_changes, renumber_to_previous
+from aesi_lib.model.carry import PreviousLabels, within_configuration
 from aesi_lib.model.config import ModelConfig, check_unit_counts
 from aesi_lib.model.consensus import member_context_weights
 from aesi_lib.model.constraint import sentence_indicator
@@ -55,9 +55,6 @@ class InductionResult:
     converged : bool
     n_iter : int
     config : ModelConfig
-    carried : dict or None
-        With previous labels: how many of the shared mentions kept their template and slot
-        ids (``aesi_lib.model.carry.label_changes``).
     template_members : ndarray of shape (R, E), int, or None
         The template cuts of the R consensus members (``model.consensus_members`` > 1), which
         an update warm-starts its members from; None without consensus. Not in
@@ -72,7 +69,6 @@ class InductionResult:
     converged: bool
     n_iter: int
     config: ModelConfig
-    carried: dict[str, Any] | None = None
     template_members: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,7 +82,6 @@ class InductionResult:
             "converged": bool(self.converged),
             "n_iter": int(self.n_iter),
             "config": _jsonable(asdict(self.config)),
-            "carried": _jsonable(self.carried),
         }
 
 
@@ -119,9 +114,9 @@ def induce(
         ``progress(iteration, terms)`` after every AMP iteration.
     previous : PreviousLabels, optional
         Labels of an earlier solution for the mentions it shared with this one
-        (``aesi_lib.model.carry``): the -SC cuts are warm-started from them and the clusters
-        renumbered to match them, so ids stay comparable across incremental updates (AMP
-        modes are only renumbered). ``result.carried`` says how many mentions kept their ids.
+        (``aesi_lib.model.carry``): the -SC cuts are warm-started from them, so an
+        incremental update keeps its partition (AMP modes start as usual). Their ids are
+        carried afterwards by ``aesi_lib.model.carry.carry_ids``.
 
     Returns
     -------
@@ -185,10 +180,6 @@ def induce(
         lt, ls, history = res.template_labels, res.slot_labels, res.history
         template_members = None
         converged, n_iter = res.converged, res.n_iter
-    carried = None
-    if previous is not None:
-        lt, ls = renumber_to_previous(lt, ls, previous, config)
-        carried = label_changes(lt, ls, previous)
     t3 = time.perf_counter()
     residuals: dict[str, list[float]] = {"template": [], "slot": []}
     for entry in history:
@@ -209,7 +200,6 @@ def induce(
         converged=converged,
         n_iter=n_iter,
         config=config,
-        carried=carried,
         template_members=template_members,
     )
 
@@ -236,7 +226,6 @@ def consensus_members(W_T: SimilarityOperator, config: ModelConfig
 def _check_previous(previous: PreviousLabels, n: int, config: ModelConfig) -> None:
     if previous.template.shape != (n,) or previous.slot.shape != (n,):
         raise ValueError(f"previous labels must have one entry per mention ({n})")
-    if previous.template.max(initial=-1) >= config.n_templates or (
-            previous.slot.max(initial=-1) >= config.n_slots):
+    if not within_configuration(previous.template, previous.slot, config):
         raise ValueError("previous labels lie outside |T| or |S| of this configuration: "
                          "a solution of another configuration cannot be carried forward")

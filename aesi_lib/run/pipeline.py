@@ -100,38 +100,53 @@ def entity_rules(config: RunConfig) -> EntityRules:
     if not config.features.event_nouns:
         return rules
     from aesi_lib.entities.event_nouns import EventNounLexicon
-    from aesi_lib.errors import ResourceMissingError
-    from aesi_lib.lexicon.wordnet import load_wordnet
 
-    try:
-        wordnet = load_wordnet(config.wordnet_path)
-    except ResourceMissingError as exc:
-        if config.wordnet_path:
-            raise
-        log.warning("WordNet unavailable, entity rule R12 (features.event_nouns) is left "
-                    "out: %s", exc)
+    wordnet = optional_wordnet(config.wordnet_path,
+                               "entity rule R12 (features.event_nouns) is left out")
+    if wordnet is None:
         return rules
     return dataclasses.replace(
         rules, event_nouns=EventNounLexicon(wordnet, config.features.event_noun_senses))
 
 
 def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
-    """Word vectors and WordNet (None with a warning when WordNet is not installed)."""
-    from aesi_lib.errors import ResourceMissingError
+    """Word vectors and WordNet (None with a warning when WordNet is not installed:
+    :func:`optional_wordnet`)."""
     from aesi_lib.lexicon.vectors import load_vectors
-    from aesi_lib.lexicon.wordnet import load_wordnet
 
     vectors = load_vectors(config.vectors_path)
-    try:
-        wordnet = load_wordnet(config.wordnet_path)
-    except ResourceMissingError as exc:
-        if config.wordnet_path:
-            raise
-        log.warning("WordNet unavailable, semantic types fall back to NER classes and no "
-                    "predicate is salient (model.similarity.salience_weight adds nothing): %s",
-                    exc)
-        wordnet = None
+    wordnet = optional_wordnet(
+        config.wordnet_path, "semantic types fall back to NER classes and no predicate is "
+        "salient (model.similarity.salience_weight adds nothing)")
     return vectors, wordnet
+
+
+def optional_wordnet(wordnet_path: str | None, without: str) -> Any:
+    """WordNet from ``wordnet_path``, else NLTK's or the system's
+    (:func:`aesi_lib.lexicon.wordnet.load_wordnet`); None when no path is given and the
+    machine has none, with the warning ``WordNet unavailable, <without>: <why>``.
+
+    Parameters
+    ----------
+    wordnet_path : the run's ``wordnet_path``, or None for the machine's WordNet.
+    without : what the run goes without when there is none (for the warning).
+
+    Raises
+    ------
+    ResourceMissingError
+        ``wordnet_path`` is given and holds no WordNet: a path the user chose never falls
+        back.
+    """
+    from aesi_lib.errors import ResourceMissingError
+    from aesi_lib.lexicon.wordnet import load_wordnet
+
+    try:
+        return load_wordnet(wordnet_path)
+    except ResourceMissingError as exc:
+        if wordnet_path:
+            raise
+        log.warning("WordNet unavailable, %s: %s", without, exc)
+        return None
 
 
 def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
@@ -193,8 +208,8 @@ def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,
                   progress: Callable[[int, dict[str, Any]], None] | None = None,
                   previous: PreviousLabels | None = None) -> InductionResult:
     """:func:`aesi_lib.model.induction.induce` under the run's model configuration (a whole
-    ``RunConfig`` or its ``ModelConfig``); ``previous`` carries an earlier solution's labels
-    forward (``aesi_lib.model.carry``)."""
+    ``RunConfig`` or its ``ModelConfig``); ``previous`` warm-starts it from an earlier
+    solution's labels (``aesi_lib.model.carry``, whose ``carry_ids`` then carries their ids)."""
     model = config.model if isinstance(config, RunConfig) else config
     return induce(features, model, progress=progress, previous=previous)
 

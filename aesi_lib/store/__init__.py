@@ -9,8 +9,7 @@ from aesi_lib.store.database import (
     Store,
     document_hash,
     document_sha256,
-    keep_runs_setting,
     load_sql,
 )
 
-__all__ = ["Store", "document_hash", "document_sha256", "keep_runs_setting", "load_sql"]
+__all__ = ["Store", "document_hash", "document_sha256", "load_sql"]

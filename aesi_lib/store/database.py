@@ -20,7 +20,7 @@ import pandas as pd
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities.chain_tables import CHAIN_COLUMNS
 from aesi_lib.entities.rules import ENTITY_COLUMNS as RECORD_COLUMNS
-from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLockedError
+from aesi_lib.errors import InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument
 
 DOCUMENT_COLUMNS = ["doc_id", "split", "source", "sha256", "text", "header", "parse_config",
@@ -35,7 +35,6 @@ JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config
                   "original"]
 DEFAULT_KEEP_RUNS = 3
 """Runs whose assignments :meth:`Store.record_run` keeps (the newest ones)."""
-KEEP_RUNS_ENV = "AESI_KEEP_RUNS"
 
 
 @cache
@@ -55,22 +54,6 @@ def document_hash(doc: Document) -> str:
     if not doc.original:
         return document_sha256(doc.text)
     return document_sha256(doc.text + "\x1e" + doc.original)
-
-
-def keep_runs_setting() -> int:
-    """Runs whose assignments the store keeps: ``$AESI_KEEP_RUNS``, else ``DEFAULT_KEEP_RUNS``.
-
-    Raises
-    ------
-    AesiError
-        The variable is not a whole number >= 0.
-    """
-    value = os.environ.get(KEEP_RUNS_ENV, "").strip()
-    if not value:
-        return DEFAULT_KEEP_RUNS
-    if not value.isdigit():
-        raise AesiError(f"{KEEP_RUNS_ENV} must be a whole number >= 0, not {value!r}")
-    return int(value)
 
 
 def journal_path(db_path: str | Path) -> Path:

@@ -23,6 +23,7 @@ from flows.cli.environment import (
     SignalsReceived,
     Terminated,
     signals_as_exceptions,
+    telemetry_off,
 )
 from flows.cli.parser import build_parser
 
@@ -43,6 +44,9 @@ class _StepName(logging.Filter):
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Before any command imports Prefect; the processes it starts (a temporary server, Dask
+    # workers, `aesi worker`'s flow runs) inherit it.
+    telemetry_off()
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(step)s: %(message)s")

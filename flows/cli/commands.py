@@ -26,7 +26,6 @@ from flows.cli.environment import (
     prefect_api,
     prefect_environment,
     store_path,
-    telemetry_off,
 )
 from flows.cli.options import check_corpus, check_docs, reading, run_config, with_runner
 from flows.cli.printing import print_bounds, print_documents, print_scores, print_steps
@@ -36,17 +35,12 @@ KEEP_RUNS_DEFAULT = 3
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.keep_runs < 0:
+        raise AesiError(f"--keep-runs must be 0 or more, not {args.keep_runs}")
     config = run_config(args)
     check_corpus(args)
     check_project(args.project_dir)
     check_writable(args.out, "--out")
-    from aesi_lib.store.database import KEEP_RUNS_ENV, keep_runs_setting
-
-    if getattr(args, "keep_runs", None) is not None:   # record-run reads it from the environment
-        if args.keep_runs < 0:
-            raise AesiError(f"--keep-runs must be 0 or more, not {args.keep_runs}")
-        os.environ[KEEP_RUNS_ENV] = str(args.keep_runs)
-    keep_runs_setting()                                 # a bad $AESI_KEEP_RUNS fails now
     prefect_environment(args.project_dir)
     with prefect_api(args.project_dir, preload=["flows.induce"]):
         from flows.induce import induce_flow
@@ -54,7 +48,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = with_runner(induce_flow, args)(
             project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
             docs_path=args.docs, demo=args.demo, config=config,
-            parse_batch_size=args.batch_size, fresh=args.fresh, **reading(args))
+            parse_batch_size=args.batch_size, fresh=args.fresh, keep_runs=args.keep_runs,
+            **reading(args))
     ingest = results["ingest"]
     print(f"\ncorpus: {results['corpus']} ({results['documents']} documents: "
           f"{ingest['new']} new, {ingest['changed']} changed, {ingest['unchanged']} unchanged; "
@@ -362,10 +357,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     here first."""
     import signal
 
-    from aesi_lib.errors import ApiUnreachableError
-
-    telemetry_off()         # like every aesi command; the worker's runs inherit it
     from prefect.settings import get_current_settings
+
+    from aesi_lib.errors import ApiUnreachableError
 
     url = get_current_settings().api.url
     if not url:

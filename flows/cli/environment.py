@@ -34,17 +34,18 @@ log = logging.getLogger("aesi")
 
 def telemetry_off() -> None:
     """No analytics from Prefect or its server, for this process and those it starts (values
-    already in the environment win)."""
+    already in the environment win). Prefect's client starts its analytics when ``prefect`` is
+    imported, so this must run before that: :func:`flows.cli.main` calls it once, first."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
 
 
 def prefect_environment(project_dir: str) -> None:
-    """Offline, telemetry-free Prefect whose cached results live in the project folder.
+    """Offline Prefect whose cached results live in the project folder (telemetry is off
+    already: :func:`telemetry_off`).
 
     Must run before ``prefect`` is imported. Values already in the environment win.
     """
-    telemetry_off()
     os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH",
                           str(Path(project_dir).expanduser().resolve() / "prefect-results"))
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")

@@ -153,9 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fresh", action="store_true",
                      help="new template and slot ids (by default the clusters are numbered to "
                      "match the project's last run or update; the partition is the same)")
-    run.add_argument("--keep-runs", type=int, metavar="N",
+    run.add_argument("--keep-runs", type=int, metavar="N", default=KEEP_RUNS_DEFAULT,
                      help="keep the assignment rows of the N newest runs in the store and "
-                     f"delete older runs' (default {KEEP_RUNS_DEFAULT}, or $AESI_KEEP_RUNS)")
+                     f"delete older runs' (default {KEEP_RUNS_DEFAULT})")
     de = sub.add_parser(
         "delete", help="remove documents from the project's store",
         description="Delete the named documents, or every document of --split, from the "
