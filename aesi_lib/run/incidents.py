@@ -1,0 +1,125 @@
+"""Filled events: what each document reports, who did it, to whom, with what.
+
+The rule that groups mentions into incidents, in one place for ``aesi run``, ``aesi update``,
+``aesi extract`` and the Python API:
+
+    **An incident is a template within a document**: the mentions of one document that carry
+    one template, in the sentences they span, with their fillers grouped by role (slot).
+
+The model assigns templates mention by mention, and a document's sentences about one event
+share a template by design (templates are tied by predicate and the sentence constraint asks
+the mentions of a sentence to share one), so the template is the unit of an event in a
+document. Two incidents of the same kind in one document (two bombings) fall into one
+incident: no split by sentence distance was measured to be better (a splitting rule needs a
+per-incident key to be chosen on, which DEV's per-document templates would give).
+
+Each filler keeps the mention's id, its text, its head and its character span in the text as
+the user gave it, so ``text[start_char:end_char]`` is the filler.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from aesi_lib.run.roles import Role
+
+#: The columns of ``events.parquet``: one row per filler.
+EVENT_COLUMNS = ("doc_id", "incident", "template", "template_name", "slot", "role", "minor",
+                 "sent_id", "entity_id", "mention", "head", "start_char", "end_char")
+
+
+def event_rows(assignments: pd.DataFrame, roles: Iterable[Role],
+               template_names: dict[int, str]) -> pd.DataFrame:
+    """One row per filler of every incident (:data:`EVENT_COLUMNS`).
+
+    Parameters
+    ----------
+    assignments : DataFrame
+        An export: ``doc_id``, ``sent_id``, ``entity_id``, ``head``, ``mention``,
+        ``template``, ``slot``, ``start_char``, ``end_char``.
+    roles : iterable of Role
+        The schema's roles (:func:`aesi_lib.run.roles.template_roles` of the run).
+    template_names : dict of int to str
+        Each template's name.
+
+    Returns
+    -------
+    DataFrame
+        Documents in order of their ids; within a document its incidents numbered from 0 in
+        order of their first sentence (ties: the smaller template); within an incident its
+        fillers in text order. A mention of a (template, slot) the roles do not know (a new
+        document's label outside the schema) keeps an empty role.
+    """
+    described = {(r.template, r.slot): r for r in roles}
+    frame = assignments.sort_values(["doc_id", "sent_id", "start_char", "entity_id"],
+                                    kind="stable")
+    first = frame.groupby(["doc_id", "template"], sort=False)["sent_id"].transform("min")
+    frame = frame.assign(_first=first).sort_values(
+        ["doc_id", "_first", "template", "sent_id", "start_char", "entity_id"], kind="stable")
+    # Numbered in order of appearance over the sorted rows, then from 0 within each document.
+    number = frame.groupby(["doc_id", "_first", "template"], sort=False).ngroup()
+    incident = number - number.groupby(frame["doc_id"]).transform("min")
+    role = [described.get((int(t), int(s))) for t, s in zip(frame["template"], frame["slot"],
+                                                                strict=True)]
+    out = pd.DataFrame({
+        "doc_id": frame["doc_id"].astype(str),
+        "incident": incident.astype("int64"),
+        "template": frame["template"].astype("int64"),
+        "template_name": [template_names.get(int(t), "") for t in frame["template"]],
+        "slot": frame["slot"].astype("int64"),
+        "role": [r.description if r else "" for r in role],
+        "minor": [bool(r.minor) if r else False for r in role],
+        "sent_id": frame["sent_id"].astype("int64"),
+        "entity_id": frame["entity_id"].astype("int64"),
+        "mention": frame["mention"].astype(str),
+        "head": frame["head"].astype(str),
+        "start_char": frame["start_char"].astype("int64"),
+        "end_char": frame["end_char"].astype("int64"),
+    })
+    return out.reset_index(drop=True)[list(EVENT_COLUMNS)]
+
+
+def document_events(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of :func:`event_rows` as one record per document (``events.jsonl``'s lines):
+    ``{"doc_id", "incidents": [{"incident", "template", "template_name", "sentences",
+    "mentions", "roles": [{"slot", "role", "minor", "fillers": [...]}]}]}``, a role's fillers
+    each ``{"entity_id", "mention", "head", "start_char", "end_char", "sent_id"}``."""
+    documents = []
+    for doc_id, doc in rows.groupby("doc_id", sort=False):
+        incidents = []
+        for number, group in doc.groupby("incident", sort=True):
+            roles = []
+            for slot, fillers in group.groupby("slot", sort=False):
+                roles.append({
+                    "slot": int(slot), "role": str(fillers["role"].iloc[0]),
+                    "minor": bool(fillers["minor"].iloc[0]),
+                    "fillers": [{"entity_id": int(f.entity_id), "mention": f.mention,
+                                 "head": f.head, "start_char": int(f.start_char),
+                                 "end_char": int(f.end_char), "sent_id": int(f.sent_id)}
+                                for f in fillers.itertuples(index=False)]})
+            incidents.append({
+                "incident": int(number), "template": int(group["template"].iloc[0]),
+                "template_name": str(group["template_name"].iloc[0]),
+                "sentences": sorted({int(s) for s in group["sent_id"]}),
+                "mentions": len(group), "roles": roles})
+        documents.append({"doc_id": str(doc_id), "incidents": incidents})
+    return documents
+
+
+def write_events(rows: pd.DataFrame, out_dir: str | Path, name: str = "events"
+                 ) -> dict[str, str]:
+    """``<name>.jsonl`` (one document a line, :func:`document_events`) and
+    ``<name>.parquet`` (the rows) in ``out_dir``; returns their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    jsonl, parquet = out / f"{name}.jsonl", out / f"{name}.parquet"
+    with open(jsonl, "w", encoding="utf-8") as fh:
+        for record in document_events(rows):
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    rows.to_parquet(parquet, index=False)
+    return {"jsonl": str(jsonl), "parquet": str(parquet)}
