@@ -16,7 +16,7 @@ from aesi_lib.evaluate.mapping import CLOSE_CHOICE
 from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.markdown import markdown_table
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.presets import deep_merge
+from aesi_lib.run.presets import deep_merge, preset
 
 SCORE_COLUMNS = (
     "tst_test_lenient_f1", "tst_test_lenient_p", "tst_test_lenient_r",
@@ -51,11 +51,16 @@ def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]
 def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:
     """Configurations of a sweep file.
 
-    The file is ``{"base": {...RunConfig dict...}, "configurations": {"name": {...overrides}}}``;
-    each configuration is ``base`` with its overrides merged in. Unknown keys and bad values
-    raise ``ConfigError`` (a ``ValueError``), so a typo never silently runs the default.
+    The file is ``{"base": ..., "configurations": {"name": {...overrides}}}``; ``base`` names
+    a preset (``"default"``, ``aesi_lib.run.presets``) or is a ``RunConfig`` as nested dicts
+    (missing: the dataclasses' defaults), and each configuration is ``base`` with its
+    overrides merged in, so that it lists only its differences. An unknown preset, unknown
+    keys and bad values raise ``ValueError`` (``ConfigError`` for the keys), so a typo never
+    silently runs the default.
     """
     base = spec.get("base", {})
+    if isinstance(base, str):
+        base = preset(base)
     configurations = spec.get("configurations") or {"base": {}}
     return {name: RunConfig.from_dict(deep_merge(base, override))
             for name, override in configurations.items()}
