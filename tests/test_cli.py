@@ -291,11 +291,28 @@ def test_configuration_errors_stop_before_any_work(command, options, expected, t
 def test_errors_in_a_config_file_name_the_file(tmp_path, capsys, monkeypatch):
     _no_work(monkeypatch)
     config = tmp_path / "c.json"
-    config.write_text(json.dumps({"model": {"solver": "dense2"}, "parser": {"casing": "x"}}))
+    config.write_text(json.dumps({"model": {"init": "zero"}, "parser": {"casing": "x"}}))
     _one_line_error(capsys, ["run", "--config", str(config)],
                     f"parser.casing (from {config}): must be 'asis', 'lower', 'truecase' or "
-                    f"'auto', got 'x'; model.solver (from {config}): must be 'eigsh' or "
-                    "'lobpcg', got 'dense2'")
+                    f"'auto', got 'x'; model.init (from {config}): must be 'random' or 'sc', "
+                    "got 'zero'")
+
+
+def test_a_removed_key_is_named_with_its_reason_and_its_fixed_value_is_accepted(
+        tmp_path, capsys, monkeypatch):
+    _no_work(monkeypatch)
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"model": {"eig_tol": 1e-4}}))
+    _one_line_error(capsys, ["run", "--config", str(config)],
+                    f"model.eig_tol (from {config}): removed; the eigensolver's tolerance is "
+                    "always 1e-8")
+    _one_line_error(capsys, ["config", "--set", "model.deflate=true"],
+                    "model.deflate (from --set): removed;")
+    # The behaviour that is now fixed, as an old file or project states it, is dropped.
+    config.write_text(json.dumps({"model": {"eig_tol": 1e-8, "solver": "eigsh"}}))
+    assert cli.main(["config", "--config", str(config), "--set", "model.deflate=false"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert "eig_tol" not in printed["model"] and "deflate" not in printed["model"]
 
 
 def _example_value(key: str, info: Any, current: Any, tmp_path: Path) -> tuple[str, Any]:

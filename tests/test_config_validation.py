@@ -30,6 +30,7 @@ from aesi_lib.run.config import (
     PARSER_BACKENDS,
     PMI_VARIANTS,
     RANGES,
+    REMOVED_KEYS,
     STRING_CHOICES,
     TYPE_SCHEME_PATTERN,
     RunConfig,
@@ -51,7 +52,8 @@ REPO = Path(__file__).resolve().parents[1]
      "'depth:N'"),
     ({"parser": {"backend": "spacyy"}}, "parser.backend: must be 'spacy' or 'stanza', got "
      "'spacyy'"),
-    ({"model": {"solver": "dense2"}}, "model.solver: must be 'eigsh' or 'lobpcg', got 'dense2'"),
+    ({"model": {"slot_unit": "patern"}},
+     "model.slot_unit: must be 'mention' or 'pattern', got 'patern'"),
     ({"parser": {"casing": "foo"}},
      "parser.casing: must be 'asis', 'lower', 'truecase' or 'auto', got 'foo'"),
     ({"model": {"similarity": {"cosine": "abs"}}},
@@ -113,7 +115,7 @@ def _legacy_from_dict(data):
 def _existing_configurations():
     spec = json.loads((REPO / "configs" / "sweep-muc4.json").read_text())
     sweep = [deep_merge(spec.get("base", {}), c) for c in spec["configurations"].values()]
-    written = {"model": {"constraint_weight": 1, "tol": 0, "seed": 3,
+    written = {"model": {"constraint_weight": 1, "seed": 3,
                          "similarity": {"pmi_weight": 2, "dep_weight": 0.5}},
                "parser": {"casing": "lower", "ner": True}, "vectors_path": "v.kv"}
     return [{}, *PRESETS.values(), *sweep, written]
@@ -184,12 +186,67 @@ def test_a_sweep_around_the_default_has_the_preset_as_its_default_row(path):
 
 def test_strings_from_the_command_line_are_coerced_to_the_field_types():
     checked = validate_config({"model": {"n_init": "8", "constraint_weight": "1",
-                                         "deflate": "true", "similarity": {"pmi_weight": "0"}},
+                                         "similarity": {"pmi_weight": "0"}},
+                               "features": {"context": "true"},
                                "parser": {"ner": "no", "model": "en_core_web_sm"}})
-    assert checked == {"model": {"n_init": 8, "constraint_weight": 1.0, "deflate": True,
+    assert checked == {"model": {"n_init": 8, "constraint_weight": 1.0,
                                  "similarity": {"pmi_weight": 0.0}},
+                       "features": {"context": True},
                        "parser": {"ner": False, "model": "en_core_web_sm"}}
     assert type(checked["model"]["constraint_weight"]) is float
+
+
+# --- removed keys ---------------------------------------------------------------------------
+
+
+def _at(key: str, value: object) -> dict:
+    *parents, name = key.split(".")
+    data: dict = {name: value}
+    for part in reversed(parents):
+        data = {part: data}
+    return data
+
+
+def _other_than(fixed: object) -> object:
+    if isinstance(fixed, bool):
+        return not fixed
+    if isinstance(fixed, int | float):
+        return fixed * 2 + 1
+    return f"{fixed}-not"
+
+
+@pytest.mark.parametrize("key", sorted(REMOVED_KEYS))
+def test_a_removed_key_at_its_fixed_value_is_dropped_and_any_other_value_is_an_error(key):
+    fixed, why = REMOVED_KEYS[key]
+    assert key not in config_keys()
+    # An existing project's configuration states the fixed value: it loads as the defaults.
+    assert RunConfig.from_dict(_at(key, fixed)) == RunConfig()
+    assert validate_config(_at(key, fixed), complete=False) == _at(key.rsplit(".", 1)[0], {})
+    # From the command line the value is a string.
+    text = json.dumps(fixed) if not isinstance(fixed, str) else fixed
+    assert RunConfig.from_dict(_at(key, text)) == RunConfig()
+    with pytest.raises(ConfigError) as exc:
+        RunConfig.from_dict(_at(key, _other_than(fixed)))
+    assert exc.value.problems[0][0] == key
+    assert exc.value.problems[0][1].startswith(f"removed; {why}; delete the key")
+
+
+def test_a_stored_configuration_with_removed_keys_at_their_fixed_values_still_loads():
+    # What project.json held for the default preset before the keys were removed.
+    stored = RunConfig.from_dict(PRESETS["default"]).to_dict()
+    for key, (fixed, _) in REMOVED_KEYS.items():
+        stored = deep_merge(stored, _at(key, fixed))
+    assert RunConfig.from_dict(stored) == RunConfig.from_dict(PRESETS["default"])
+
+
+def test_every_removed_key_of_a_configuration_is_reported_at_once():
+    data = {}
+    for key, (fixed, _) in REMOVED_KEYS.items():
+        data = deep_merge(data, _at(key, _other_than(fixed)))
+    with pytest.raises(ConfigError) as exc:
+        RunConfig.from_dict(data)
+    assert sorted(key for key, _ in exc.value.problems) == sorted(REMOVED_KEYS)
+    assert "\n" not in str(exc.value)
 
 
 def test_overrides_are_checked_alone_when_they_will_be_merged():

@@ -30,7 +30,7 @@ def planted_graph(sizes: list[int], p_in: float, p_out: float, seed: int) -> tup
     return W, truth
 
 
-@pytest.mark.parametrize("solver", ["eigsh", "lobpcg", "dense"])
+@pytest.mark.parametrize("solver", ["eigsh", "dense"])
 def test_planted_clusters_recovered(solver: str) -> None:
     W, truth = planted_graph([150, 120, 100, 80], 1.0, 0.3, seed=0)
     labels = normalized_cut(aslinearoperator(W), 4, seed=0, solver=solver)
@@ -60,9 +60,9 @@ def test_eigenpairs_match_dense_and_residuals_reported() -> None:
     dense = W @ np.eye(W.shape[0])
     N = dense / np.sqrt(np.outer(d, d))
     expected = np.linalg.eigvalsh(N)[::-1][:5]
-    for solver, kwargs in (("eigsh", {}), ("eigsh", {"deflate": True}), ("lobpcg", {})):
-        emb = spectral_embedding(W, d, 5, seed=0, solver=solver, tol=1e-10, **kwargs)
-        assert emb.solver in (solver, "dense")
+    for solver in ("eigsh", "dense"):
+        emb = spectral_embedding(W, d, 5, seed=0, solver=solver, tol=1e-10)
+        assert emb.solver == solver
         np.testing.assert_allclose(emb.eigenvalues, expected, atol=1e-7)
         assert emb.eigenvalues[0] == pytest.approx(1.0)
         assert emb.residuals.shape == (5,) and emb.residuals.max() < 1e-5

@@ -35,19 +35,12 @@ class ModelConfig:
     init : {"random", "sc"}
         AMP initial partitions: random (the paper) or the -SC solution.
     max_iter : int
-        AMP iteration cap.
-    tol : float
-        AMP stopping threshold on ``‖R_TᵀR_T - I‖ + ‖R_SᵀR_S - I‖``.
+        AMP iteration cap (the AMP stops earlier once an iteration moves the partitions by
+        less than ``aesi_lib.model.amp.AMP_TOL``).
     seed : int
         Seeds initialisation, eigensolver start vectors and discretisation.
     similarity : SimilarityOptions
         Weights and conventions of W_T and W_S.
-    solver : {"eigsh", "lobpcg"}
-        Eigensolver for the relaxed cuts.
-    eig_tol : float
-        Eigensolver tolerance.
-    deflate : bool
-        Deflate the trivial eigenpair in the unconstrained cuts.
     n_init : int
         Yu-Shi discretisations per cut (seeds ``seed..seed+n_init-1``); the best normalized
         association wins.
@@ -87,12 +80,8 @@ class ModelConfig:
     constraint_weight: float = 0.3
     init: Literal["random", "sc"] = "sc"
     max_iter: int = 10
-    tol: float = 1e-6
     seed: int = 0
     similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
-    solver: Literal["eigsh", "lobpcg"] = "eigsh"
-    eig_tol: float = 1e-8
-    deflate: bool = False
     n_init: int = 1
     template_unit: Literal["mention", "predicate", "chain"] = "mention"
     slot_unit: Literal["mention", "pattern"] = "mention"

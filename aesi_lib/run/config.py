@@ -24,6 +24,7 @@ that relate fields (factored slots need ``mode="sc"``, ...) stay in the dataclas
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import hashlib
@@ -39,6 +40,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     WrapValidator,
     create_model,
@@ -86,9 +88,7 @@ RANGES: dict[str, dict[str, int | float]] = {
     "model.n_slots": {"ge": 1, "le": MAX_CLUSTERS},
     "model.constraint_weight": _NON_NEGATIVE,
     "model.max_iter": _POSITIVE_INT,
-    "model.tol": _NON_NEGATIVE,
     "model.seed": _NON_NEGATIVE,
-    "model.eig_tol": _NON_NEGATIVE,
     "model.n_init": _POSITIVE_INT,
     "model.consensus_members": _POSITIVE_INT,
     "model.consensus_spread": _NON_NEGATIVE,
@@ -126,6 +126,72 @@ DESCRIPTIONS: dict[str, str] = {
                     "GloVe 6B 50d vectors.",
     "wordnet_path": "WordNet database folder; null: NLTK's WordNet or the system's.",
 }
+
+# The keys that configurations had and no longer have (issue 46), each with the value that
+# is now fixed behaviour and why it went. A stored or given value equal to the fixed one is
+# dropped silently, so that the configuration of an existing project (``project.json``, a
+# run's record in the store, ``results.json``) and older ``--config`` files still load; any
+# other value is an error that names the key. The last commit with the code of the options
+# measured as no gain is 74202f9.
+REMOVED_KEYS: dict[str, tuple[Any, str]] = {
+    "model.solver": ("eigsh", "the eigensolver is always ARPACK's eigsh "
+                     "(aesi_lib.model.ncut.spectral_embedding)"),
+    "model.eig_tol": (1e-8, "the eigensolver's tolerance is always 1e-8 "
+                      "(aesi_lib.model.ncut.EIG_TOL)"),
+    "model.deflate": (False, "the trivial eigenpair is never deflated (no preset did)"),
+    "model.tol": (1e-6, "the AMP stopping threshold is always 1e-6 "
+                  "(aesi_lib.model.amp.AMP_TOL)"),
+}
+
+# Values of remaining keys that are no longer choices, with why.
+REMOVED_VALUES: dict[str, dict[Any, str]] = {}
+
+
+def drop_removed_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a configuration as nested dicts) without the keys of :data:`REMOVED_KEYS`
+    whose value is the behaviour that is now fixed; ``data`` itself is left as it was.
+
+    Raises
+    ------
+    ConfigError
+        One problem per removed key given another value, and per value of
+        :data:`REMOVED_VALUES`, each saying that it was removed and why.
+    """
+    out = copy.deepcopy(data)
+    problems = []
+    for key, (fixed, why) in REMOVED_KEYS.items():
+        *parents, name = key.split(".")
+        node: Any = out
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or name not in node:
+            continue
+        given = node.pop(name)
+        if not _same_value(given, fixed):
+            problems.append((key, f"removed; {why}; delete the key (it was "
+                             f"{json.dumps(fixed)}, given {json.dumps(given)})"))
+    for key, values in REMOVED_VALUES.items():
+        node = out
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, str | int | float | bool) and node in values:
+            problems.append((key, f"{json.dumps(node)} was removed; {values[node]}"))
+    if problems:
+        raise ConfigError(problems)
+    return out
+
+
+def _same_value(given: Any, fixed: Any) -> bool:
+    """Whether ``given`` (a JSON value, or a string from the command line) is ``fixed``."""
+    if isinstance(given, str) and not isinstance(fixed, str):
+        try:
+            given = TypeAdapter(type(fixed)).validate_python(given)
+        except ValidationError:
+            return False
+    if isinstance(fixed, bool) or isinstance(given, bool):
+        return type(given) is type(fixed) and given == fixed
+    return type(given) in (int, float, str) and given == fixed
+
 
 def _keep_int(value: Any, handler: Any) -> Any:
     # A JSON integer in a float field stays an integer: ``to_dict()`` and so the digest of an
@@ -367,15 +433,18 @@ def validate_config(data: Any, *, complete: bool = True) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``data`` with the same keys, each value as the configuration holds it.
+        ``data`` with the same keys, each value as the configuration holds it, less the
+        removed keys given their fixed value (:func:`drop_removed_keys`).
 
     Raises
     ------
     ConfigError
-        One problem per unknown key or bad value, with its dotted key.
+        One problem per unknown key or bad value, with its dotted key; per removed key given
+        another value than the one now fixed.
     """
     if not isinstance(data, dict):
         raise ConfigError([("", f"a configuration is a JSON object, got {type(data).__name__}")])
+    data = drop_removed_keys(data)
     try:
         checked = run_config_model().model_validate(data)
     except ValidationError as exc:
