@@ -112,9 +112,14 @@ def _legacy_from_dict(data):
                      wordnet_path=data.get("wordnet_path"))
 
 
+SWEEP_FILES = sorted((REPO / "configs").glob("sweep-*.json"))
+
+
 def _existing_configurations():
-    spec = json.loads((REPO / "configs" / "sweep-muc4.json").read_text())
-    sweep = [deep_merge(spec.get("base", {}), c) for c in spec["configurations"].values()]
+    sweep = []
+    for path in SWEEP_FILES:
+        spec = json.loads(path.read_text())
+        sweep += [deep_merge(PRESETS[spec["base"]], c) for c in spec["configurations"].values()]
     written = {"model": {"constraint_weight": 1, "seed": 3,
                          "similarity": {"pmi_weight": 2, "dep_weight": 0.5}},
                "parser": {"casing": "lower", "ner": True}, "vectors_path": "v.kv"}
@@ -132,56 +137,21 @@ def test_validation_keeps_to_dict_and_digest_of_existing_configurations(data):
     assert validated.digest() == legacy.digest()
 
 
-SWEEP_FILES = sorted((REPO / "configs").glob("sweep-*.json"))
-# The record of how the default was reached: their bases are earlier defaults, by design.
-EARLIER_BASES = {"sweep-muc4.json", "sweep-muc4-context.json", "sweep-muc4-consensus.json",
-                 "sweep-muc4-event-nouns.json"}
-# Tables measured around earlier defaults: their row named default is the present default
-# with these settings (README, "The default and its neighbourhood").
-_BEFORE_SENSES = {"features": {"event_noun_senses": "first", "agentive_modifiers": False}}
-_BEFORE_AGENTS = deep_merge(_BEFORE_SENSES, {"features": {"support_verbs": False,
-                                                          "attribution_verbs": False}})
-_CORPUS_CLASSES = deep_merge(_BEFORE_AGENTS, {"model": {"class_scope": "corpus"}})
-_BEFORE_SALIENCE = deep_merge(_CORPUS_CLASSES, {"model": {"similarity": {"salience_weight": 0.0}}})
-AROUND_AN_EARLIER_DEFAULT = {
-    **{name: _BEFORE_AGENTS for name in (
-        "sweep-muc4-ablations.json", "sweep-muc4-agent-rules.json",
-        "sweep-muc4-agentive-modifiers.json",
-        "sweep-muc4-agentive-salience.json", "sweep-muc4-attribution-verbs.json",
-        "sweep-muc4-class-scope.json", "sweep-muc4-ner-types.json",
-        "sweep-muc4-support-verbs.json")},
-    **{name: _BEFORE_SENSES for name in (
-        "sweep-muc4-consensus-spread.json", "sweep-muc4-default-chains.json",
-        "sweep-muc4-default-consensus.json", "sweep-muc4-default-structure.json",
-        "sweep-muc4-pmi-weight.json", "sweep-muc4-support-attribution.json")},
-    "sweep-muc4-salience.json": _CORPUS_CLASSES,
-    **{name: _BEFORE_SALIENCE for name in (
-        "sweep-muc4-encoder.json", "sweep-muc4-scenario.json", "sweep-muc4-slot-context.json",
-        "sweep-muc4-slots.json", "sweep-muc4-weights.json")},
-}
-
-
-def _sweep(path: Path):
-    return named_configurations(json.loads(path.read_text()))
+def test_the_sweep_files_are_a_handful():
+    assert 1 <= len(SWEEP_FILES) <= 5, [p.name for p in SWEEP_FILES]
 
 
 @pytest.mark.parametrize("path", SWEEP_FILES, ids=[p.name for p in SWEEP_FILES])
-def test_every_sweep_file_of_the_readme_validates(path):
-    # The README's tables name these files as their commands: a typo would otherwise show
+def test_a_sweep_file_names_a_preset_has_its_default_row_and_validates(path):
+    # The measured tables name these files as their commands: a typo would otherwise show
     # only after a long sweep.
-    assert _sweep(path)
-
-
-@pytest.mark.parametrize("path", [p for p in SWEEP_FILES if p.name not in EARLIER_BASES],
-                         ids=lambda p: p.name)
-def test_a_sweep_around_the_default_has_the_preset_as_its_default_row(path):
-    configurations = _sweep(path)
-    defaults = [name for name in configurations if name.startswith("default")]
-    assert len(defaults) == 1, f"{path.name}: one row named default, got {defaults}"
-    expected = PRESETS["default"]
-    if path.name in AROUND_AN_EARLIER_DEFAULT:
-        expected = deep_merge(expected, AROUND_AN_EARLIER_DEFAULT[path.name])
-    assert configurations[defaults[0]].digest() == RunConfig.from_dict(expected).digest()
+    spec = json.loads(path.read_text())
+    assert spec["base"] in PRESETS, f"{path.name}: the base names a preset"
+    assert spec["configurations"]["default"] == {}, f"{path.name}: a row 'default', unchanged"
+    configurations = named_configurations(spec)
+    base = RunConfig.from_dict(PRESETS[spec["base"]])
+    assert configurations["default"] == base
+    assert all(config != base for name, config in configurations.items() if name != "default")
 
 
 def test_strings_from_the_command_line_are_coerced_to_the_field_types():
