@@ -11,8 +11,8 @@ The k-way normalized cut maximises
 2. a discrete partition is found by alternating between the closest discrete indicator and the
    closest rotation of the row-normalised eigenvectors (:func:`discretize`).
 
-Eigensolver notes. With the shifted cosine (``aesi_lib.model.similarity``) the graph is nearly
-complete:
+Eigensolver notes. With the shifted cosine (``aesi_lib.model.terms.CosineTerm``) the graph
+is nearly complete:
 ``N`` has the trivial eigenvalue 1 (eigenvector ``D^1/2 1``), a handful of informative
 eigenvalues that are small and close together, and a bulk near 0. Lanczos (``eigsh``) resolves
 them reliably when given a tight tolerance (:data:`EIG_TOL`) and a Krylov space of
@@ -103,8 +103,9 @@ def _inv_sqrt_degrees(degrees: np.ndarray) -> np.ndarray:
         bad = int(np.sum(~(d > 0)))
         raise ValueError(
             f"normalized cut needs positive degrees; {bad} of {d.size} are <= 0 or not finite "
-            f"(min {np.nanmin(d):.4g}). Raw cosines can sum to negative degrees: use "
-            f"SimilarityOptions(cosine='shift') or 'clip'."
+            f"(min {np.nanmin(d):.4g}): a graph with negative entries (raw cosines, negative "
+            f"weights) can have them, which is why the graphs of aesi_lib.model.similarity "
+            f"shift their cosines to [0, 1]"
         )
     return 1.0 / np.sqrt(d)
 

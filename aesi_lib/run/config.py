@@ -92,9 +92,6 @@ RANGES: dict[str, dict[str, int | float]] = {
     "model.n_init": _POSITIVE_INT,
     "model.consensus_members": _POSITIVE_INT,
     "model.consensus_spread": _NON_NEGATIVE,
-    "model.similarity.clip_chunk": _POSITIVE_INT,
-    "model.similarity.salience_smoothing": {"gt": 0},
-    "model.similarity.salience_min_count": _POSITIVE_INT,
     # Every weight of a graph term: a negative weight would make degrees negative, and the
     # normalized cut is undefined there.
     **{f"model.similarity.{f.name}": _NON_NEGATIVE
@@ -141,6 +138,19 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
     "model.deflate": (False, "the trivial eigenpair is never deflated (no preset did)"),
     "model.tol": (1e-6, "the AMP stopping threshold is always 1e-6 "
                   "(aesi_lib.model.amp.AMP_TOL)"),
+    "model.similarity.cosine": ("shift", "cosines are always shifted to (1 + cos) / 2 "
+                                "(aesi_lib.model.terms.CosineTerm)"),
+    "model.similarity.clip_chunk": (2048, "it served the clipped cosine, which went with "
+                                    "model.similarity.cosine"),
+    "model.similarity.diagonal": ("keep", "the graphs always keep their self-similarity"),
+    "model.similarity.pmi": ("positive", "W_T always clips negative PMI to 0 "
+                             "(aesi_lib.model.similarity.positive_pmi)"),
+    "model.similarity.term_normalization": ("none", "graph terms normalised by their mean "
+                                            "degree measured no gain (docs/experiments/)"),
+    "model.similarity.salience_smoothing": (5.0, "the salience's smoothing is always 5 "
+                                            "(aesi_lib.model.salience.SALIENCE_SMOOTHING)"),
+    "model.similarity.salience_min_count": (20, "the salience's least count is always 20 "
+                                            "(aesi_lib.model.salience.SALIENCE_MIN_COUNT)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.
