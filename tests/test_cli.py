@@ -368,7 +368,6 @@ COMPANIONS = {
                                                   "features.token_context=true"],
     "model.similarity.head_context_weight": ["features.context=true",
                                              "features.token_context=true"],
-    "model.similarity.document_context_weight": ["features.context=true"],
     "model.similarity.chain_weight": ["features.chains=true"],
     "model.similarity.chain_h_weight": ["features.chains=true"],
     "model.template_unit": ["features.chains=true"],

@@ -32,7 +32,6 @@ from aesi_lib.model.terms import (
     GroupTerm,
     SimilarityOperator,
     Term,
-    inverse_norms,
 )
 from aesi_lib.model.type_sets import cross_type_set_groups, type_set_groups
 
@@ -64,11 +63,6 @@ class SimilarityOptions:
         Weight of the cosine of the in-context vectors of the mentions' head words
         (``features.token_context``) in the graphs of the slots: W_S (Eq. 2, cut slots) and
         W_H (factored slots). Not in the paper; 0 (the default) leaves the term out.
-    document_context_weight : float
-        Weight of the cosine of the mentions' document vectors (:func:`document_vectors`: the
-        mean of the unit sentence vectors of a document's mentions, ``features.context``) in
-        W_T: scenario evidence, for predicates used in documents about the same kind of
-        incident. Not in the paper; 0 (the default) leaves the term out.
     chain_weight, chain_h_weight : float
         Weights of ``δ(chain_i = chain_j)``, the two mentions corefer
         (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
@@ -94,7 +88,6 @@ class SimilarityOptions:
     context_weight: float = 0.0
     predicate_context_weight: float = 0.0
     head_context_weight: float = 0.0
-    document_context_weight: float = 0.0
     chain_weight: float = 0.0
     chain_h_weight: float = 0.0
     salience_weight: float = 0.0
@@ -160,65 +153,15 @@ def _context_term(name: str, features: EntityFeatures, options: SimilarityOption
                       ids=features.context_rows if shared else None, row_ids=row_ids)
 
 
-def document_vectors(features: EntityFeatures) -> np.ndarray:
-    """Each document's vector: the mean of its mentions' unit-length sentence vectors, one row
-    per document id (zeros for a document without mentions or vectors).
-
-    One rule for the corpus and for new documents (``aesi extract``): a document's vector
-    depends on its own sentences only.
-
-    Parameters
-    ----------
-    features : EntityFeatures
-        With ``context_vectors`` (``features.context``).
-
-    Returns
-    -------
-    ndarray of shape (D, c), float64
-        D = ``features.doc_ids.max() + 1``.
-    """
-    if features.context_vectors is None:
-        raise ValueError("a document_context term needs EntityFeatures.context_vectors: "
-                         "set features.context")
-    # Sentence vectors may be stored once per sentence (EntityFeatures.context_rows): sum
-    # them through a document-by-row count matrix rather than a per-mention copy.
-    vectors = np.asarray(features.context_vectors, dtype=np.float64)
-    unit = vectors * inverse_norms([vectors])[:, None]
-    doc_ids = np.asarray(features.doc_ids, dtype=np.int64)
-    rows = (np.arange(doc_ids.size) if features.context_rows is None
-            else np.asarray(features.context_rows, dtype=np.int64))
-    n_docs = int(doc_ids.max()) + 1 if doc_ids.size else 0
-    counts = sp.csr_matrix((np.ones(doc_ids.size), (doc_ids, rows)),
-                           shape=(n_docs, vectors.shape[0]))
-    sums = np.asarray(counts @ unit)
-    mentions = np.bincount(doc_ids, minlength=n_docs).astype(np.float64)
-    return np.divide(sums, mentions[:, None], out=sums, where=mentions[:, None] > 0)
-
-
-def _document_term(features: EntityFeatures, options: SimilarityOptions,
-                   rows: EntityFeatures | None) -> CosineTerm:
-    """cos(document_i, document_j) of :func:`document_vectors`; new mentions (``rows``)
-    compare their own documents' vectors, or zeros without sentence vectors."""
-    documents = document_vectors(features)
-    row_blocks = row_ids = None
-    if rows is not None:
-        if rows.context_vectors is None:
-            row_blocks = [np.zeros((rows.n_entities, documents.shape[1]))]
-        else:
-            row_blocks, row_ids = [document_vectors(rows)], rows.doc_ids
-    return CosineTerm("document_context", [documents], row_blocks=row_blocks,
-                      ids=features.doc_ids, row_ids=row_ids)
-
-
 def template_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
     ``context_weight · cos(sentence_i, sentence_j)``, ``predicate_context_weight ·
-    cos(predicate in context_i, predicate in context_j)``, ``document_context_weight ·
-    cos(document_i, document_j)``, ``chain_weight · δ(chain_i = chain_j)`` and
-    ``salience_weight · s_p(i) s_p(j)`` (:func:`aesi_lib.model.salience.predicate_salience`)
-    when those weights are not 0 (not in the paper).
+    cos(predicate in context_i, predicate in context_j)``, ``chain_weight ·
+    δ(chain_i = chain_j)`` and ``salience_weight · s_p(i) s_p(j)``
+    (:func:`aesi_lib.model.salience.predicate_salience`) when those weights are not 0 (not in
+    the paper).
 
     ``vec_hp`` is the concatenation head vector ⊕ predicate vector; the cosine is taken on the
     concatenation. PMI is ``H P Hᵀ`` with H the |E|×|V| head indicator.
@@ -253,8 +196,6 @@ def template_terms(
     if options.predicate_context_weight:
         terms.append((options.predicate_context_weight,
                       _context_term("predicate_context", features, options, rows)))
-    if options.document_context_weight:
-        terms.append((options.document_context_weight, _document_term(features, options, rows)))
     if options.chain_weight:
         terms.append((options.chain_weight, _chain_term(features, rows)))
     if options.salience_weight:

@@ -151,6 +151,8 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
                                             "(aesi_lib.model.salience.SALIENCE_SMOOTHING)"),
     "model.similarity.salience_min_count": (20, "the salience's least count is always 20 "
                                             "(aesi_lib.model.salience.SALIENCE_MIN_COUNT)"),
+    "model.similarity.document_context_weight": (0.0, "document vectors in W_T measured no "
+                                                 "gain (docs/experiments/)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.
@@ -266,7 +268,6 @@ _NEEDS = (
     ("similarity.context_weight", "context"),
     ("similarity.predicate_context_weight", "token_context"),
     ("similarity.head_context_weight", "token_context"),
-    ("similarity.document_context_weight", "context"),
     ("similarity.chain_weight", "chains"),
     ("similarity.chain_h_weight", "chains"),
 )
