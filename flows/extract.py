@@ -89,9 +89,9 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     entities = pd.concat(frames, ignore_index=True).sort_values(ENTITY_ORDER, kind="stable")
     entities = entities.reset_index(drop=True)
     entities.insert(0, "entity_id", range(len(entities)))
-    sentences, tokens = parse_frames(parses)
+    sentences, _ = parse_frames(parses)
     export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
-                       out_dir, quote(sentences), quote(tokens))
+                       out_dir, quote(sentences))
 
     given = [d.doc_id for d in corpus.documents]
     results = {

@@ -112,8 +112,7 @@ def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_
 def _context_file(entities_path: str, work_dir: str, features: FeatureOptions,
                   vectors_path: str | None) -> Path:
     key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
-                      file_sha256(entities_path), features.token_context,
-                      run_encoder_key(features, vectors_path))
+                      file_sha256(entities_path), run_encoder_key(features, vectors_path))
     return Path(work_dir) / "features" / f"{key}.npz"
 
 
@@ -124,19 +123,17 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
                  vectors_cache: str, work_dir: str, vectors_path: str | None = None) -> str:
     """One encoder pass over the sentences that hold mentions (``aesi_lib.lexicon.encoder``):
     the vector of each sentence that holds mentions, once, with each mention's row among
-    them, and, with ``features.token_context``, the in-context vectors of every mention's
-    predicate and head, one row per row of the entity table, as ``.npz``.
-    Sentences go through a per-document cache (``vectors_cache``), so a corpus that grows
-    embeds only its new documents, and a run whose vectors are all cached loads no model."""
+    them, as ``.npz``. Sentences go through a per-document cache (``vectors_cache``), so a
+    corpus that grows embeds only its new documents, and a run whose vectors are all cached
+    loads no model."""
     log = get_run_logger()
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
     progress = EmbeddingProgress(log, len(table[["doc_id", "sent_id"]].drop_duplicates()))
     encoder = run_encoder(features, vectors_path, progress=progress)
-    context = _stored_mention_context(table, db_path, encoder, vectors_cache,
-                                      features.token_context)
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
     path = _context_file(entities_path, work_dir, features, vectors_path)
-    save_context(path, context.feature_arrays(features.token_context))
+    save_context(path, context.feature_arrays())
     log.info("context vectors (%s): %d mention sentences of %d documents (%d documents "
              "embedded now, the others from the cache%s) for %d mentions",
              encoder.recipe.model, context.n_sentences, len(doc_ids), context.embedded,
@@ -168,14 +165,12 @@ class EmbeddingProgress:
 
 
 def _stored_mention_context(table: pd.DataFrame, db_path: str, encoder: SentenceEncoder,
-                            vectors_cache: str, token_vectors: bool) -> MentionContext:
+                            vectors_cache: str) -> MentionContext:
     """The context vectors of the mentions in ``table``, from their stored sentences."""
     doc_ids = sorted(table["doc_id"].unique())
     with Store(db_path, read_only=True) as store:
         sentences = store.sentence_texts(doc_ids)
-        tokens = store.mention_sentence_tokens(doc_ids)
-    return mention_context_vectors(table, sentences, tokens, encoder, vectors_cache,
-                                   token_vectors)
+    return mention_context_vectors(table, sentences, encoder, vectors_cache)
 
 
 _WORKER_ENCODERS = threading.local()
@@ -202,8 +197,7 @@ def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
     number of documents of the batch and the number embedded now (the others were cached)."""
     table = pd.read_parquet(entities_path, filters=[("doc_id", "in", doc_ids)])
     encoder = _worker_encoder(features, vectors_path)
-    context = _stored_mention_context(table, db_path, encoder, vectors_cache,
-                                      token_vectors=False)
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
     return {"worker": worker_name(), "documents": len(doc_ids), "embedded": context.embedded}
 
 

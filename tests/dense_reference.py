@@ -81,18 +81,13 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
     same_chain = (np.zeros((len(row_heads), len(heads))) if chains is None or rows is not None
                   else (chains[:, None] == chains[None, :]).astype(float))
     context = {}
-    for name, attribute in (("context", "context_vectors"),
-                            ("predicate_context", "predicate_context_vectors"),
-                            ("head_context", "head_context_vectors")):
-        # Sentence vectors shared by sentence (context_rows) are expanded to one per mention.
-        vectors = (features.mention_context_vectors() if name == "context"
-                   else getattr(features, attribute))
-        if vectors is None:
-            continue
-        row_vectors = r.mention_context_vectors() if name == "context" else getattr(r, attribute)
+    # Sentence vectors shared by sentence (context_rows) are expanded to one per mention.
+    vectors = features.mention_context_vectors()
+    if vectors is not None:
+        row_vectors = r.mention_context_vectors()
         if row_vectors is None:
             row_vectors = np.zeros((r.n_entities, vectors.shape[1]))
-        context[name] = dense_cosine(vectors, row_vectors)
+        context["context"] = dense_cosine(vectors, row_vectors)
     salience = np.zeros((len(row_heads), len(heads)))
     if features.predicate_ids is not None and r.predicate_ids is not None:
         s = naive_salience(features.predicate_ids, features.predicate_tagged_counts,

@@ -144,18 +144,10 @@ def test_a_weight_without_its_feature_fails_in_one_line(capsys):
     _one_line_error(capsys, ["run", "--demo", "--set", "features.context=false"],
                     "model.similarity.context_weight (from preset default): 0.75 needs "
                     "features.context=true")
-    _one_line_error(capsys, ["run", "--demo", "--set",
-                             "model.similarity.predicate_context_weight=1"],
-                    "needs features.token_context=true")
     _one_line_error(capsys, ["run", "--demo", "--set", "model.template_unit=chain"],
                     "model.template_unit")
-    _one_line_error(capsys, ["run", "--demo", "--set", "features.token_context=true",
-                             "--set", "features.context=false", "--set",
-                             "model.similarity.context_weight=0", "--set",
-                             "model.consensus_members=1"],
-                    "features.token_context needs features.context")
-    for weight in ("context_weight", "chain_weight", "chain_h_weight",
-                   "predicate_context_weight", "head_context_weight", "pmi_weight"):
+    for weight in ("context_weight", "chain_weight", "chain_h_weight", "salience_weight",
+                   "pmi_weight"):
         _one_line_error(capsys, ["run", "--demo", "--set", f"model.similarity.{weight}=-1"],
                         f"model.similarity.{weight}")
 
@@ -356,7 +348,6 @@ def _value_at(config: RunConfig, key: str) -> Any:
 # Keys whose new value needs another key set too (the configuration's own combination checks).
 COMPANIONS = {
     "features.pronouns": ["features.chains=true"],
-    "features.token_context": ["features.context=true"],
     "features.support_verbs": ["features.event_nouns=true"],
     "features.event_noun_senses": ["features.event_nouns=true"],
     "features.agentive_modifiers": ["features.event_nouns=true"],
@@ -364,10 +355,6 @@ COMPANIONS = {
     "features.ner_as_noun": ["parser.ner=true"],
     "features.encoder_model": ["features.encoder=transformer"],
     "model.similarity.context_weight": ["features.context=true"],
-    "model.similarity.predicate_context_weight": ["features.context=true",
-                                                  "features.token_context=true"],
-    "model.similarity.head_context_weight": ["features.context=true",
-                                             "features.token_context=true"],
     "model.similarity.chain_weight": ["features.chains=true"],
     "model.similarity.chain_h_weight": ["features.chains=true"],
     "model.template_unit": ["features.chains=true"],

@@ -617,16 +617,13 @@ def test_coreference_step_adds_chains_and_pronouns(prefect_here, reference, tmp_
     assert (per_chain.groupby(["doc_id", "chain"])["template"].nunique() == 1).all()
 
 
-def test_context_vector_step_feeds_the_context_terms(prefect_here, reference, tmp_path):
+def test_context_vector_step_feeds_the_context_term(prefect_here, reference, tmp_path):
     pytest.importorskip("transformers", reason="the context extra is not installed")
     from flows.induce import induce_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
-    config = deep_merge(preset("default"), {
-        "features": {"context": True, "token_context": True},
-        "model": {"similarity": {"context_weight": 0.75, "predicate_context_weight": 0.5,
-                                 "head_context_weight": 0.5}}})
+    config = deep_merge(preset("default"), {"model": {"similarity": {"context_weight": 0.6}}})
     r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                     config=config)
     assert r["steps"]["context-vectors"]["state"] == "Completed"
@@ -634,8 +631,7 @@ def test_context_vector_step_feeds_the_context_terms(prefect_here, reference, tm
     n, n_sentences = len(table), len(table[["doc_id", "sent_id"]].drop_duplicates())
     with np.load(r["artifacts"]["context"]) as z:
         assert {k: z[k].shape for k in z.files} == {
-            "context_vectors": (n_sentences, 384), "context_rows": (n,),
-            "predicate_context_vectors": (n, 384), "head_context_vectors": (n, 384)}
+            "context_vectors": (n_sentences, 384), "context_rows": (n,)}
     again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                         config=config)
     assert again["steps"]["context-vectors"]["state"] == "Cached"

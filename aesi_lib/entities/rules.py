@@ -220,8 +220,7 @@ class EntityRecord:
     ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's NER type or ``""``;
     ``start_char`` and ``end_char`` the mention's character span ``[start, end)`` in the
     document text (-1 when the parser gives no offsets); ``predicate_index`` the predicate's
-    token index within the sentence (the token whose in-context vector the encoder pools,
-    ``aesi_lib.lexicon.encoder``).
+    token index within the sentence (under R12 and R14-R16 the event noun's).
     """
 
     doc_id: str

@@ -57,9 +57,6 @@ class EntityFeatures:
     context_rows : ndarray of shape (E,), int, optional
         The row of ``context_vectors`` that holds each mention's sentence vector; None when
         ``context_vectors`` has one row per mention.
-    predicate_context_vectors, head_context_vectors : ndarray of shape (E, c), float32, optional
-        The in-context vectors of each mention's predicate and head word, from the same
-        encoder pass (``features.token_context``).
     predicate_tagged_counts : ndarray of shape (E,), float, optional
         How often WordNet's sense-tagged corpora use each mention's predicate as a verb
         (``WordNetLexicon.verb_tagged_count``): the general-English frequency that the
@@ -79,8 +76,6 @@ class EntityFeatures:
     argument_positions: np.ndarray | None = None
     chain_ids: np.ndarray | None = None
     context_vectors: np.ndarray | None = None
-    predicate_context_vectors: np.ndarray | None = None
-    head_context_vectors: np.ndarray | None = None
     context_rows: np.ndarray | None = None
     predicate_tagged_counts: np.ndarray | None = None
 
@@ -121,7 +116,7 @@ class EntityFeatures:
         }
         shared = self.context_rows is not None
         for name in ("predicate_ids", "argument_positions", "chain_ids", "context_rows",
-                     "predicate_tagged_counts", *CONTEXT_ARRAYS):
+                     "predicate_tagged_counts", "context_vectors"):
             value = getattr(self, name)
             if value is not None and not (shared and name == "context_vectors"):
                 checks[name] = value.shape[0]
@@ -136,11 +131,6 @@ class EntityFeatures:
             raise ValueError(f"pmi must be square, got {self.pmi.shape}")
         if n and int(self.head_ids.max()) >= self.pmi.shape[0]:
             raise ValueError("head_ids index past the PMI vocabulary")
-
-
-#: The optional arrays of :class:`EntityFeatures` that the encoder pass fills
-#: (``aesi_lib.lexicon.mention_context.MentionContext``: sentence, predicate, head).
-CONTEXT_ARRAYS = ("context_vectors", "predicate_context_vectors", "head_context_vectors")
 
 
 #: The entity-rule options that read R12's event nouns, with their rule names.
@@ -173,15 +163,11 @@ class FeatureOptions:
     context : give every mention the vector of its sentence from one encoder pass over the
         sentences that hold mentions (``EntityFeatures.context_vectors``,
         ``aesi_lib.lexicon.encoder``); not in the paper. The context term of W_T needs them.
-    token_context : also give every mention the in-context vectors of its predicate and of its
-        head word, from the same pass (``EntityFeatures.predicate_context_vectors``,
-        ``head_context_vectors``); needs ``context``. The predicate-context term of W_T and the
-        head-context term of W_H need them.
     encoder : ``"minilm"``, all-MiniLM-L6-v2 (needs the ``context`` extra); ``"transformer"``,
         the model of ``encoder_model``, pooled the same way; or ``"static"``, the mean of the
-        run's word vectors (fast, blind to context; token vectors are the words' own vectors).
+        run's word vectors (fast, blind to word order).
     encoder_model : the model folder of ``encoder="transformer"``: a sentence-transformers or
-        Hugging Face model on disk (``config.json``, weights, a fast tokenizer; mean pooling),
+        Hugging Face model on disk (``config.json``, weights, a tokenizer; mean pooling),
         e.g. all-mpnet-base-v2; checked before any work. None with the other encoders.
     encoder_device : where ``minilm`` or ``transformer`` runs: ``"cpu"``, or ``"cuda"`` (a
         CUDA build of torch and a GPU). The vectors agree to float rounding, not bit for bit,
@@ -230,7 +216,6 @@ class FeatureOptions:
     chains: bool = False
     pronouns: bool = False
     context: bool = False
-    token_context: bool = False
     encoder: Literal["minilm", "static", "transformer"] = "minilm"
     encoder_model: str | None = None
     encoder_device: Literal["cpu", "cuda"] = "cpu"
@@ -246,9 +231,6 @@ class FeatureOptions:
         if self.pronouns and not self.chains:
             raise ValueError("features.pronouns needs features.chains (the chains resolve the "
                              "pronouns)")
-        if self.token_context and not self.context:
-            raise ValueError("features.token_context needs features.context (one encoder pass "
-                             "gives both)")
         if self.encoder_device != "cpu" and self.encoder == "static":
             raise ValueError(f"features.encoder_device={self.encoder_device} needs "
                              "features.encoder=minilm or transformer (the static encoder runs "

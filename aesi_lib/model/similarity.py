@@ -55,14 +55,6 @@ class SimilarityOptions:
     context_weight : float
         Weight of the cosine of the mentions' sentence vectors (``features.context``) in W_T.
         Not in the paper; 0 (the default) leaves the term out.
-    predicate_context_weight : float
-        Weight of the cosine of the in-context vectors of the mentions' predicates
-        (``features.token_context``) in W_T; tied by predicate, it compares the predicates'
-        uses across the corpus. Not in the paper; 0 (the default) leaves the term out.
-    head_context_weight : float
-        Weight of the cosine of the in-context vectors of the mentions' head words
-        (``features.token_context``) in the graphs of the slots: W_S (Eq. 2, cut slots) and
-        W_H (factored slots). Not in the paper; 0 (the default) leaves the term out.
     chain_weight, chain_h_weight : float
         Weights of ``δ(chain_i = chain_j)``, the two mentions corefer
         (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
@@ -86,8 +78,6 @@ class SimilarityOptions:
     type_weight: float = 1.0
     cos_h_weight: float = 1.0
     context_weight: float = 0.0
-    predicate_context_weight: float = 0.0
-    head_context_weight: float = 0.0
     chain_weight: float = 0.0
     chain_h_weight: float = 0.0
     salience_weight: float = 0.0
@@ -123,43 +113,32 @@ def _chain_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupT
     return GroupTerm("chain", chains, None, n, row_group_ids=row_ids)
 
 
-_CONTEXT_SOURCES = {
-    "context": ("context_vectors", "features.context"),
-    "predicate_context": ("predicate_context_vectors", "features.token_context"),
-    "head_context": ("head_context_vectors", "features.token_context"),
-}
-
-
-def _context_term(name: str, features: EntityFeatures, options: SimilarityOptions,
-                  rows: EntityFeatures | None) -> CosineTerm:
-    """cos(v_i, v_j) of one kind of encoder vector (``name``: ``context``, the sentence;
-    ``predicate_context``; ``head_context``), with the graph's cosine convention. New mentions
-    without such vectors (``rows``) have zero vectors: cosine 0 with everything."""
-    attribute, option = _CONTEXT_SOURCES[name]
-    vectors = getattr(features, attribute)
+def _context_term(features: EntityFeatures, rows: EntityFeatures | None) -> CosineTerm:
+    """cos(sentence_i, sentence_j) of the mentions' sentence vectors. New mentions without
+    such vectors (``rows``) have zero vectors: cosine 0 with everything."""
+    vectors = features.context_vectors
     if vectors is None:
-        raise ValueError(f"a {name} term needs EntityFeatures.{attribute}: set {option}")
+        raise ValueError("a context term needs EntityFeatures.context_vectors: set "
+                         "features.context")
     # Sentence vectors may be stored once per sentence (EntityFeatures.context_rows).
-    shared = name == "context"
     row_blocks = row_ids = None
     if rows is not None:
-        row_vectors = getattr(rows, attribute)
+        row_vectors = rows.context_vectors
         if row_vectors is None:
             row_vectors = np.zeros((rows.n_entities, vectors.shape[1]))
-        elif shared:
+        else:
             row_ids = rows.context_rows
         row_blocks = [row_vectors]
-    return CosineTerm(name, [vectors], row_blocks=row_blocks,
-                      ids=features.context_rows if shared else None, row_ids=row_ids)
+    return CosineTerm("context", [vectors], row_blocks=row_blocks, ids=features.context_rows,
+                      row_ids=row_ids)
 
 
 def template_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
-    ``context_weight · cos(sentence_i, sentence_j)``, ``predicate_context_weight ·
-    cos(predicate in context_i, predicate in context_j)``, ``chain_weight ·
-    δ(chain_i = chain_j)`` and ``salience_weight · s_p(i) s_p(j)``
+    ``context_weight · cos(sentence_i, sentence_j)``, ``chain_weight · δ(chain_i = chain_j)``
+    and ``salience_weight · s_p(i) s_p(j)``
     (:func:`aesi_lib.model.salience.predicate_salience`) when those weights are not 0 (not in
     the paper).
 
@@ -191,11 +170,7 @@ def template_terms(
                     row_blocks=row_vectors)),
     ]
     if options.context_weight:
-        terms.append((options.context_weight,
-                      _context_term("context", features, options, rows)))
-    if options.predicate_context_weight:
-        terms.append((options.predicate_context_weight,
-                      _context_term("predicate_context", features, options, rows)))
+        terms.append((options.context_weight, _context_term(features, rows)))
     if options.chain_weight:
         terms.append((options.chain_weight, _chain_term(features, rows)))
     if options.salience_weight:
@@ -219,16 +194,14 @@ def slot_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_S(i, j) = cos_p(i, j) + δ(dep_i = dep_j)
-    + δ(types_i ∩ types_j ≠ ∅) (Eq. 2), and
-    ``head_context_weight · cos(head in context_i, head in context_j)`` when that weight is
-    not 0 (not in the paper: the slots' in-context evidence, as in W_H).
+    + δ(types_i ∩ types_j ≠ ∅) (Eq. 2).
 
     Parameters are as in :func:`template_terms` (``rows``: dependency ids in the label space
     of ``features``, -1 for a label it lacks; types over the same type columns).
     """
     dep = np.asarray(features.dep_ids, dtype=np.int64)
     row_vectors = None if rows is None else [rows.predicate_vectors]
-    terms: WeightedTerms = [
+    return [
         (options.cos_p_weight,
          CosineTerm("cos_p", [features.predicate_vectors], row_blocks=row_vectors)),
         (options.dep_weight,
@@ -236,25 +209,13 @@ def slot_terms(
                    row_group_ids=None if rows is None else rows.dep_ids)),
         (options.type_weight, _type_term(features, rows)),
     ]
-    return terms + _head_context_terms(features, options, rows)
-
-
-def _head_context_terms(features: EntityFeatures, options: SimilarityOptions,
-                        rows: EntityFeatures | None) -> WeightedTerms:
-    """The slots' in-context evidence, the same term in W_S and W_H: the cosine of the heads'
-    in-context vectors at ``head_context_weight``, or nothing when that weight is 0."""
-    if not options.head_context_weight:
-        return []
-    return [(options.head_context_weight,
-             _context_term("head_context", features, options, rows))]
 
 
 def head_class_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j), and
-    ``head_context_weight · cos(head in context_i, head in context_j)`` and
-    ``chain_h_weight · δ(chain_i = chain_j)`` when those weights are not 0.
+    ``chain_h_weight · δ(chain_i = chain_j)`` when that weight is not 0.
 
     Not in the paper: the graph of the semantic classes of factored slots
     (``aesi_lib.model.factored_slots``). It keeps the type term of W_S (Eq. 2) and replaces the
@@ -269,7 +230,6 @@ def head_class_terms(
         (options.cos_h_weight,
          CosineTerm("cos_h", [features.head_vectors], row_blocks=row_vectors)),
     ]
-    terms += _head_context_terms(features, options, rows)
     if options.chain_h_weight:
         terms.append((options.chain_h_weight, _chain_term(features, rows)))
     return terms

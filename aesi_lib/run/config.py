@@ -153,6 +153,13 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
                                             "(aesi_lib.model.salience.SALIENCE_MIN_COUNT)"),
     "model.similarity.document_context_weight": (0.0, "document vectors in W_T measured no "
                                                  "gain (docs/experiments/)"),
+    "features.token_context": (False, "in-context token vectors measured no gain "
+                               "(docs/experiments/); features.context gives the sentence "
+                               "vectors"),
+    "model.similarity.predicate_context_weight": (0.0, "in-context predicate vectors in W_T "
+                                                  "measured no gain (docs/experiments/)"),
+    "model.similarity.head_context_weight": (0.0, "in-context head vectors in W_S and W_H "
+                                             "measured no gain (docs/experiments/)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.
@@ -266,8 +273,6 @@ class RunConfig:
 # What each model option that reads an optional feature needs: (model key, feature key).
 _NEEDS = (
     ("similarity.context_weight", "context"),
-    ("similarity.predicate_context_weight", "token_context"),
-    ("similarity.head_context_weight", "token_context"),
     ("similarity.chain_weight", "chains"),
     ("similarity.chain_h_weight", "chains"),
 )

@@ -162,15 +162,11 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
         from aesi_lib.lexicon.mention_context import mention_context_vectors
 
         sentences = store.sentence_texts(doc_ids)
-        tokens = store.mention_sentence_tokens(doc_ids)
         with contextlib.ExitStack() as stack:
             cache = context_cache or stack.enter_context(tempfile.TemporaryDirectory())
             context = mention_context_vectors(
-                table, sentences, tokens,
-                run_encoder(config.features, config.vectors_path), cache,
-                token_vectors=config.features.token_context)
-        features = dataclasses.replace(features, **context.feature_arrays(
-            config.features.token_context))
+                table, sentences, run_encoder(config.features, config.vectors_path), cache)
+        features = dataclasses.replace(features, **context.feature_arrays())
     return table, features, vocab
 
 

@@ -375,12 +375,6 @@ class Store:
         return self._query_with("sentence_texts", "wanted_docs",
                                 pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
 
-    def mention_sentence_tokens(self, doc_ids: Iterable[str]) -> pd.DataFrame:
-        """``doc_id, sent_id, token_id, text`` of every token of the sentences of ``doc_ids``
-        that hold an entity mention, in order."""
-        return self._query_with("mention_sentence_tokens", "wanted_docs",
-                                pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
-
     def chain_table(self, doc_ids: Iterable[str]) -> pd.DataFrame:
         """The chain rows of ``doc_ids``, in document order."""
         return self._query_with("chain_table", "wanted_docs",
