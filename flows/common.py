@@ -308,7 +308,7 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                              config, project.parse_cache, project.work_dir)
         steps.run(f"store-chains{tag}", store_chains_task, entities, project.db)
     pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids, corpus_key,
-                    config.features.min_pair_docs, project.work_dir)
+                    project.work_dir)
     context = None
     if config.features.context:
         if _flow_runner_spreads_tasks():

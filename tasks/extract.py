@@ -36,7 +36,7 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     with np.load(artifacts["labels"]) as z:
         templates, slots = z["template"], z["slot"]
     vectors, wordnet = pipeline.load_lexicon(config)
-    empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": [], "npmi": []})
+    empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": []})
     new, new_vocab = build_features(entities, empty_pmi, vectors, wordnet, config.features)
     if config.features.context:
         from aesi_lib.lexicon.encoder import run_encoder

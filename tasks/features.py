@@ -214,20 +214,19 @@ def store_chains_task(chained_path: str, db_path: str) -> int:
     return len(chains)
 
 
-def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> Path:
+def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:
     key = content_key("pmi", source_hash(pmi_task.fn), resolved(work_dir), corpus_key,
-                      sorted(doc_ids), min_pair_docs)
+                      sorted(doc_ids))
     return Path(work_dir) / "tables" / f"{key}.parquet"
 
 
 @task(name="head-pmi", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _pmi_file(p["work_dir"], p["corpus_key"], p["doc_ids"], p["min_pair_docs"])))
-def pmi_task(db_path: str, doc_ids: list[str], corpus_key: str, min_pair_docs: int,
-             work_dir: str) -> str:
+    lambda p: _pmi_file(p["work_dir"], p["corpus_key"], p["doc_ids"])))
+def pmi_task(db_path: str, doc_ids: list[str], corpus_key: str, work_dir: str) -> str:
     """Document-level PMI of head lemmas (SQL ``head_pmi.sql``) as Parquet; returns the path."""
     with Store(db_path, read_only=True) as store:
-        pmi = store.head_pmi(sorted(doc_ids), min_pair_docs=min_pair_docs)
-    path = _pmi_file(work_dir, corpus_key, doc_ids, min_pair_docs)
+        pmi = store.head_pmi(sorted(doc_ids))
+    path = _pmi_file(work_dir, corpus_key, doc_ids)
     write_parquet(pmi, path)
     get_run_logger().info("PMI: %d head-word pairs", len(pmi))
     return str(path)

@@ -155,7 +155,7 @@ def test_a_weight_without_its_feature_fails_in_one_line(capsys):
 def test_run_config_merges_file_and_options(tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"model": {"n_templates": 8, "seed": 1},
-                                  "features": {"pmi_variant": "npmi"}}))
+                                  "features": {"type_scheme": "lexname"}}))
     vectors = tmp_path / "v.kv"
     vectors.write_bytes(b"")
     args = cli.build_parser().parse_args(
@@ -165,7 +165,7 @@ def test_run_config_merges_file_and_options(tmp_path):
     # The default preset is the base; the file overrides it; options override the file.
     assert merged["model"] == {**preset("default")["model"], "n_templates": 8, "seed": 4,
                                "n_slots": 8}
-    assert merged["features"] == {**preset("default")["features"], "pmi_variant": "npmi"}
+    assert merged["features"] == {**preset("default")["features"], "type_scheme": "lexname"}
     assert merged["parser"] == {"casing": "lower"}
     assert merged["vectors_path"] == str(vectors)
     paper = run_config(cli.build_parser().parse_args(["run", "--preset", "reproduction"]))

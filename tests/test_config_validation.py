@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Literal, get_args, get_origin, get_type_hints
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from aesi_lib.errors import ConfigError, InputError
 from aesi_lib.lexicon.wordnet import _parse_scheme
 from aesi_lib.model.config import ModelConfig, check_unit_counts
-from aesi_lib.model.features import FeatureOptions, pmi_matrix
+from aesi_lib.model.features import FeatureOptions
 from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.model.synthetic import planted_features
 from aesi_lib.parse.backends import ParserConfig, make_parser
@@ -28,7 +27,6 @@ from aesi_lib.run.config import (
     DESCRIPTIONS,
     MAX_CLUSTERS,
     PARSER_BACKENDS,
-    PMI_VARIANTS,
     RANGES,
     REMOVED_KEYS,
     STRING_CHOICES,
@@ -244,15 +242,6 @@ def test_parser_backends_are_those_make_parser_builds():
     assert field_choices("parser.backend") == PARSER_BACKENDS
 
 
-def test_pmi_variants_are_those_pmi_matrix_reads():
-    table = pd.DataFrame({"word1": ["a"], "word2": ["b"], "pmi": [2.0], "npmi": [0.5]})
-    values = {v: pmi_matrix(table, {"a": 0, "b": 1}, v)[0, 1] for v in PMI_VARIANTS}
-    assert values == {"pmi": 2.0, "npmi": 0.5, "none": 0.0}
-    with pytest.raises(ValueError, match="pmi_variant"):
-        pmi_matrix(table, {"a": 0, "b": 1}, "ppmi")
-    assert field_choices("features.pmi_variant") == PMI_VARIANTS
-
-
 def test_casing_choices_are_the_casing_strategies():
     assert field_choices("parser.casing") == CASING_STRATEGIES
 
@@ -299,7 +288,7 @@ def test_rules_name_real_keys():
     assert set(DESCRIPTIONS) <= keys
     # Every field of every dataclass is a key: new fields are picked up without a list.
     assert {"parser.ner", "model.n_init", "model.similarity.pmi_weight", "vectors_path",
-            "features.min_pair_docs", "model.similarity.salience_weight"} <= keys
+            "features.type_scheme", "model.similarity.salience_weight"} <= keys
     n_fields = sum(len(dataclasses.fields(c)) for c in (ParserConfig, FeatureOptions,
                                                          ModelConfig, SimilarityOptions))
     assert len(keys) == n_fields - 1 + 2    # ModelConfig.similarity is a section; 2 paths

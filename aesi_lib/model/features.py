@@ -152,9 +152,6 @@ class FeatureOptions:
         paper: direct hypernyms of the first noun sense), ``"lexname"`` (noun supersense such as
         ``noun.person``) or ``"depth:N"`` (the ancestor N steps below the root). Named entities
         without a synset fall back to a coarse class from NER in every scheme.
-    pmi_variant : ``"pmi"`` (PMI; W_T keeps its positive part by default), ``"npmi"``
-        (normalised PMI, in [-1, 1]) or ``"none"`` (no PMI term).
-    min_pair_docs : pairs of heads seen together in fewer documents get PMI 0.
     chains : compute coreference chains (``aesi_lib.entities.chains``, a deterministic sieve)
         and give every mention its chain (``EntityFeatures.chain_ids``); not in the paper. The
         chain terms and units of the model need them.
@@ -211,8 +208,6 @@ class FeatureOptions:
     """
 
     type_scheme: str = "hypernyms"
-    pmi_variant: str = "pmi"
-    min_pair_docs: int = 1
     chains: bool = False
     pronouns: bool = False
     context: bool = False
@@ -272,20 +267,16 @@ class FeatureVocabulary:
     predicates: tuple[str, ...] = ()
 
 
-def pmi_matrix(pmi_table: pd.DataFrame, vocabulary: dict[str, int], variant: str = "pmi"
-               ) -> sp.csr_matrix:
-    """Sparse V×V matrix of PMI (or NPMI) from ``Store.head_pmi`` rows.
+def pmi_matrix(pmi_table: pd.DataFrame, vocabulary: dict[str, int]) -> sp.csr_matrix:
+    """Sparse V×V matrix of PMI from ``Store.head_pmi`` rows.
 
     Unseen pairs (and pairs below the SQL's support threshold) are 0. Negative values are kept
-    here; ``SimilarityOptions.pmi`` decides whether W_T clips them (positive PMI, the default).
+    here; W_T clips them (positive PMI, ``aesi_lib.model.similarity.positive_pmi``).
     """
     n = len(vocabulary)
-    if variant == "none" or len(pmi_table) == 0:
+    if len(pmi_table) == 0:
         return sp.csr_matrix((n, n), dtype=np.float64)
-    column = {"pmi": "pmi", "npmi": "npmi"}.get(variant)
-    if column is None:
-        raise ValueError(f"unknown pmi_variant {variant!r}: use pmi, npmi or none")
-    values = pmi_table[column].to_numpy(dtype=np.float64)
+    values = pmi_table["pmi"].to_numpy(dtype=np.float64)
     rows = pmi_table["word1"].map(vocabulary)
     cols = pmi_table["word2"].map(vocabulary)
     keep = (values != 0) & rows.notna().to_numpy() & cols.notna().to_numpy()
@@ -320,7 +311,7 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         and, when the store has coreference chains, ``chain`` (the chain id within the
         document; missing or null: the mention is a chain of its own)
         (``Store.entity_table``), one row per mention, in the order the model will use.
-    pmi_table : DataFrame ``word1, word2, pmi, npmi`` over head lemmas (``Store.head_pmi``).
+    pmi_table : DataFrame ``word1, word2, pmi`` over head lemmas (``Store.head_pmi``).
     vectors : gensim KeyedVectors (``aesi_lib.lexicon.vectors.load_vectors``).
     wordnet : ``aesi_lib.lexicon.wordnet.WordNetLexicon`` or None (then only the NER fallback
         types are used).
@@ -371,7 +362,7 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         types=types,
         sentence_ids=sentence_ids.astype(np.int64),
         doc_ids=doc_ids.astype(np.int64),
-        pmi=pmi_matrix(pmi_table, vocabulary, options.pmi_variant),
+        pmi=pmi_matrix(pmi_table, vocabulary),
         predicate_ids=pred_ids.astype(np.int64),
         argument_positions=argument_positions(dep_names)[dep_ids],
         chain_ids=_chain_ids(entities),

@@ -11,7 +11,7 @@ default and description (from the dataclass docstring); the generated models add
 
 * the choices of fields that are plain strings in the dataclasses: the parser backend
   (:data:`PARSER_BACKENDS`), the casing strategy (``aesi_lib.parse.casing.CASING_STRATEGIES``),
-  the PMI variant (:data:`PMI_VARIANTS`), the type scheme (:data:`TYPE_SCHEME_PATTERN`);
+  the type scheme (:data:`TYPE_SCHEME_PATTERN`);
 * the numeric ranges of :data:`RANGES` (|T| and |S| from 1 to :data:`MAX_CLUSTERS`, weights
   non-negative, ...);
 * no unknown keys: a typo is an error that suggests the closest key, never a silent default.
@@ -53,11 +53,9 @@ from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.parse.casing import CASING_STRATEGIES
 
-# The backends ``aesi_lib.parse.backends.make_parser`` builds and the variants
-# ``aesi_lib.model.features.pmi_matrix`` reads; tests/test_config_validation.py fails when
-# either function accepts a different list.
+# The backends ``aesi_lib.parse.backends.make_parser`` builds; tests/test_config_validation.py
+# fails when it accepts a different list.
 PARSER_BACKENDS: tuple[str, ...] = ("spacy", "stanza")
-PMI_VARIANTS: tuple[str, ...] = ("pmi", "npmi", "none")
 
 # |T| and |S| above this are not a schema anyone reads, and their eigensolves (k vectors of
 # length |E|, tens of thousands on MUC-4) would run for hours: refused before any work. The
@@ -83,7 +81,6 @@ _POSITIVE_INT = {"ge": 1}
 # Numeric ranges by key; a key that is not a field of the configuration fails the tests.
 RANGES: dict[str, dict[str, int | float]] = {
     "parser.batch_size": _POSITIVE_INT,
-    "features.min_pair_docs": _POSITIVE_INT,
     "model.n_templates": {"ge": 1, "le": MAX_CLUSTERS},
     "model.n_slots": {"ge": 1, "le": MAX_CLUSTERS},
     "model.constraint_weight": _NON_NEGATIVE,
@@ -102,7 +99,6 @@ RANGES: dict[str, dict[str, int | float]] = {
 STRING_CHOICES: dict[str, Any] = {
     "parser.backend": Literal[PARSER_BACKENDS],
     "parser.casing": Literal[CASING_STRATEGIES],
-    "features.pmi_variant": Literal[PMI_VARIANTS],
     "features.type_scheme": Annotated[
         str, AfterValidator(_check_type_scheme),
         Field(json_schema_extra={"pattern": TYPE_SCHEME_PATTERN})],   # for editors
@@ -160,6 +156,11 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
                                                   "measured no gain (docs/experiments/)"),
     "model.similarity.head_context_weight": (0.0, "in-context head vectors in W_S and W_H "
                                              "measured no gain (docs/experiments/)"),
+    "features.pmi_variant": ("pmi", "W_T's PMI is always the plain PMI: normalised PMI "
+                             "measured no gain (docs/experiments/), and no PMI term is "
+                             "model.similarity.pmi_weight=0"),
+    "features.min_pair_docs": (1, "every pair of heads a document shares counts in the PMI "
+                               "(aesi_lib.store.database.MIN_PAIR_DOCS)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.

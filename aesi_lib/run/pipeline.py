@@ -155,7 +155,7 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     doc_ids = sorted(table["doc_id"].unique())
     if config.features.chains:
         table = _with_chains(store, table, config, doc_ids, parse_cache)
-    pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
+    pmi = store.head_pmi(doc_ids)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if config.features.context:
         from aesi_lib.lexicon.encoder import run_encoder

@@ -33,6 +33,9 @@ ASSIGNMENT_COLUMNS = ["run_id", "doc_id", "sent_id", "entity_id", "head", "menti
                       "dep", "template", "slot"]
 JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config", "text",
                   "original"]
+#: Pairs of head words seen together in fewer documents get PMI 0 (``sql/head_pmi.sql``):
+#: every pair a document shares counts, and no preset asks for more support.
+MIN_PAIR_DOCS = 1
 DEFAULT_KEEP_RUNS = 3
 """Runs whose assignments :meth:`Store.record_run` keeps (the newest ones)."""
 KEEP_RUNS_ENV = "AESI_KEEP_RUNS"
@@ -402,11 +405,12 @@ class Store:
                                else self._all_splits()})
         return self._query_with("entity_table", "wanted", wanted)
 
-    def head_pmi(self, doc_ids: Iterable[str] | None = None, min_pair_docs: int = 1
-                 ) -> pd.DataFrame:
-        """Document-level PMI between head lemmas (``sql/head_pmi.sql``).
+    def head_pmi(self, doc_ids: Iterable[str] | None = None,
+                 min_pair_docs: int = MIN_PAIR_DOCS) -> pd.DataFrame:
+        """Document-level PMI between head lemmas (``sql/head_pmi.sql``) over the pairs seen
+        together in at least ``min_pair_docs`` documents (:data:`MIN_PAIR_DOCS`).
 
-        Columns ``word1, word2, pmi, npmi, pair_docs``, both orders of every pair.
+        Columns ``word1, word2, pmi, pair_docs``, both orders of every pair.
         """
         ids = list(doc_ids) if doc_ids is not None else self.document_ids()
         return self._query_with("head_pmi", "wanted_docs", pd.DataFrame({"doc_id": ids}),
