@@ -72,16 +72,6 @@ def test_build_features_aligns_rows_and_ids():
     assert features.pmi[bomb, guerrilla] == pytest.approx(-0.2)
 
 
-def test_phrasal_predicates_take_their_verb_s_vector_only_under_r13():
-    table = _table().assign(predicate=["destroy", "destroy", "attack_up", "explode"])
-    features, vocab = build_features(table, _pmi(), _vectors(), None,
-                                     FeatureOptions(phrasal_verbs=True))
-    assert [vocab.predicates[i] for i in features.predicate_ids][2] == "attack_up"
-    np.testing.assert_allclose(features.predicate_vectors[2], _vectors()["attack"])
-    plain, _ = build_features(table, _pmi(), _vectors(), None, FeatureOptions())
-    assert not np.allclose(plain.predicate_vectors[2], _vectors()["attack"])
-
-
 def test_support_verbs_need_event_nouns():
     with pytest.raises(ValueError, match="features.event_nouns"):
         FeatureOptions(support_verbs=True)

@@ -1,7 +1,8 @@
 """Entities: the paper's quadruples e = (h, p, d, f) read off a dependency parse.
 
 - :mod:`aesi_lib.entities.rules`: which noun heads are arguments of which verbs, with which
-  dependency label (rules R1-R11; R12-R16 as options), and the mention text of each head;
+  dependency label (rules R1-R11; R12 and R14-R16 as options), and the mention text of each
+  head;
   the rules on event nouns (R12, R14-R16) are in :mod:`aesi_lib.entities.event_noun_rules`,
   the label sets and the sentence view they share in :mod:`aesi_lib.entities.sentence_view`;
 - :mod:`aesi_lib.entities.positions`: the argument position (subject, object, locative, other)

@@ -174,7 +174,7 @@ class WordNetLexicon:
     def verb_tagged_count(self, lemma: str) -> int:
         """How often ``lemma`` was tagged as a verb in WordNet's sense-tagged corpora (the
         counts of ``cntlist.rev``, mostly SemCor): the sum over its verb senses of the count
-        of the sense whose lemma is ``lemma`` itself (``carry_out`` for a phrasal verb).
+        of the sense whose lemma is ``lemma`` itself.
 
         A general-English frequency that needs no corpus of its own: the predicate salience
         of W_T (``aesi_lib.model.salience``) compares a corpus's predicates with it. 0 for a

@@ -16,7 +16,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from aesi_lib.entities.positions import argument_positions
-from aesi_lib.entities.rules import predicate_vector_word
 
 
 @dataclass(frozen=True)
@@ -137,9 +136,9 @@ class EntityFeatures:
 EVENT_NOUN_RULES = (("support_verbs", "R14"), ("agentive_modifiers", "R15"),
                     ("attribution_verbs", "R16"))
 
-#: The switches of the optional entity rules R13-R16: each is a field of both
+#: The switches of the optional entity rules R14-R16: each is a field of both
 #: :class:`FeatureOptions` and ``aesi_lib.entities.rules.EntityRules``.
-ENTITY_RULE_SWITCHES = ("phrasal_verbs",) + tuple(name for name, _ in EVENT_NOUN_RULES)
+ENTITY_RULE_SWITCHES = tuple(name for name, _ in EVENT_NOUN_RULES)
 
 
 @dataclass(frozen=True)
@@ -181,9 +180,6 @@ class FeatureOptions:
         is *character assassination*, -> assassinate; ``building`` stays out). Needs
         ``event_nouns``. Not in the paper. A change re-extracts the stored documents' rows
         from the parse cache.
-    phrasal_verbs : a verb with a particle is a predicate of its own, ``carry_out`` (rule R13
-        of ``aesi_lib.entities.rules``), with the verb's word vector. Not in the paper. A
-        change re-extracts the stored documents' rows from the parse cache.
     support_verbs : with ``event_nouns``, the subject of a support verb (``carry out``,
         ``commit``, ...) whose object is an event noun is also the subject of the noun's verb
         (rule R14: ``the FMLN carried out the attack`` -> FMLN/nsubj of attack). Not in the
@@ -216,7 +212,6 @@ class FeatureOptions:
     encoder_device: Literal["cpu", "cuda"] = "cpu"
     event_nouns: bool = False
     event_noun_senses: Literal["first", "abstract"] = "first"
-    phrasal_verbs: bool = False
     support_verbs: bool = False
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
@@ -250,7 +245,7 @@ class FeatureOptions:
                                  "event_noun_senses=first and R14-R16 false")
 
     def entity_rule_switches(self) -> dict[str, bool]:
-        """The optional entity rules R13-R16 these options turn on or off, by the name of
+        """The optional entity rules R14-R16 these options turn on or off, by the name of
         their switch (:data:`ENTITY_RULE_SWITCHES`)."""
         return {name: getattr(self, name) for name in ENTITY_RULE_SWITCHES}
 
@@ -332,10 +327,9 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
     _, sentence_ids = np.unique(sentence_keys.to_numpy(), return_inverse=True)
 
     head_table = lookup_vectors(vectors, list(head_names))
-    pred_words = [predicate_vector_word(p) if options.phrasal_verbs else p for p in pred_names]
-    pred_table = lookup_vectors(vectors, pred_words)
+    pred_table = lookup_vectors(vectors, list(pred_names))
     known = sum(w in vectors.key_to_index for w in head_names) + sum(
-        w in vectors.key_to_index for w in pred_words)
+        w in vectors.key_to_index for w in pred_names)
     oov_rate = 1.0 - known / max(1, len(head_names) + len(pred_names))
 
     ners = entities["ner"].fillna("").astype(str).to_numpy()

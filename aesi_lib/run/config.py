@@ -161,6 +161,8 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
                              "model.similarity.pmi_weight=0"),
     "features.min_pair_docs": (1, "every pair of heads a document shares counts in the PMI "
                                "(aesi_lib.store.database.MIN_PAIR_DOCS)"),
+    "features.phrasal_verbs": (False, "entity rule R13 (phrasal verbs as predicates of their "
+                               "own) measured no gain (docs/experiments/)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.

@@ -33,7 +33,7 @@ def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]
     """The names of ``configurations`` grouped by what makes a document's entity rows: the
     parser configuration and the id the store records for the entity rules
     (``aesi_lib.entities.rules.stored_config_id`` of ``aesi_lib.run.pipeline.entity_rules``:
-    R12 with its lexicon, its senses and its WordNet, R13-R16). A store holds one set of rows
+    R12 with its lexicon, its senses and its WordNet, R14-R16). A store holds one set of rows
     per document, so a sweep ingests once per group; configurations of one group differ only
     in what is computed from the rows (the feature arrays, the model, the seed). Groups and
     names keep the order of ``configurations``.

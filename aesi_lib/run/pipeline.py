@@ -83,7 +83,7 @@ def entity_rules(config: RunConfig) -> EntityRules:
     """The entity rules of a run's configuration: the defaults, with R12's event-noun lexicon
     when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's;
     its senses as ``features.event_noun_senses`` chooses),
-    R13 when ``features.phrasal_verbs``, R14 when ``features.support_verbs``, R15 when
+    R14 when ``features.support_verbs``, R15 when
     ``features.agentive_modifiers`` and R16 when ``features.attribution_verbs``.
     Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
 
