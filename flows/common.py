@@ -27,13 +27,11 @@ from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
 from tasks.features import (
-    chain_table_task,
     context_task,
     embed_batch_task,
     entity_table_task,
     features_task,
     pmi_task,
-    store_chains_task,
 )
 from tasks.ingest import (
     corpus_fingerprint_task,
@@ -303,10 +301,6 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                            doc_ids)
     entities = steps.run(f"entity-table{tag}", entity_table_task, project.db, doc_ids,
                          corpus_key, project.work_dir)
-    if config.features.chains:
-        entities = steps.run(f"coreference{tag}", chain_table_task, entities, project.db,
-                             config, project.parse_cache, project.work_dir)
-        steps.run(f"store-chains{tag}", store_chains_task, entities, project.db)
     pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids, corpus_key,
                     project.work_dir)
     context = None
@@ -364,8 +358,8 @@ def solve_summary(info_path: str) -> dict[str, Any]:
 
 _TIMING_GROUPS = {
     "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
-    "features": ("stored-documents", "corpus-fingerprint", "entity-table", "coreference",
-                 "store-chains", "head-pmi", "context-vectors", "build-features"),
+    "features": ("stored-documents", "corpus-fingerprint", "entity-table", "head-pmi",
+                 "context-vectors", "build-features"),
     "solve": ("solve", "keep-ids"),
     "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
 }

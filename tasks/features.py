@@ -59,56 +59,6 @@ def entity_table_task(db_path: str, doc_ids: list[str], corpus_key: str, work_di
     return str(path)
 
 
-def _chained_file(entities_path: str, config: RunConfig, work_dir: str) -> Path:
-    key = content_key("chained", source_hash(chain_table_task.fn), resolved(work_dir),
-                      file_sha256(entities_path), config.parser, config.features.pronouns)
-    return Path(work_dir) / "tables" / f"{key}.parquet"
-
-
-def chain_rows_file(chained_path: str | Path) -> Path:
-    """Where :func:`chain_table_task` keeps the chain rows beside the chained table."""
-    chained = Path(chained_path)
-    return chained.with_name(chained.stem + ".chains.parquet")
-
-
-@task(name="coreference", persist_result=True, cache_key_fn=file_result_key(
-    lambda p: _chained_file(p["entities_path"], p["config"], p["work_dir"])))
-def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_cache: str,
-                     work_dir: str) -> str:
-    """Coreference chains of the entity table's documents (``aesi_lib.entities.chain_tables``):
-    the table with each mention's ``chain``, and the resolved pronouns' rows with
-    ``features.pronouns``, as Parquet; the chain rows themselves beside it
-    (:func:`chain_rows_file`), for :func:`store_chains_task` to write to the store.
-
-    The parses come from the per-document parse cache (a document whose parse is missing
-    there is parsed again)."""
-    from aesi_lib.entities.chain_tables import chained_entity_table
-    from aesi_lib.parse.cache import parse_with_cache
-    from tasks.parsers import PARSERS
-
-    log = get_run_logger()
-    table = pd.read_parquet(entities_path)
-    doc_ids = sorted(table["doc_id"].unique())
-    with Store(db_path, read_only=True) as store:
-        wanted = set(doc_ids)
-        documents = [d for d in store.documents() if d.doc_id in wanted]
-    with PARSERS.checkout(config.parser) as parser:
-        parses, stats = parse_with_cache(parser, documents, parse_cache)
-    chained, chains, n_pronouns = chained_entity_table(table, parses, documents,
-                                                      config.features.pronouns)
-    path = _chained_file(entities_path, config, work_dir)
-    # The rows first: the cached result (the chained table) exists only with them.
-    write_parquet(chains, chain_rows_file(path))
-    write_parquet(chained, path)
-    linked = int(chained["chain"].notna().sum())
-    log.info("coreference: %d chains over %d mentions in %d documents (%d parses from the "
-             "cache); %d entity mentions in chains, %d resolved pronoun mentions%s",
-             chains.groupby(["doc_id", "chain"]).ngroups, len(chains), len(doc_ids),
-             stats.reused, linked, n_pronouns,
-             " added" if config.features.pronouns else " (not added)")
-    return str(path)
-
-
 def _context_file(entities_path: str, work_dir: str, features: FeatureOptions,
                   vectors_path: str | None) -> Path:
     key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
@@ -199,19 +149,6 @@ def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
     encoder = _worker_encoder(features, vectors_path)
     context = _stored_mention_context(table, db_path, encoder, vectors_cache)
     return {"worker": worker_name(), "documents": len(doc_ids), "embedded": context.embedded}
-
-
-@task(name="store-chains", cache_policy=NO_CACHE, **RETRY)
-def store_chains_task(chained_path: str, db_path: str) -> int:
-    """Write the chain rows of :func:`chain_table_task` to the store's ``chains`` table for
-    their documents. Not cached, so that the store holds the chains of every run's documents
-    even when the coreference step itself came from the cache (a document deleted and added
-    again gets its chain rows back)."""
-    table = pd.read_parquet(chained_path, columns=["doc_id"])
-    chains = pd.read_parquet(chain_rows_file(chained_path))
-    with Store(db_path) as store:
-        store.replace_chains(sorted(table["doc_id"].unique()), chains)
-    return len(chains)
 
 
 def _pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> Path:

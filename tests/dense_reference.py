@@ -77,9 +77,6 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
     same_dep = ((row_dep[:, None] == dep[None, :]) & (row_dep[:, None] >= 0)).astype(float)
     hp = np.hstack([features.head_vectors, features.predicate_vectors])
     row_hp = np.hstack([r.head_vectors, r.predicate_vectors])
-    chains = None if features.chain_ids is None else np.asarray(features.chain_ids)
-    same_chain = (np.zeros((len(row_heads), len(heads))) if chains is None or rows is not None
-                  else (chains[:, None] == chains[None, :]).astype(float))
     context = {}
     # Sentence vectors shared by sentence (context_rows) are expanded to one per mention.
     vectors = features.mention_context_vectors()
@@ -97,7 +94,6 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
     return {
         **context,
         "salience": salience,
-        "chain": same_chain,
         "pmi": pmi,
         "cos_hp": dense_cosine(hp, row_hp),
         "cos_p": dense_cosine(features.predicate_vectors, r.predicate_vectors),

@@ -145,9 +145,9 @@ def test_a_weight_without_its_feature_fails_in_one_line(capsys):
                     "model.similarity.context_weight (from preset default): 0.75 needs "
                     "features.context=true")
     _one_line_error(capsys, ["run", "--demo", "--set", "model.template_unit=chain"],
-                    "model.template_unit")
-    for weight in ("context_weight", "chain_weight", "chain_h_weight", "salience_weight",
-                   "pmi_weight"):
+                    "model.template_unit (from --set): \"chain\" was removed; templates tied "
+                    "by coreference chain measured no gain")
+    for weight in ("context_weight", "salience_weight", "pmi_weight"):
         _one_line_error(capsys, ["run", "--demo", "--set", f"model.similarity.{weight}=-1"],
                         f"model.similarity.{weight}")
 
@@ -347,7 +347,6 @@ def _value_at(config: RunConfig, key: str) -> Any:
 
 # Keys whose new value needs another key set too (the configuration's own combination checks).
 COMPANIONS = {
-    "features.pronouns": ["features.chains=true"],
     "features.support_verbs": ["features.event_nouns=true"],
     "features.event_noun_senses": ["features.event_nouns=true"],
     "features.agentive_modifiers": ["features.event_nouns=true"],
@@ -355,9 +354,6 @@ COMPANIONS = {
     "features.ner_as_noun": ["parser.ner=true"],
     "features.encoder_model": ["features.encoder=transformer"],
     "model.similarity.context_weight": ["features.context=true"],
-    "model.similarity.chain_weight": ["features.chains=true"],
-    "model.similarity.chain_h_weight": ["features.chains=true"],
-    "model.template_unit": ["features.chains=true"],
     "model.consensus_members": ["features.context=true", "model.similarity.context_weight=1",
                                 "model.consensus_spread=0.5"],
     "model.class_scope": ["model.slot_model=factored"],

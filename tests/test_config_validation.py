@@ -29,6 +29,7 @@ from aesi_lib.run.config import (
     PARSER_BACKENDS,
     RANGES,
     REMOVED_KEYS,
+    REMOVED_VALUES,
     STRING_CHOICES,
     TYPE_SCHEME_PATTERN,
     RunConfig,
@@ -199,6 +200,15 @@ def test_a_removed_key_at_its_fixed_value_is_dropped_and_any_other_value_is_an_e
     assert exc.value.problems[0][1].startswith(f"removed; {why}; delete the key")
 
 
+def test_a_removed_value_of_a_remaining_key_is_named_with_its_reason():
+    assert REMOVED_VALUES
+    for key, values in REMOVED_VALUES.items():
+        for value, why in values.items():
+            with pytest.raises(ConfigError) as exc:
+                RunConfig.from_dict(_at(key, value))
+            assert exc.value.problems == [(key, f"{json.dumps(value)} was removed; {why}")]
+
+
 def test_a_stored_configuration_with_removed_keys_at_their_fixed_values_still_loads():
     # What project.json held for the default preset before the keys were removed.
     stored = RunConfig.from_dict(PRESETS["default"]).to_dict()
@@ -351,10 +361,7 @@ def test_sizes_the_corpus_cannot_hold_fail_with_the_key_and_the_bound():
     with pytest.raises(ConfigError, match="only 5 predicate lemmas to cut: use at most 5"):
         check_unit_counts(ModelConfig(n_templates=6, template_unit="predicate"), features,
                           units_t=units)
-    with pytest.raises(ConfigError, match="only 5 coreference chains to cut: use at most 5"):
-        check_unit_counts(ModelConfig(n_templates=6, template_unit="chain"), features,
-                          units_t=units)
-    check_unit_counts(ModelConfig(n_templates=5, template_unit="chain"), features,
+    check_unit_counts(ModelConfig(n_templates=5, template_unit="predicate"), features,
                       units_t=units)
     heads = len(np.unique(features.head_ids))
     factored = ModelConfig(mode="sc", slot_model="factored", n_slots=4 * (heads + 1))

@@ -567,56 +567,6 @@ def test_the_cache_is_the_project_folders_whoever_starts_the_flow(server, refere
     assert not (tmp_path / "other-storage").exists()
 
 
-def test_coreference_step_adds_chains_and_pronouns(prefect_here, reference, tmp_path):
-    """features.chains: a cached coreference step between the entity table and the features;
-    the chains go to the store; with features.pronouns the resolved pronouns become mentions
-    headed by their antecedents; template_unit="chain" ties a chain's mentions."""
-    from aesi_lib.store import Store
-    from flows.induce import induce_flow
-
-    project = tmp_path / "project"
-    shutil.copytree(reference["project"], project)
-    config = deep_merge(preset("default"), {"features": {"chains": True, "pronouns": True}})
-    r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
-                    config=config)
-    assert r["steps"]["coreference"]["state"] == "Completed"
-    assert r["documents_parsed"] == 0                 # the parses came from the cache
-    table = pd.read_parquet(r["artifacts"]["entities"])
-    plain = pd.read_parquet(reference["results"]["artifacts"]["entities"])
-    assert len(table) > len(plain)                    # resolved pronouns added
-    pronouns = table.merge(plain[["doc_id", "sent_id", "head_index"]].drop_duplicates(),
-                           how="left", indicator=True)
-    added = pronouns[pronouns["_merge"] == "left_only"]
-    assert len(added) and added["chain"].notna().all()
-    assert set(added["mention"].str.lower()) <= {"he", "she", "they", "them", "him", "her",
-                                                 "it", "his", "its", "their", "himself",
-                                                 "themselves", "herself", "itself"}
-    with Store(project / "aesi.duckdb", read_only=True) as store:
-        chains = store.chain_table(table["doc_id"].unique())
-    assert len(chains) >= table["chain"].notna().sum() - len(added)
-    # A document deleted and added again gets its chain rows back although the coreference
-    # step comes from the cache (the store is written by a step of its own, never cached).
-    doc = table["doc_id"].iloc[0]
-    with Store(project / "aesi.duckdb") as store:
-        before = len(store.chain_table([doc]))
-        store.delete_documents([doc])
-        assert len(store.chain_table([doc])) == 0
-    again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
-                        config=config)
-    assert again["steps"]["coreference"]["state"] == "Cached"
-    assert again["steps"]["store-chains"]["state"] == "Completed"
-    with Store(project / "aesi.duckdb", read_only=True) as store:
-        assert before > 0 and len(store.chain_table([doc])) == before
-
-    by_chain = deep_merge(config, {"model": {"template_unit": "chain"}})
-    r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "chain"), demo=True,
-                    config=by_chain)
-    export = pd.read_parquet(tmp_path / "chain" / "assignments.parquet")
-    chained = pd.read_parquet(r["artifacts"]["entities"])
-    per_chain = export.assign(chain=chained["chain"].to_numpy()).dropna(subset=["chain"])
-    assert (per_chain.groupby(["doc_id", "chain"])["template"].nunique() == 1).all()
-
-
 def test_context_vector_step_feeds_the_context_term(prefect_here, reference, tmp_path):
     pytest.importorskip("transformers", reason="the context extra is not installed")
     from flows.induce import induce_flow

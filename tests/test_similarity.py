@@ -47,9 +47,7 @@ def random_features(n: int, seed: int, dim: int = 6, vocab: int = 15) -> EntityF
         sentence_ids=sentence_ids,
         doc_ids=sentence_ids // 4,
         pmi=P,
-        chain_ids=rng.integers(n // 2, size=n),
     )
-
 
 
 def with_shared_sentences(f: EntityFeatures, n_sentences: int, dim: int,
@@ -175,19 +173,3 @@ def test_large_operator_is_matrix_free() -> None:
     assert time.perf_counter() - start < 5.0
     assert yt.shape == ys.shape == (n,)
     assert np.all(W_S.degrees() > 0)
-
-
-def test_chain_terms_match_the_dense_definition():
-    """δ(chain_i = chain_j) in W_T and W_H, entry by entry; weight 0 leaves the term out."""
-    f = random_features(30, seed=5)
-    options = SimilarityOptions(chain_weight=0.7, chain_h_weight=2.0)
-    np.testing.assert_allclose(template_similarity(f, options) @ np.eye(30),
-                               dense_template_similarity(f, options), atol=1e-12)
-    np.testing.assert_allclose(head_class_similarity(f, options) @ np.eye(30),
-                               dense_head_class_similarity(f, options), atol=1e-12)
-    with_chain = template_similarity(f, options) @ np.eye(30)
-    without = template_similarity(f) @ np.eye(30)
-    chains = f.chain_ids
-    same = (chains[:, None] == chains[None, :]).astype(float)
-    np.testing.assert_allclose(with_chain - without, 0.7 * same, atol=1e-12)
-    assert [t.name for _, t in template_similarity(f).terms] == ["pmi", "cos_hp"]

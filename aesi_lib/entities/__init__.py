@@ -9,14 +9,7 @@
   of each dependency label, used by the factored slots.
 """
 
-from aesi_lib.entities.chains import (
-    ChainOptions,
-    CoreferenceResult,
-    coreference_chains,
-    resolve_coreference,
-)
 from aesi_lib.entities.entity_table import entities_frame
-from aesi_lib.entities.mentions import Mention, detect_mentions
 from aesi_lib.entities.positions import (
     ARGUMENT_POSITIONS,
     LOCATIVE_PREPOSITIONS,
@@ -38,18 +31,12 @@ __all__ = [
     "DEFAULT_RULES",
     "ENTITY_COLUMNS",
     "LOCATIVE_PREPOSITIONS",
-    "ChainOptions",
-    "CoreferenceResult",
     "EntityRecord",
     "EntityRules",
-    "Mention",
     "argument_position",
     "argument_positions",
-    "coreference_chains",
-    "detect_mentions",
     "entities_frame",
     "extract_entities",
     "extract_sentence_entities",
     "mention_text",
-    "resolve_coreference",
 ]

@@ -44,12 +44,11 @@ class ModelConfig:
     n_init : int
         Yu-Shi discretisations per cut (seeds ``seed..seed+n_init-1``); the best normalized
         association wins.
-    template_unit : {"mention", "predicate", "chain"}
-        What a template label is given to: each entity mention (the paper), each predicate
+    template_unit : {"mention", "predicate"}
+        What a template label is given to: each entity mention (the paper), or each predicate
         lemma, all of whose mentions then share a template (the cut of ``Gᵀ W_T G``; see
-        ``aesi_lib.model.tying.unit_indicator``), or each coreference chain (all mentions of
-        one entity share a template; needs ``features.chains``). Not in the paper: options of
-        the quality track.
+        ``aesi_lib.model.tying.unit_indicator``). Not in the paper: an option of the quality
+        track.
     slot_unit : {"mention", "pattern"}
         What a slot label is given to: each entity mention (the paper), or each pattern
         (dependency label, set of semantic types) shared by several mentions.
@@ -83,7 +82,7 @@ class ModelConfig:
     seed: int = 0
     similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
     n_init: int = 1
-    template_unit: Literal["mention", "predicate", "chain"] = "mention"
+    template_unit: Literal["mention", "predicate"] = "mention"
     slot_unit: Literal["mention", "pattern"] = "mention"
     slot_model: Literal["cut", "factored"] = "cut"
     consensus_members: int = 1
@@ -184,8 +183,8 @@ def check_unit_counts(config: ModelConfig, features: EntityFeatures,
 
     problems = []
     template_units = count(units_t)
-    what_t = ({"predicate": "predicate lemmas", "chain": "coreference chains"}
-              .get(config.template_unit, f"{config.template_unit} units")
+    what_t = ({"predicate": "predicate lemmas"}.get(config.template_unit,
+                                                   f"{config.template_unit} units")
               if units_t is not None else "entity mentions")
     if config.n_templates > template_units:
         problems.append(("model.n_templates", f"{config.n_templates} templates, but the corpus has "

@@ -38,7 +38,6 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
             pmi_shape=np.asarray(pmi.shape),
             predicate_ids=_optional(features.predicate_ids),
             argument_positions=_optional(features.argument_positions),
-            chain_ids=_optional(features.chain_ids),
             context_rows=_optional(features.context_rows),
             predicate_tagged_counts=_optional(features.predicate_tagged_counts),
             context_vectors=(features.context_vectors if features.context_vectors is not None
@@ -74,7 +73,6 @@ def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
                                   shape=tuple(z["pmi_shape"])),
                 predicate_ids=_stored_optional(z, "predicate_ids"),
                 argument_positions=_stored_optional(z, "argument_positions"),
-                chain_ids=_stored_optional(z, "chain_ids"),
                 context_rows=_stored_optional(z, "context_rows"),
                 predicate_tagged_counts=_stored_optional(z, "predicate_tagged_counts"),
                 context_vectors=_stored_optional(z, "context_vectors"),

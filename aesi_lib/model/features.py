@@ -46,8 +46,6 @@ class EntityFeatures:
     argument_positions : ndarray of shape (E,), int, optional
         Argument position of the dependency label (``aesi_lib.model.factored_slots``); needed for
         factored slots (``ModelConfig.slot_model = "factored"``).
-    chain_ids : ndarray of shape (E,), int, optional
-        Corpus-wide coreference chain of each mention (``features.chains``).
     context_vectors : ndarray of shape (E, c) or (S, c), float32, optional
         The vector of each mention's sentence (``features.context``,
         ``aesi_lib.lexicon.encoder``): one row per mention, or, with ``context_rows``, one
@@ -73,7 +71,6 @@ class EntityFeatures:
     pmi: sp.csr_matrix
     predicate_ids: np.ndarray | None = None
     argument_positions: np.ndarray | None = None
-    chain_ids: np.ndarray | None = None
     context_vectors: np.ndarray | None = None
     context_rows: np.ndarray | None = None
     predicate_tagged_counts: np.ndarray | None = None
@@ -114,7 +111,7 @@ class EntityFeatures:
             "doc_ids": self.doc_ids.shape[0],
         }
         shared = self.context_rows is not None
-        for name in ("predicate_ids", "argument_positions", "chain_ids", "context_rows",
+        for name in ("predicate_ids", "argument_positions", "context_rows",
                      "predicate_tagged_counts", "context_vectors"):
             value = getattr(self, name)
             if value is not None and not (shared and name == "context_vectors"):
@@ -151,11 +148,6 @@ class FeatureOptions:
         paper: direct hypernyms of the first noun sense), ``"lexname"`` (noun supersense such as
         ``noun.person``) or ``"depth:N"`` (the ancestor N steps below the root). Named entities
         without a synset fall back to a coarse class from NER in every scheme.
-    chains : compute coreference chains (``aesi_lib.entities.chains``, a deterministic sieve)
-        and give every mention its chain (``EntityFeatures.chain_ids``); not in the paper. The
-        chain terms and units of the model need them.
-    pronouns : add the pronouns the chains resolve as entity mentions of their own, headed by
-        their chain's representative (``aesi_lib.entities.chain_tables``); needs ``chains``.
     context : give every mention the vector of its sentence from one encoder pass over the
         sentences that hold mentions (``EntityFeatures.context_vectors``,
         ``aesi_lib.lexicon.encoder``); not in the paper. The context term of W_T needs them.
@@ -204,8 +196,6 @@ class FeatureOptions:
     """
 
     type_scheme: str = "hypernyms"
-    chains: bool = False
-    pronouns: bool = False
     context: bool = False
     encoder: Literal["minilm", "static", "transformer"] = "minilm"
     encoder_model: str | None = None
@@ -218,9 +208,6 @@ class FeatureOptions:
     ner_as_noun: bool = False
 
     def __post_init__(self) -> None:
-        if self.pronouns and not self.chains:
-            raise ValueError("features.pronouns needs features.chains (the chains resolve the "
-                             "pronouns)")
         if self.encoder_device != "cpu" and self.encoder == "static":
             raise ValueError(f"features.encoder_device={self.encoder_device} needs "
                              "features.encoder=minilm or transformer (the static encoder runs "
@@ -303,8 +290,6 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
     Parameters
     ----------
     entities : DataFrame with columns ``doc_id, sent_id, head_lemma, predicate, dep, ner``
-        and, when the store has coreference chains, ``chain`` (the chain id within the
-        document; missing or null: the mention is a chain of its own)
         (``Store.entity_table``), one row per mention, in the order the model will use.
     pmi_table : DataFrame ``word1, word2, pmi`` over head lemmas (``Store.head_pmi``).
     vectors : gensim KeyedVectors (``aesi_lib.lexicon.vectors.load_vectors``).
@@ -359,7 +344,6 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         pmi=pmi_matrix(pmi_table, vocabulary),
         predicate_ids=pred_ids.astype(np.int64),
         argument_positions=argument_positions(dep_names)[dep_ids],
-        chain_ids=_chain_ids(entities),
         predicate_tagged_counts=None if wordnet is None else np.asarray(
             [wordnet.verb_tagged_count(p) for p in pred_names], dtype=np.float64)[pred_ids],
     )
@@ -368,14 +352,3 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
                               oov_rate, tuple(pred_names))
     return features, vocab
 
-
-def _chain_ids(entities: pd.DataFrame) -> np.ndarray | None:
-    """Corpus-wide chain ids from the per-document ``chain`` column (None without one)."""
-    if "chain" not in entities.columns:
-        return None
-    chain = entities["chain"]
-    # A mention without a chain is a chain of its own: a unique negative key per row.
-    own = pd.Series(-np.arange(1, len(entities) + 1), index=entities.index)
-    local = chain.fillna(own).astype(np.int64).astype(str)
-    keys = entities["doc_id"].astype(str) + "\x1f" + local
-    return np.unique(keys.to_numpy(), return_inverse=True)[1].astype(np.int64)

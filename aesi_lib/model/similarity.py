@@ -55,11 +55,6 @@ class SimilarityOptions:
     context_weight : float
         Weight of the cosine of the mentions' sentence vectors (``features.context``) in W_T.
         Not in the paper; 0 (the default) leaves the term out.
-    chain_weight, chain_h_weight : float
-        Weights of ``δ(chain_i = chain_j)``, the two mentions corefer
-        (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
-        leaves the term out. Tied by predicate (head word), the term links the predicates
-        (heads) whose arguments corefer. Needs ``EntityFeatures.chain_ids``.
     salience_weight : float
         Weight of ``s_p(i) · s_p(j)`` in W_T, the product of the salience of the two mentions'
         predicates (``aesi_lib.model.salience``: how much more the corpus uses a predicate
@@ -78,8 +73,6 @@ class SimilarityOptions:
     type_weight: float = 1.0
     cos_h_weight: float = 1.0
     context_weight: float = 0.0
-    chain_weight: float = 0.0
-    chain_h_weight: float = 0.0
     salience_weight: float = 0.0
 
 
@@ -99,18 +92,6 @@ def _type_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupTe
         return GroupTerm("type", set_ids, S, S.shape[0])
     row_ids, set_ids, S = cross_type_set_groups(rows.types, features.types)
     return GroupTerm("type", set_ids, S, S.shape[1], row_group_ids=row_ids)
-
-
-def _chain_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupTerm:
-    """δ(chain_i = chain_j): the two mentions are in one coreference chain. A chain belongs to
-    one document, so new mentions (``rows``) share none with the training mentions."""
-    if features.chain_ids is None:
-        raise ValueError("a chain term needs features.chain_ids (build the features from an "
-                         "entity table with chains)")
-    chains = np.asarray(features.chain_ids, dtype=np.int64)
-    n = int(chains.max()) + 1 if chains.size else 0
-    row_ids = None if rows is None else np.full(rows.n_entities, -1, dtype=np.int64)
-    return GroupTerm("chain", chains, None, n, row_group_ids=row_ids)
 
 
 def _context_term(features: EntityFeatures, rows: EntityFeatures | None) -> CosineTerm:
@@ -137,8 +118,7 @@ def template_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
-    ``context_weight · cos(sentence_i, sentence_j)``, ``chain_weight · δ(chain_i = chain_j)``
-    and ``salience_weight · s_p(i) s_p(j)``
+    ``context_weight · cos(sentence_i, sentence_j)`` and ``salience_weight · s_p(i) s_p(j)``
     (:func:`aesi_lib.model.salience.predicate_salience`) when those weights are not 0 (not in
     the paper).
 
@@ -171,8 +151,6 @@ def template_terms(
     ]
     if options.context_weight:
         terms.append((options.context_weight, _context_term(features, rows)))
-    if options.chain_weight:
-        terms.append((options.chain_weight, _chain_term(features, rows)))
     if options.salience_weight:
         terms.append((options.salience_weight, _salience_term(features, options, rows)))
     return terms
@@ -214,8 +192,7 @@ def slot_terms(
 def head_class_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
-    """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j), and
-    ``chain_h_weight · δ(chain_i = chain_j)`` when that weight is not 0.
+    """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j).
 
     Not in the paper: the graph of the semantic classes of factored slots
     (``aesi_lib.model.factored_slots``). It keeps the type term of W_S (Eq. 2) and replaces the
@@ -225,14 +202,11 @@ def head_class_terms(
     :func:`template_terms`.
     """
     row_vectors = None if rows is None else [rows.head_vectors]
-    terms: WeightedTerms = [
+    return [
         (options.type_weight, _type_term(features, rows)),
         (options.cos_h_weight,
          CosineTerm("cos_h", [features.head_vectors], row_blocks=row_vectors)),
     ]
-    if options.chain_h_weight:
-        terms.append((options.chain_h_weight, _chain_term(features, rows)))
-    return terms
 
 
 TermsOf = Callable[[EntityFeatures, SimilarityOptions, "EntityFeatures | None"], WeightedTerms]

@@ -163,10 +163,20 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
                                "(aesi_lib.store.database.MIN_PAIR_DOCS)"),
     "features.phrasal_verbs": (False, "entity rule R13 (phrasal verbs as predicates of their "
                                "own) measured no gain (docs/experiments/)"),
+    "features.chains": (False, "coreference chains measured no gain (docs/experiments/)"),
+    "features.pronouns": (False, "the pronouns the coreference chains resolved went with the "
+                          "chains, which measured no gain (docs/experiments/)"),
+    "model.similarity.chain_weight": (0.0, "coreference chains in W_T measured no gain "
+                                      "(docs/experiments/)"),
+    "model.similarity.chain_h_weight": (0.0, "coreference chains in W_H measured no gain "
+                                        "(docs/experiments/)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.
-REMOVED_VALUES: dict[str, dict[Any, str]] = {}
+REMOVED_VALUES: dict[str, dict[Any, str]] = {
+    "model.template_unit": {"chain": "templates tied by coreference chain measured no gain "
+                                     "(docs/experiments/); use 'mention' or 'predicate'"},
+}
 
 
 def drop_removed_keys(data: dict[str, Any]) -> dict[str, Any]:
@@ -276,15 +286,13 @@ class RunConfig:
 # What each model option that reads an optional feature needs: (model key, feature key).
 _NEEDS = (
     ("similarity.context_weight", "context"),
-    ("similarity.chain_weight", "chains"),
-    ("similarity.chain_h_weight", "chains"),
 )
 
 
 def feature_requirements(features: FeatureOptions, model: ModelConfig
                          ) -> list[tuple[str, str]]:
     """``(key, message)`` for every model option that reads a feature the configuration does
-    not compute: a term's weight above 0 needs its vectors or chains, chain units need chains.
+    not compute: a term's weight above 0 needs its vectors.
     Checked with the rest of the configuration, before any work."""
     problems = []
     for model_key, feature in _NEEDS:
@@ -295,8 +303,6 @@ def feature_requirements(features: FeatureOptions, model: ModelConfig
             problems.append((f"model.{model_key}",
                              f"{value:g} needs features.{feature}=true (or set the weight to "
                              f"0)"))
-    if model.template_unit == "chain" and not features.chains:
-        problems.append(("model.template_unit", "'chain' needs features.chains=true"))
     return problems
 
 

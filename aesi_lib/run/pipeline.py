@@ -137,13 +137,9 @@ def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
 def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
                  splits: Sequence[str] | None = None,
                  context_cache: str | Path | None = None,
-                 parse_cache: str | Path | None = None,
                  ) -> tuple[pd.DataFrame, EntityFeatures, FeatureVocabulary]:
     """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None).
 
-    With ``features.chains``, the table gets each mention's coreference chain (and with
-    ``features.pronouns`` the resolved pronouns' rows) from the parses in ``parse_cache``
-    (the cache :func:`ingest_documents` filled), as the flow's ``coreference`` step does.
     With ``features.context``, the features carry the context vectors of every mention
     (:func:`aesi_lib.lexicon.mention_context.mention_context_vectors`, the function the flow's
     ``context-vectors`` step calls), embedded through the per-document cache
@@ -153,8 +149,6 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     if table.empty:
         raise NoEntitiesError()
     doc_ids = sorted(table["doc_id"].unique())
-    if config.features.chains:
-        table = _with_chains(store, table, config, doc_ids, parse_cache)
     pmi = store.head_pmi(doc_ids)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if config.features.context:
@@ -168,21 +162,6 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
                 table, sentences, run_encoder(config.features, config.vectors_path), cache)
         features = dataclasses.replace(features, **context.feature_arrays())
     return table, features, vocab
-
-
-def _with_chains(store: Store, table: pd.DataFrame, config: RunConfig, doc_ids: list[str],
-                 parse_cache: str | Path | None) -> pd.DataFrame:
-    from aesi_lib.entities.chain_tables import chained_entity_table
-    from aesi_lib.parse.backends import make_parser
-
-    if parse_cache is None:
-        raise ValueError("features.chains reads the documents' parses: pass parse_cache (the "
-                         "folder given to ingest_documents)")
-    wanted = set(doc_ids)
-    documents = [d for d in store.documents() if d.doc_id in wanted]
-    parses, _ = parse_with_cache(make_parser(config.parser), documents, parse_cache)
-    chained, _, _ = chained_entity_table(table, parses, documents, config.features.pronouns)
-    return chained
 
 
 def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,

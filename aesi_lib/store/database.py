@@ -18,7 +18,6 @@ import duckdb
 import pandas as pd
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.entities.chain_tables import CHAIN_COLUMNS
 from aesi_lib.entities.rules import ENTITY_COLUMNS as RECORD_COLUMNS
 from aesi_lib.errors import AesiError, InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument
@@ -304,15 +303,14 @@ class Store:
 
     def delete_documents(self, doc_ids: Iterable[str] = (), splits: Iterable[str] = ()
                          ) -> dict[str, int]:
-        """Delete documents (named, and every one of ``splits``) with their sentences, tokens,
-        entities and coreference chains, in one transaction. The parse cache keeps their
+        """Delete documents (named, and every one of ``splits``) with their sentences, tokens
+        and entities, in one transaction. The parse cache keeps their
         parses; the assignments of recorded runs stay (they are those runs' results).
 
         Returns
         -------
         dict
-            Rows removed per table (``documents``, ``sentences``, ``tokens``, ``entities``,
-            ``chains``).
+            Rows removed per table (``documents``, ``sentences``, ``tokens``, ``entities``).
 
         Raises
         ------
@@ -333,7 +331,7 @@ class Store:
                              "nothing was deleted")
         doomed = sorted(set(doc_ids) | set(self.document_ids(splits) if splits else []))
         if not doomed:
-            return {"documents": 0, "sentences": 0, "tokens": 0, "entities": 0, "chains": 0}
+            return {"documents": 0, "sentences": 0, "tokens": 0, "entities": 0}
         self.con.begin()
         try:
             self.con.register("doomed", pd.DataFrame({"doc_id": doomed}))
@@ -347,23 +345,6 @@ class Store:
             raise
         return {name: int(counts[name]) for name in counts.index}
 
-    def replace_chains(self, doc_ids: Iterable[str], chains: pd.DataFrame) -> None:
-        """Replace the coreference chain rows of ``doc_ids`` (``chains``: the columns of
-        ``aesi_lib.entities.chain_tables.CHAIN_COLUMNS``) in one transaction."""
-        doomed = pd.DataFrame({"doc_id": sorted(set(doc_ids))})
-        self.con.begin()
-        try:
-            self.con.register("doomed", doomed)
-            self.con.execute(load_sql("delete_chain_rows"))
-            self.con.unregister("doomed")
-            if len(chains):
-                self.con.from_df(chains.reindex(columns=list(CHAIN_COLUMNS))).insert_into(
-                    "chains")
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            raise
-
     def _query_with(self, query: str, name: str, frame: pd.DataFrame,
                     params: dict[str, Any] | None = None) -> pd.DataFrame:
         """Run the named SQL file with ``frame`` visible to it as the table ``name``."""
@@ -376,11 +357,6 @@ class Store:
     def sentence_texts(self, doc_ids: Iterable[str]) -> pd.DataFrame:
         """``doc_id, sent_id, text`` of every sentence of ``doc_ids``, in document order."""
         return self._query_with("sentence_texts", "wanted_docs",
-                                pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
-
-    def chain_table(self, doc_ids: Iterable[str]) -> pd.DataFrame:
-        """The chain rows of ``doc_ids``, in document order."""
-        return self._query_with("chain_table", "wanted_docs",
                                 pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
 
     def document_ids(self, splits: Iterable[str] | None = None) -> list[str]:
