@@ -260,7 +260,8 @@ def _no_work(monkeypatch) -> None:
      "features.encoder_model (the model folder)"),
     (["--set", "model.n_initt=8"], "model.n_initt (from --set): unknown key; did you mean "
      "'n_init'?"),
-    (["--set", "parser.ner=maybe"], "parser.ner (from --set): must be true or false, got maybe"),
+    (["--set", "features.context=maybe"],
+     "features.context (from --set): must be true or false, got maybe"),
     (["--set", "model.n_init"], "--set 'model.n_init': expected KEY=VALUE"),
     (["--set", "model.similarity.pmi_weight=-1"],
      "model.similarity.pmi_weight (from --set): must be at least 0, got -1"),
@@ -351,7 +352,6 @@ COMPANIONS = {
     "features.event_noun_senses": ["features.event_nouns=true"],
     "features.agentive_modifiers": ["features.event_nouns=true"],
     "features.attribution_verbs": ["features.event_nouns=true"],
-    "features.ner_as_noun": ["parser.ner=true"],
     "features.encoder_model": ["features.encoder=transformer"],
     "model.similarity.context_weight": ["features.context=true"],
     "model.consensus_members": ["features.context=true", "model.similarity.context_weight=1",

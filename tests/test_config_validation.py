@@ -60,7 +60,9 @@ REPO = Path(__file__).resolve().parents[1]
     ({"model": {"n_templates": 5000}}, "model.n_templates: must be at most 1000, got 5000"),
     ({"model": {"n_templates": 0}}, "model.n_templates: must be at least 1, got 0"),
     ({"model": {"n_init": "eight"}}, "model.n_init: must be an integer, got eight"),
-    ({"parser": {"ner": "maybe"}}, "parser.ner: must be true or false, got maybe"),
+    ({"features": {"event_nouns": "maybe"}},
+     "features.event_nouns: must be true or false, got maybe"),
+    ({"parser": {"ner": "maybe"}}, "parser.ner: removed; the entity recognizer"),
     ({"model": {"similarity": {"pmi_weight": -1}}},
      "model.similarity.pmi_weight: must be at least 0, got -1"),
     ({"model": {"n_templatez": 3}}, "model.n_templatez: unknown key; did you mean "
@@ -72,8 +74,7 @@ REPO = Path(__file__).resolve().parents[1]
     ({"model": {"mode": "sc", "slot_model": "factored", "n_slots": 6}},
      "model.n_slots: slot_model='factored' needs n_slots to be a multiple of 4, got 6"),
     ({"features": {"ner_as_noun": True}},
-     "features.ner_as_noun: needs parser.ner=true (the entity recognizer gives the names "
-     "their class)"),
+     "features.ner_as_noun: removed; names typed as the common noun of their NER class"),
 ])
 def test_bad_values_name_the_key_and_what_is_allowed(data, expected):
     with pytest.raises(ConfigError) as exc:
@@ -121,7 +122,7 @@ def _existing_configurations():
         sweep += [deep_merge(PRESETS[spec["base"]], c) for c in spec["configurations"].values()]
     written = {"model": {"constraint_weight": 1, "seed": 3,
                          "similarity": {"pmi_weight": 2, "dep_weight": 0.5}},
-               "parser": {"casing": "lower", "ner": True}, "vectors_path": "v.kv"}
+               "parser": {"casing": "lower", "batch_size": 8}, "vectors_path": "v.kv"}
     return [{}, *PRESETS.values(), *sweep, written]
 
 
@@ -157,11 +158,11 @@ def test_strings_from_the_command_line_are_coerced_to_the_field_types():
     checked = validate_config({"model": {"n_init": "8", "constraint_weight": "1",
                                          "similarity": {"pmi_weight": "0"}},
                                "features": {"context": "true"},
-                               "parser": {"ner": "no", "model": "en_core_web_sm"}})
+                               "parser": {"batch_size": "16", "model": "en_core_web_sm"}})
     assert checked == {"model": {"n_init": 8, "constraint_weight": 1.0,
                                  "similarity": {"pmi_weight": 0.0}},
                        "features": {"context": True},
-                       "parser": {"ner": False, "model": "en_core_web_sm"}}
+                       "parser": {"batch_size": 16, "model": "en_core_web_sm"}}
     assert type(checked["model"]["constraint_weight"]) is float
 
 
@@ -297,7 +298,7 @@ def test_rules_name_real_keys():
     assert set(STRING_CHOICES) <= keys
     assert set(DESCRIPTIONS) <= keys
     # Every field of every dataclass is a key: new fields are picked up without a list.
-    assert {"parser.ner", "model.n_init", "model.similarity.pmi_weight", "vectors_path",
+    assert {"parser.casing", "model.n_init", "model.similarity.pmi_weight", "vectors_path",
             "features.type_scheme", "model.similarity.salience_weight"} <= keys
     n_fields = sum(len(dataclasses.fields(c)) for c in (ParserConfig, FeatureOptions,
                                                          ModelConfig, SimilarityOptions))

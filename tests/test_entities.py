@@ -171,14 +171,6 @@ def test_record_fields_and_order(spacy_parser):
     assert all(r.doc_id == "t" and r.ner == "" for r in records)
 
 
-def test_ner_type_of_the_head():
-    parser = SpacyParser(ner=True)
-    parsed = next(parser.parse([Document("n", "The soldiers arrived in Lima on Monday.",
-                                         "test", "test")]))
-    lima = [r for r in extract_entities(parsed) if r.head == "Lima"]
-    assert lima and lima[0].ner == "GPE"
-
-
 def test_entities_frame_columns_and_types(spacy_parser):
     frame = entities_frame(entities(spacy_parser, "The guerrillas attacked the village."))
     assert tuple(frame.columns) == ENTITY_COLUMNS == (

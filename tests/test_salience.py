@@ -168,8 +168,7 @@ class _TaggedCounts:
     def verb_tagged_count(self, lemma: str) -> int:
         return self.counts.get(lemma, 0)
 
-    def semantic_types(self, lemma: str, ner: str, scheme: str, ner_as_noun: bool = False
-                       ) -> tuple[str, ...]:
+    def semantic_types(self, lemma: str, scheme: str) -> tuple[str, ...]:
         return ()
 
 

@@ -198,7 +198,9 @@ class EntityRecord:
     ``head_index`` is the head's token index within sentence ``sent_id`` (both 0-based);
     ``head`` its text as in the document; ``head_lemma`` its lemma lowercased; ``mention`` the
     noun phrase text; ``predicate`` the verb lemma lowercased; ``dep`` one of ``nsubj``,
-    ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's NER type or ``""``;
+    ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's named-entity type where the
+    parse has one (the parsers of a run have no entity recognizer: ``""``; the column stays
+    for the stores written before);
     ``start_char`` and ``end_char`` the mention's character span ``[start, end)`` in the
     document text (-1 when the parser gives no offsets); ``predicate_index`` the predicate's
     token index within the sentence (under R12 and R14-R16 the event noun's).

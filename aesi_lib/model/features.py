@@ -146,8 +146,8 @@ class FeatureOptions:
     ----------
     type_scheme : how a head's semantic types are read from WordNet: ``"hypernyms"`` (the
         paper: direct hypernyms of the first noun sense), ``"lexname"`` (noun supersense such as
-        ``noun.person``) or ``"depth:N"`` (the ancestor N steps below the root). Named entities
-        without a synset fall back to a coarse class from NER in every scheme.
+        ``noun.person``) or ``"depth:N"`` (the ancestor N steps below the root). A head without
+        a noun sense in WordNet (most names) has no type.
     context : give every mention the vector of its sentence from one encoder pass over the
         sentences that hold mentions (``EntityFeatures.context_vectors``,
         ``aesi_lib.lexicon.encoder``); not in the paper. The context term of W_T needs them.
@@ -186,13 +186,6 @@ class FeatureOptions:
         of the event noun's verb (rule R16: ``the army accused the FMLN of the attack`` ->
         FMLN/nsubj of attack). Not in the paper. A change re-extracts the stored documents'
         rows from the parse cache.
-    ner_as_noun : a name WordNet does not know is typed as the common noun its NER class
-        stands for (a PERSON as *person*, an ORG as *organization*, a GPE as *location*;
-        ``WordNetLexicon.semantic_types``), so that it shares types with common nouns
-        under ``hypernyms`` and ``depth:N`` (*Romero* with *priest*, *FMLN* with *army* under
-        ``depth:3``); without it such a name has a pseudo-type of its own (``ne.person``).
-        Under ``lexname`` the class's supersense is the name's type either way. Needs
-        ``parser.ner``. Not in the paper.
     """
 
     type_scheme: str = "hypernyms"
@@ -205,7 +198,6 @@ class FeatureOptions:
     support_verbs: bool = False
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
-    ner_as_noun: bool = False
 
     def __post_init__(self) -> None:
         if self.encoder_device != "cpu" and self.encoder == "static":
@@ -289,16 +281,15 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
 
     Parameters
     ----------
-    entities : DataFrame with columns ``doc_id, sent_id, head_lemma, predicate, dep, ner``
+    entities : DataFrame with columns ``doc_id, sent_id, head_lemma, predicate, dep``
         (``Store.entity_table``), one row per mention, in the order the model will use.
     pmi_table : DataFrame ``word1, word2, pmi`` over head lemmas (``Store.head_pmi``).
     vectors : gensim KeyedVectors (``aesi_lib.lexicon.vectors.load_vectors``).
-    wordnet : ``aesi_lib.lexicon.wordnet.WordNetLexicon`` or None (then only the NER fallback
-        types are used).
+    wordnet : ``aesi_lib.lexicon.wordnet.WordNetLexicon`` or None (then no head has a
+        semantic type).
     options : FeatureOptions.
     """
     from aesi_lib.lexicon.vector_lookup import lookup_vectors
-    from aesi_lib.lexicon.wordnet import coarse_type
 
     options = options or FeatureOptions()
     heads = entities["head_lemma"].astype(str).to_numpy()
@@ -317,19 +308,13 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         w in vectors.key_to_index for w in pred_names)
     oov_rate = 1.0 - known / max(1, len(head_names) + len(pred_names))
 
-    ners = entities["ner"].fillna("").astype(str).to_numpy()
-    type_cache: dict[tuple[str, str], tuple[str, ...]] = {}
+    type_cache: dict[str, tuple[str, ...]] = {}
     type_sets: list[tuple[str, ...]] = []
-    for lemma, ner in zip(heads, ners, strict=True):
-        key = (lemma, ner)
-        if key not in type_cache:
-            if wordnet is not None:
-                type_cache[key] = tuple(wordnet.semantic_types(
-                    lemma, ner, scheme=options.type_scheme, ner_as_noun=options.ner_as_noun))
-            else:
-                fallback = coarse_type(ner)
-                type_cache[key] = (fallback,) if fallback else ()
-        type_sets.append(type_cache[key])
+    for lemma in heads:
+        if lemma not in type_cache:
+            type_cache[lemma] = (() if wordnet is None else
+                                 tuple(wordnet.semantic_types(lemma, scheme=options.type_scheme)))
+        type_sets.append(type_cache[lemma])
     types, type_names = type_indicator(type_sets)
 
     vocabulary = {w: i for i, w in enumerate(head_names)}

@@ -110,8 +110,6 @@ DESCRIPTIONS: dict[str, str] = {
     "parser.casing": "Re-casing of all-upper-case text before parsing (see "
                      "aesi_lib.parse.casing): auto is truecase for upper-case texts, asis "
                      "otherwise.",
-    "parser.ner": "Run the entity recognizer; NER classes type the names WordNet does not "
-                  "know. About twice the parsing time.",
     "parser.model": "spaCy model package name or path (default: the installed English model).",
     "parser.stanza_dir": "Stanza model folder.",
     "parser.batch_size": "Documents per spaCy nlp.pipe batch.",
@@ -170,6 +168,10 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
                                       "(docs/experiments/)"),
     "model.similarity.chain_h_weight": (0.0, "coreference chains in W_H measured no gain "
                                         "(docs/experiments/)"),
+    "parser.ner": (False, "the entity recognizer (NER classes for the names WordNet does not "
+                   "know) measured no gain (docs/experiments/)"),
+    "features.ner_as_noun": (False, "names typed as the common noun of their NER class went "
+                             "with parser.ner, which measured no gain (docs/experiments/)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.
@@ -247,9 +249,6 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         problems = feature_requirements(self.features, self.model)
-        if self.features.ner_as_noun and not self.parser.ner:
-            problems.append(("features.ner_as_noun", "needs parser.ner=true (the entity "
-                             "recognizer gives the names their class)"))
         if problems:
             raise ConfigError(problems)
 
