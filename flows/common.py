@@ -277,13 +277,21 @@ def _parse_runner(processes: int) -> Iterator[ThreadPoolTaskRunner | None]:
         yield runner
 
 
-def configuration(config: dict[str, Any] | None, config_path: str | None) -> dict[str, Any]:
-    """The configuration a flow runs with, as nested dicts: ``config`` (the ``default``
-    preset when None) with the file ``config_path`` merged over it, its resource paths
-    absolute (``aesi_lib.run.config.absolute_resource_paths``: the project keeps them for
-    later runs). A deployment names its file (``prefect.yaml``), so nothing from an ad-hoc
-    run reaches it."""
-    data = preset("default") if config is None else config
+def configuration(config: dict[str, Any] | None, config_path: str | None,
+                  preset_name: str | None = None) -> dict[str, Any]:
+    """The configuration a flow runs with, as nested dicts: ``config`` (the preset
+    ``preset_name`` when None, ``default`` when that is None too) with the file
+    ``config_path`` merged over it, its resource paths absolute
+    (``aesi_lib.run.config.absolute_resource_paths``: the project keeps them for later
+    runs). A deployment names its preset (``prefect.yaml``), so nothing from an ad-hoc run
+    reaches it.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``preset_name``, naming the presets.
+    """
+    data = preset(preset_name or "default") if config is None else config
     if config_path:
         data = deep_merge(data, read_config_file(config_path))
     return absolute_resource_paths(data)

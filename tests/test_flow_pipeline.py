@@ -230,23 +230,22 @@ def test_a_scheduled_update_runs_its_own_configuration_and_consumes_its_inbox(
     adhoc = deep_merge(preset("default"), {"model": {"seed": 6, "n_init": 1}})
     induce_flow(project_dir=str(project), out_dir=str(tmp_path / "adhoc"), demo=True,
                 config=adhoc)
-    # ... but the scheduled update runs with the file its deployment names.
+    # ... but the scheduled update runs with the preset its deployment names.
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     (inbox / "NEW-1.txt").write_text("A CAR BOMB EXPLODED IN FRONT OF THE EMBASSY. THE POLICE "
                                      "ARRESTED TWO GUERRILLAS.")
-    scheduled = REPO / "configs" / "scheduled.json"
+    scheduled = _deployment_parameters("aesi-incremental")
     r = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(tmp_path / "o"),
-                    allow_empty=True, consume=True, config_path=str(scheduled))
+                    allow_empty=True, consume=True, preset=scheduled["preset"])
     assert r["documents_parsed"] == 1
-    assert RunConfig.from_dict(r["config"]) == RunConfig.from_dict(
-        json.loads(scheduled.read_text()))
+    assert RunConfig.from_dict(r["config"]) == RunConfig.from_dict(preset("default"))
     assert not list(inbox.glob("*.txt"))
     assert [p.name for p in inbox.glob("done/*/*")] == ["NEW-1.txt"]
     # The next scheduled run finds the inbox empty: nothing is solved.
     again = update_flow(docs_path=str(inbox), project_dir=str(project),
                         out_dir=str(tmp_path / "o"), allow_empty=True, consume=True,
-                        config_path=str(scheduled))
+                        preset=scheduled["preset"])
     assert again["documents_given"] == 0 and "skipped" in again
 
 
@@ -363,9 +362,25 @@ def test_a_project_keeps_absolute_resource_paths_for_runs_from_another_folder(
     assert r["config"]["vectors_path"] == str(first / "vectors.txt")
 
 
-def test_the_scheduled_configuration_is_the_default_preset():
-    scheduled = json.loads((REPO / "configs" / "scheduled.json").read_text())
-    assert RunConfig.from_dict(scheduled) == RunConfig.from_dict(preset("default"))
+def _deployment_parameters(name: str) -> dict[str, Any]:
+    """The parameters ``prefect.yaml`` gives the deployment ``name``."""
+    import yaml
+
+    spec = yaml.safe_load((REPO / "prefect.yaml").read_text())
+    return next(d for d in spec["deployments"] if d["name"] == name)["parameters"]
+
+
+def test_the_scheduled_deployments_run_the_default_preset_by_name():
+    for name in ("aesi-full-run", "aesi-incremental"):
+        parameters = _deployment_parameters(name)
+        assert parameters["preset"] == "default" and "config_path" not in parameters, name
+    # No copy of the preset that could drift from it.
+    assert not (REPO / "configs" / "scheduled.json").exists()
+    from flows.common import configuration
+
+    assert configuration(None, None, "default") == preset("default")
+    with pytest.raises(ValueError, match="unknown preset 'defualt'"):
+        configuration(None, None, "defualt")
 
 
 def test_update_parses_only_new_and_changed_documents(prefect_here, reference, tmp_path):
@@ -632,7 +647,7 @@ def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
     assert incremental.parameters["consume"] is True
     for d in (full, incremental):
         # Each names its configuration: nothing of an ad-hoc run reaches it.
-        assert d.parameters["config_path"] == "configs/scheduled.json"
+        assert d.parameters["preset"] == "default"
         assert d.work_pool_name == "aesi-local"
         assert [s.schedule.cron for s in d.schedules] and all(s.active for s in d.schedules)
         assert d.job_variables["env"]["DO_NOT_TRACK"] == "1"
