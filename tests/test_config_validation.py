@@ -305,6 +305,28 @@ def test_rules_name_real_keys():
     assert len(keys) == n_fields - 1 + 2    # ModelConfig.similarity is a section; 2 paths
 
 
+def _schema_leaves(schema: dict, node: dict, prefix: str = "") -> list[str]:
+    leaves = []
+    for name, prop in node["properties"].items():
+        ref = prop.get("$ref")
+        if ref:
+            leaves += _schema_leaves(schema, schema["$defs"][ref.rsplit("/", 1)[-1]],
+                                     f"{prefix}{name}.")
+        else:
+            leaves.append(prefix + name)
+    return leaves
+
+
+def test_the_configuration_has_at_most_40_keys():
+    # Issue 46: an option must earn its place (measured gain, or a setting of the user's
+    # corpus or machine); the constants and the measured negatives left the configuration.
+    schema = json_schema()
+    leaves = _schema_leaves(schema, schema)
+    assert leaves == list(config_keys())
+    assert len(leaves) <= 40, leaves
+    assert not set(REMOVED_KEYS) & set(leaves)
+
+
 def test_json_schema_describes_every_key():
     schema = json_schema()
     defs = schema["$defs"]

@@ -14,7 +14,10 @@ default and description (from the dataclass docstring); the generated models add
   the type scheme (:data:`TYPE_SCHEME_PATTERN`);
 * the numeric ranges of :data:`RANGES` (|T| and |S| from 1 to :data:`MAX_CLUSTERS`, weights
   non-negative, ...);
-* no unknown keys: a typo is an error that suggests the closest key, never a silent default.
+* no unknown keys: a typo is an error that suggests the closest key, never a silent default;
+* the keys that were removed (:data:`REMOVED_KEYS`, and :data:`REMOVED_VALUES`): given the
+  behaviour that is now fixed (as the configuration of an existing project states it) they are
+  dropped, given anything else they are an error that says why they went.
 
 Fields annotated with ``Literal`` take their choices from the annotation itself. The checks
 that relate fields (factored slots need ``mode="sc"``, ...) stay in the dataclasses'
@@ -125,6 +128,23 @@ DESCRIPTIONS: dict[str, str] = {
 # other value is an error that names the key. The last commit with the code of the options
 # measured as no gain is 74202f9.
 REMOVED_KEYS: dict[str, tuple[Any, str]] = {
+    "parser.ner": (False, "the entity recognizer (NER classes for the names WordNet does not "
+                   "know) measured no gain (docs/experiments/)"),
+    "features.token_context": (False, "in-context token vectors measured no gain "
+                               "(docs/experiments/); features.context gives the sentence "
+                               "vectors"),
+    "features.pmi_variant": ("pmi", "W_T's PMI is always the plain PMI: normalised PMI "
+                             "measured no gain (docs/experiments/), and no PMI term is "
+                             "model.similarity.pmi_weight=0"),
+    "features.min_pair_docs": (1, "every pair of heads a document shares counts in the PMI "
+                               "(aesi_lib.store.database.MIN_PAIR_DOCS)"),
+    "features.phrasal_verbs": (False, "entity rule R13 (phrasal verbs as predicates of their "
+                               "own) measured no gain (docs/experiments/)"),
+    "features.chains": (False, "coreference chains measured no gain (docs/experiments/)"),
+    "features.pronouns": (False, "the pronouns the coreference chains resolved went with the "
+                          "chains, which measured no gain (docs/experiments/)"),
+    "features.ner_as_noun": (False, "names typed as the common noun of their NER class went "
+                             "with parser.ner, which measured no gain (docs/experiments/)"),
     "model.solver": ("eigsh", "the eigensolver is always ARPACK's eigsh "
                      "(aesi_lib.model.ncut.spectral_embedding)"),
     "model.eig_tol": (1e-8, "the eigensolver's tolerance is always 1e-8 "
@@ -147,31 +167,14 @@ REMOVED_KEYS: dict[str, tuple[Any, str]] = {
                                             "(aesi_lib.model.salience.SALIENCE_MIN_COUNT)"),
     "model.similarity.document_context_weight": (0.0, "document vectors in W_T measured no "
                                                  "gain (docs/experiments/)"),
-    "features.token_context": (False, "in-context token vectors measured no gain "
-                               "(docs/experiments/); features.context gives the sentence "
-                               "vectors"),
     "model.similarity.predicate_context_weight": (0.0, "in-context predicate vectors in W_T "
                                                   "measured no gain (docs/experiments/)"),
     "model.similarity.head_context_weight": (0.0, "in-context head vectors in W_S and W_H "
                                              "measured no gain (docs/experiments/)"),
-    "features.pmi_variant": ("pmi", "W_T's PMI is always the plain PMI: normalised PMI "
-                             "measured no gain (docs/experiments/), and no PMI term is "
-                             "model.similarity.pmi_weight=0"),
-    "features.min_pair_docs": (1, "every pair of heads a document shares counts in the PMI "
-                               "(aesi_lib.store.database.MIN_PAIR_DOCS)"),
-    "features.phrasal_verbs": (False, "entity rule R13 (phrasal verbs as predicates of their "
-                               "own) measured no gain (docs/experiments/)"),
-    "features.chains": (False, "coreference chains measured no gain (docs/experiments/)"),
-    "features.pronouns": (False, "the pronouns the coreference chains resolved went with the "
-                          "chains, which measured no gain (docs/experiments/)"),
     "model.similarity.chain_weight": (0.0, "coreference chains in W_T measured no gain "
                                       "(docs/experiments/)"),
     "model.similarity.chain_h_weight": (0.0, "coreference chains in W_H measured no gain "
                                         "(docs/experiments/)"),
-    "parser.ner": (False, "the entity recognizer (NER classes for the names WordNet does not "
-                   "know) measured no gain (docs/experiments/)"),
-    "features.ner_as_noun": (False, "names typed as the common noun of their NER class went "
-                             "with parser.ner, which measured no gain (docs/experiments/)"),
 }
 
 # Values of remaining keys that are no longer choices, with why.
@@ -202,8 +205,9 @@ def drop_removed_keys(data: dict[str, Any]) -> dict[str, Any]:
             continue
         given = node.pop(name)
         if not _same_value(given, fixed):
-            problems.append((key, f"removed; {why}; delete the key (it was "
-                             f"{json.dumps(fixed)}, given {json.dumps(given)})"))
+            problems.append((key, f"removed; {why}; delete the key (given "
+                             f"{json.dumps(given)}, only its fixed value {json.dumps(fixed)} "
+                             "is accepted)"))
     for key, values in REMOVED_VALUES.items():
         node = out
         for part in key.split("."):

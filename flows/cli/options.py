@@ -67,7 +67,7 @@ CONFIG_FLAGS: tuple[tuple[str, str, str, str], ...] = (
      "system's WordNet"),
 )
 
-SET_EXAMPLES = "model.n_init=8, features.context=false, model.similarity.pmi_weight=0.5"
+SET_EXAMPLES = "model.n_init=8, features.type_scheme=lexname, model.similarity.pmi_weight=0.5"
 
 
 def _dest(flag: str) -> str:
