@@ -88,8 +88,8 @@ def entity_rules(config: RunConfig) -> EntityRules:
     Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
 
     Without ``wordnet_path`` and without a WordNet on the machine, R12 is left out with a
-    warning, as the semantic types fall back to NER classes then (:func:`load_lexicon`); the
-    store records which rules made its rows, so installing WordNet later re-extracts them.
+    warning (no head has a semantic type then either, :func:`load_lexicon`); the store records
+    which rules made its rows, so installing WordNet later re-extracts them.
 
     Raises
     ------
@@ -127,9 +127,8 @@ def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
     except ResourceMissingError as exc:
         if config.wordnet_path:
             raise
-        log.warning("WordNet unavailable, semantic types fall back to NER classes and no "
-                    "predicate is salient (model.similarity.salience_weight adds nothing): %s",
-                    exc)
+        log.warning("WordNet unavailable, no head has a semantic type and no predicate is "
+                    "salient (model.similarity.salience_weight adds nothing): %s", exc)
         wordnet = None
     return vectors, wordnet
 
