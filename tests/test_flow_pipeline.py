@@ -362,6 +362,37 @@ def test_a_project_keeps_absolute_resource_paths_for_runs_from_another_folder(
     assert r["config"]["vectors_path"] == str(first / "vectors.txt")
 
 
+def test_update_reads_a_project_stored_before_options_were_removed(prefect_here, reference,
+                                                                   tmp_path):
+    """``project.json`` of a project made while the removed options existed holds each of
+    them at its default, the behaviour now fixed: ``aesi update`` reads it as the same
+    configuration. One that was set to anything else stops the update at once, naming it."""
+    from aesi_lib.errors import ConfigError
+    from aesi_lib.run.config import REMOVED_KEYS
+    from flows.update import update_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    path = project / "project.json"
+    state = json.loads(path.read_text())
+    for key, (fixed, _) in REMOVED_KEYS.items():
+        *parents, name = key.split(".")
+        node = state["config"]
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[name] = fixed
+    path.write_text(json.dumps(state))
+    r = update_flow(docs_path=None, project_dir=str(project), out_dir=str(tmp_path / "o"))
+    assert r["documents"] == 40
+    assert RunConfig.from_dict(r["config"]) == RunConfig.from_dict(
+        reference["results"]["config"])
+    state["config"]["features"]["chains"] = True
+    path.write_text(json.dumps(state))
+    with pytest.raises(ConfigError, match="features.chains: removed; coreference chains "
+                       "measured no gain"):
+        update_flow(docs_path=None, project_dir=str(project), out_dir=str(tmp_path / "o"))
+
+
 def _deployment_parameters(name: str) -> dict[str, Any]:
     """The parameters ``prefect.yaml`` gives the deployment ``name``."""
     import yaml
