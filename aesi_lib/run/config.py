@@ -205,9 +205,11 @@ def drop_removed_keys(data: dict[str, Any]) -> dict[str, Any]:
             continue
         given = node.pop(name)
         if not _same_value(given, fixed):
-            problems.append((key, f"removed; {why}; delete the key (given "
-                             f"{json.dumps(given)}, only its fixed value {json.dumps(fixed)} "
-                             "is accepted)"))
+            # A value typed on the command line reads better as typed: true, not "true".
+            shown = (given if isinstance(given, str) and not isinstance(fixed, str)
+                     else json.dumps(given))
+            problems.append((key, f"removed; {why}; delete the key (given {shown}, only its "
+                             f"fixed value {json.dumps(fixed)} is accepted)"))
     for key, values in REMOVED_VALUES.items():
         node = out
         for part in key.split("."):
