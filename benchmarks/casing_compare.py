@@ -8,7 +8,7 @@ parse (UPOS, labelled attachment) is shown too.
 
 Usage::
 
-    .venv/bin/python benchmarks/casing_compare.py [--muc4-dir DIR] [--model NAME] [--ner]
+    .venv/bin/python benchmarks/casing_compare.py [--muc4-dir DIR] [--model NAME]
 
 Prints a Markdown table.
 """
@@ -61,7 +61,6 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--muc4-dir", type=Path, default=DEFAULT_MUC4)
     ap.add_argument("--model", default=DEFAULT_SPACY_MODEL)
-    ap.add_argument("--ner", action="store_true", help="keep the NER component")
     args = ap.parse_args(argv)
 
     upper = read_muc4_messages(args.muc4_dir / "tst4" / "tst4-muc4", "tst4")
@@ -72,14 +71,14 @@ def main(argv: list[str] | None = None) -> int:
 
     def parser(casing: str) -> SpacyParser:
         # Parsers of one model share the loaded pipeline.
-        return SpacyParser(model=args.model, casing=casing, ner=args.ner)
+        return SpacyParser(model=args.model, casing=casing)
 
     reference = list(parser("asis").parse(mixed))
     ref_quads = [quadruples(p) for p in reference]
     n_ref = sum(sum(q.values()) for q in ref_quads)
 
     print(f"TST4: {len(upper)} messages, {words} words; reference (mixed-case parse): "
-          f"{n_ref} entity quadruples; model {args.model}, ner={args.ner}\n")
+          f"{n_ref} entity quadruples; model {args.model}\n")
     print("| casing | entities | P | R | F1 | UPOS agree | LAS agree | parse s |")
     print("|---|---|---|---|---|---|---|---|")
     for casing in CASING_STRATEGIES:

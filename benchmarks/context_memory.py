@@ -1,7 +1,7 @@
 """Seconds and memory of the context-vector step's own work on a finished run's tables.
 
 Loads the newest entity table of a project (the MUC-4 one after ``./scripts/run.sh``) and the
-stored sentences and tokens of its documents, then runs
+stored sentences of its documents, then runs
 :func:`aesi_lib.lexicon.mention_context.mention_context_vectors` through the project's vector
 cache (every document cached after a run, so no model is loaded and the figures are the
 bookkeeping around the encoder, not the encoder). It reports the seconds of one untraced call,
@@ -12,7 +12,7 @@ two versions of the code can be compared).
 
 Usage::
 
-    .venv/bin/python benchmarks/context_memory.py [--project-dir .aesi] [--token-vectors]
+    .venv/bin/python benchmarks/context_memory.py [--project-dir .aesi]
 """
 
 from __future__ import annotations
@@ -52,8 +52,6 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project-dir", type=Path, default=REPO / ".aesi")
     ap.add_argument("--encoder", default="minilm", help="features.encoder of the run")
-    ap.add_argument("--token-vectors", action="store_true",
-                    help="also build the head and predicate vectors (features.token_context)")
     args = ap.parse_args(argv)
     files = glob.glob(str(args.project_dir / "tables" / "entities-*.parquet"))
     if not files:
@@ -63,7 +61,6 @@ def main(argv: list[str] | None = None) -> int:
     doc_ids = sorted(table["doc_id"].unique())
     with Store(args.project_dir / "aesi.duckdb", read_only=True) as store:
         sentences = store.sentence_texts(doc_ids)
-        tokens = store.mention_sentence_tokens(doc_ids)
     encoder = make_encoder(args.encoder)
     cache = args.project_dir / "context-vectors"
     loaded = vm_kib("VmRSS") / 1024
@@ -71,23 +68,20 @@ def main(argv: list[str] | None = None) -> int:
         fh.write("5")               # VmHWM starts again from the current RSS
 
     start = time.perf_counter()
-    context = mention_context_vectors(table, sentences, tokens, encoder, cache,
-                                      token_vectors=args.token_vectors)
+    context = mention_context_vectors(table, sentences, encoder, cache)
     seconds = time.perf_counter() - start
     tracemalloc.start()
-    mention_context_vectors(table, sentences, tokens, encoder, cache,
-                            token_vectors=args.token_vectors)
+    mention_context_vectors(table, sentences, encoder, cache)
     traced_peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
-    print(f"{len(table)} mentions, {context.n_sentences} mention sentences, {len(tokens)} "
-          f"tokens of theirs, {len(doc_ids)} documents ({context.embedded} embedded now); "
-          f"tables loaded: {loaded:.0f} MiB resident\n")
+    print(f"{len(table)} mentions, {context.n_sentences} mention sentences, {len(doc_ids)} "
+          f"documents ({context.embedded} embedded now); tables loaded: {loaded:.0f} MiB "
+          "resident\n")
     print("| seconds | traced peak (MiB) | resident peak added (MiB) | sentence vectors and "
-          "rows (sha256) | token vectors (sha256) |")
-    print("|---|---|---|---|---|")
+          "rows (sha256) |")
+    print("|---|---|---|---|")
     print(f"| {seconds:.2f} | {traced_peak:.1f} | {vm_kib('VmHWM') / 1024 - loaded:.0f} | "
-          f"{checksum(context.sentence, context.sentence_rows)} | "
-          f"{checksum(context.head, context.predicate) if args.token_vectors else '-'} |")
+          f"{checksum(context.sentence, context.sentence_rows)} |")
     return 0
 
 

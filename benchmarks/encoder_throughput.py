@@ -32,10 +32,9 @@ from aesi_lib.store import Store  # noqa: E402
 def mention_sentences(project_dir: Path, limit: int) -> list[str]:
     """The texts of the first ``limit`` sentences that hold a mention, in document order."""
     with Store(project_dir / "aesi.duckdb", read_only=True) as store:
-        doc_ids = store.document_ids()
-        tokens = store.mention_sentence_tokens(doc_ids)
-        sentences = store.sentence_texts(doc_ids)
-    held = set(zip(tokens["doc_id"], tokens["sent_id"], strict=True))
+        entities = store.entity_table()
+        sentences = store.sentence_texts(store.document_ids())
+    held = set(zip(entities["doc_id"], entities["sent_id"], strict=True))
     texts = [text for doc, sent, text in zip(sentences["doc_id"], sentences["sent_id"],
                                              sentences["text"], strict=True)
              if (doc, sent) in held]
@@ -75,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     if not texts:
         ap.error(f"{args.project_dir}: no sentence holds a mention")
     encoder = TransformerEncoder()
-    encoder.encode(texts[:64], [[] for _ in texts[:64]])          # load and warm up
+    encoder.encode(texts[:64])          # load and warm up
     start = time.perf_counter()
-    encoder.encode(texts, [[] for _ in texts])
+    encoder.encode(texts)
     seconds = time.perf_counter() - start
     pieces = sum(len(ids) for ids in encoder._tokenizer(
         texts, truncation=True, max_length=encoder.recipe.max_length)["input_ids"])

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [("δ(same dependency)", f"{float((dep_sizes ** 2).sum()) / n ** 2:.1%}",
              f"largest clique: {dep_sizes.index[0]} ({dep_sizes.iloc[0]:,} mentions)")]
     vectors, wordnet = pipeline.load_lexicon(RunConfig())
-    empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": [], "npmi": []})
+    empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": []})
     for scheme in SCHEMES:
         features, vocab = build_features(table, empty_pmi, vectors, wordnet,
                                          FeatureOptions(type_scheme=scheme))

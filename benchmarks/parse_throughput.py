@@ -16,7 +16,7 @@ the parses (and their cache bytes) with the cold run's.
 
 Usage::
 
-    .venv/bin/python benchmarks/parse_throughput.py [--limit N] [--ner] [--muc4-dir DIR]
+    .venv/bin/python benchmarks/parse_throughput.py [--limit N] [--muc4-dir DIR]
         [--processes N] [--check]
 
 Prints a Markdown table, the ratio of aesi's throughput to bare single-process ``nlp.pipe``,
@@ -95,13 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="only the first N messages")
     ap.add_argument("--model", default=DEFAULT_SPACY_MODEL)
     ap.add_argument("--casing", default=DEFAULT_CASING)
-    ap.add_argument("--ner", action="store_true", help="keep the NER component on both sides")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--chunk", type=int, default=100, help="messages per alternating chunk")
     ap.add_argument("--ingest-batch", type=int, default=50,
                     help="documents per parse batch inside aesi's chunk (the flow's default)")
-    ap.add_argument("--ner-cost", action="store_true",
-                    help="also time bare nlp.pipe with the NER component (when --ner is off)")
     ap.add_argument("--processes", type=int, default=usable_cores(),
                     help="aesi's parse processes (default: the usable cores, "
                     f"{usable_cores()} here; 1: in this process)")
@@ -120,29 +117,23 @@ def main(argv: list[str] | None = None) -> int:
 
     # spaCy's own components on the bare side; aesi's parser uses the memoised stand-ins of
     # the attribute ruler and the lemmatizer (aesi_lib.parse.memo_components).
-    bare_nlp = load_spacy_pipeline(args.model, ner=args.ner, paragraph_breaks=False,
-                                   memoised=False)
-    ner_nlp = None
-    if args.ner_cost and not args.ner:
-        ner_nlp = load_spacy_pipeline(args.model, ner=True, paragraph_breaks=False,
-                                      memoised=False)
+    bare_nlp = load_spacy_pipeline(args.model, paragraph_breaks=False, memoised=False)
     # Loaded outside the timed region, like bare_nlp (with several processes: the workers
     # started and their models loaded).
-    config = ParserConfig(model=args.model, casing=args.casing, ner=args.ner,
+    config = ParserConfig(model=args.model, casing=args.casing,
                           batch_size=args.batch_size, n_process=args.processes)
     parser = make_parser(config)
     parser.load()
     # Warm-up of both pipelines (first-call allocations, truecaser lexicon).
-    for nlp in (bare_nlp, ner_nlp):
-        for _ in nlp.pipe([d.text for d in docs[:2]]) if nlp is not None else ():
-            pass
+    for _ in bare_nlp.pipe([d.text for d in docs[:2]]):
+        pass
     list(parser.parse(docs[:2]))
 
     # As the flow's ingest: two batches in flight when parsing in worker processes (so the
     # workers parse the next batch while one batch's entities are extracted), one at a time
     # when parsing in-process.
     in_flight = 2 if getattr(parser, "worker_peak_rss_mib", None) is not None else 1
-    bare_s = aesi_s = ner_s = 0.0
+    bare_s = aesi_s = 0.0
     # CPU seconds: of this process while each side runs, and of the parse workers (as of
     # their last reply, which follows their last piece).
     bare_cpu = aesi_cpu = 0.0
@@ -167,10 +158,6 @@ def main(argv: list[str] | None = None) -> int:
                 cold_parses += parsed
             bare_s += t1 - t0
             aesi_s += t2 - t1
-            if ner_nlp is not None:
-                for _ in ner_nlp.pipe((d.text for d in chunk), batch_size=args.batch_size):
-                    pass
-                ner_s += time.perf_counter() - t2
         rss_first = peak_rss_mib()
 
         t0 = time.perf_counter()
@@ -194,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         # In this process, with spaCy's own attribute ruler and lemmatizer: the check covers
         # the worker processes and the memoised components at once.
-        single = SpacyParser(model=args.model, casing=args.casing, ner=args.ner,
+        single = SpacyParser(model=args.model, casing=args.casing,
                              batch_size=args.batch_size, memoised=False)
         reference = list(single.parse(docs))
         same = (reference == cold_parses and [encode_parse(p) for p in reference]
@@ -203,14 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     processes = len(workers) or 1
     where = (f"{processes} worker processes" if workers else "this process")
     print(f"{len(docs)} MUC-4 messages, {words} words (whitespace-separated), model "
-          f"{args.model}, casing={args.casing}, ner={args.ner}, batch_size={args.batch_size}; "
+          f"{args.model}, casing={args.casing}, batch_size={args.batch_size}; "
           f"bare `nlp.pipe` in this process, aesi in {where}; {usable_cores()} usable cores\n")
     print("| run | seconds | words/s | documents parsed | |E| |")
     print("|---|---|---|---|---|")
     print(f"| bare `nlp.pipe` | {bare_s:.1f} | {words / bare_s:,.0f} | {len(docs)} | - |")
-    if ner_nlp is not None:
-        print(f"| bare `nlp.pipe` with ner | {ner_s:.1f} | {words / ner_s:,.0f} | {len(docs)} "
-              "| - |")
     if spacy_mp_s is not None:
         print(f"| bare `nlp.pipe`, n_process={args.spacy_processes} (one call, after) | "
               f"{spacy_mp_s:.1f} | {words / spacy_mp_s:,.0f} | {len(docs)} | - |")

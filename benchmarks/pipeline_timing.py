@@ -1,6 +1,6 @@
-"""End-to-end timing of the Prefect pipeline on MUC-4: cold, unchanged, +10 documents, chains.
+"""End-to-end timing of the Prefect pipeline on MUC-4: cold, unchanged, +10 documents.
 
-Four stages, each one ``aesi`` command in a fresh process (so every figure includes Python
+Three stages, each one ``aesi`` command in a fresh process (so every figure includes Python
 start-up, imports and Prefect's temporary API server, as a user sees it):
 
 1. ``aesi run`` on the full MUC-4 corpus with an empty project folder and parse cache;
@@ -8,10 +8,7 @@ start-up, imports and Prefect's temporary API server, as a user sees it):
 3. ``aesi update --docs new.jsonl`` with 10 new documents (target: ≤ 25% of the cold run and
    exactly 10 documents parsed). The 10 documents are the first TST4 messages in their original
    mixed-case version (``tst4/tst4-muc4.mixed-case``) under new ids: real texts that are in
-   neither the store nor the parse cache;
-4. ``aesi run --set features.chains=true`` on the warm project: the cost of the optional
-   coreference step (its ``coreference`` row: the sieve over the cached parses) and of the
-   features and solve that follow it (``--no-chains`` leaves this stage out).
+   neither the store nor the parse cache.
 
 Usage::
 
@@ -112,8 +109,6 @@ def main(argv: list[str] | None = None) -> int:
                         "of a copy taken at the start (cache keys hold a fingerprint of "
                         "aesi_lib, so edits made while the benchmark runs would turn the "
                         "'unchanged' stage into a changed one)")
-    parser.add_argument("--no-chains", action="store_true",
-                        help="leave out the fourth stage (features.chains on the warm project)")
     args = parser.parse_args(argv)
 
     muc4 = Path(args.muc4_dir).resolve()
@@ -136,10 +131,6 @@ def main(argv: list[str] | None = None) -> int:
         "+10 documents": run_stage("update", ["update", "--docs", str(work / "new.jsonl"),
                                               *common], env, work, out),
     }
-    if not args.no_chains:
-        stages["chains (warm parses)"] = run_stage(
-            "chains", ["run", "--muc4-dir", str(muc4), "--set", "features.chains=true",
-                       *common], env, work, out)
     cold = stages["cold"]["wall_s"]
     unchanged, update = stages["unchanged"], stages["+10 documents"]
     checks = {

@@ -117,11 +117,9 @@ class _RecordingEncoder:
         self.recipe = EncoderRecipe(encoder="record", model="record")
         self.calls: list[list[str]] = []
 
-    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
-               ) -> tuple[np.ndarray, list[np.ndarray]]:
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
         self.calls.append(list(sentences))
-        return (np.zeros((len(sentences), self.dimension), np.float32),
-                [np.zeros((len(s), self.dimension), np.float32) for s in spans])
+        return np.zeros((len(sentences), self.dimension), np.float32)
 
 
 def encoder_calls(project_dir: Path, context_rows: np.ndarray) -> list[list[str]]:
@@ -141,11 +139,9 @@ def encoder_calls(project_dir: Path, context_rows: np.ndarray) -> list[list[str]
     doc_ids = sorted(table["doc_id"].unique())
     with Store(project_dir / "aesi.duckdb", read_only=True) as store:
         sentences = store.sentence_texts(doc_ids)
-        tokens = store.mention_sentence_tokens(doc_ids)
     recorder = _RecordingEncoder()
     with tempfile.TemporaryDirectory() as cache:
-        context = mention_context_vectors(table, sentences, tokens, recorder, cache,
-                                          token_vectors=False)
+        context = mention_context_vectors(table, sentences, recorder, cache)
     if not np.array_equal(context.sentence_rows, context_rows):
         raise SystemExit(f"{table_path} is not the entity table of the newest feature file")
     return recorder.calls
@@ -157,10 +153,9 @@ def encode(folder: Path, threads: int | None, device: str = "cpu") -> np.ndarray
 
     calls = json.loads((folder / "sentences.json").read_text())["calls"]
     encoder = TransformerEncoder(threads=threads, device=device)
-    encoder.encode(["The model is loaded and warm before the clock starts."], [[]])
+    encoder.encode(["The model is loaded and warm before the clock starts."])
     start = time.perf_counter()
-    vectors = np.concatenate([encoder.encode(texts, [[] for _ in texts])[0]
-                              for texts in calls])
+    vectors = np.concatenate([encoder.encode(texts) for texts in calls])
     seconds = time.perf_counter() - start
     print(f"{len(vectors)} sentences on {device} ({encoder.threads} threads): {seconds:.1f} s, "
           f"{len(vectors) / seconds:.0f} sentences/s")

@@ -46,12 +46,9 @@ sys.path.insert(0, str(ROOT))
 
 from aesi_lib.model.amp import solve_amp, solve_sc  # noqa: E402
 from aesi_lib.model.ncut import normalized_cut  # noqa: E402
-from aesi_lib.model.similarity import (  # noqa: E402
-    SimilarityOptions,
-    slot_similarity,
-    template_similarity,
-)
+from aesi_lib.model.similarity import slot_similarity, template_similarity  # noqa: E402
 from aesi_lib.model.synthetic import planted_features  # noqa: E402
+from aesi_lib.model.terms import SimilarityOperator  # noqa: E402
 
 
 def _ari(a: np.ndarray, b: np.ndarray) -> float:
@@ -129,7 +126,7 @@ def _sk_setup(n: int, dim: int, seed: int, graph: str):
     convention for a precomputed affinity), identical in both sides' processes."""
     features, templates, slots = planted_features(n, dim=dim, seed=seed, noise=2.0)
     build, k = _GRAPHS[graph]
-    W = build(features, SimilarityOptions(diagonal="zero"))
+    W = SimilarityOperator(build(features).terms, zero_diagonal=True)
     return W, k, templates if graph == "W_T" else slots
 
 

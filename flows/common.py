@@ -28,8 +28,6 @@ from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
 from tasks.features import (
-    chain_table_task,
-    chained_file,
     context_file,
     context_task,
     embed_batch_task,
@@ -39,7 +37,6 @@ from tasks.features import (
     features_task,
     pmi_file,
     pmi_task,
-    store_chains_task,
 )
 from tasks.ingest import (
     corpus_fingerprint_task,
@@ -287,13 +284,21 @@ def _parse_runner(processes: int) -> Iterator[ThreadPoolTaskRunner | None]:
         yield runner
 
 
-def configuration(config: dict[str, Any] | None, config_path: str | None) -> dict[str, Any]:
-    """The configuration a flow runs with, as nested dicts: ``config`` (the ``default``
-    preset when None) with the file ``config_path`` merged over it, its resource paths
-    absolute (``aesi_lib.run.config.absolute_resource_paths``: the project keeps them for
-    later runs). A deployment names its file (``prefect.yaml``), so nothing from an ad-hoc
-    run reaches it."""
-    data = preset("default") if config is None else config
+def configuration(config: dict[str, Any] | None, config_path: str | None,
+                  preset_name: str | None = None) -> dict[str, Any]:
+    """The configuration a flow runs with, as nested dicts: ``config`` (the preset
+    ``preset_name`` when None, ``default`` when that is None too) with the file
+    ``config_path`` merged over it, its resource paths absolute
+    (``aesi_lib.run.config.absolute_resource_paths``: the project keeps them for later
+    runs). A deployment names its preset (``prefect.yaml``), so nothing from an ad-hoc run
+    reaches it.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``preset_name``, naming the presets.
+    """
+    data = preset(preset_name or "default") if config is None else config
     if config_path:
         data = deep_merge(data, read_config_file(config_path))
     return absolute_resource_paths(data)
@@ -311,15 +316,8 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                            doc_ids)
     entities = steps.run(f"entity-table{tag}", entity_table_task, project.db, doc_ids,
                          entities_file(project.work_dir, corpus_key, doc_ids))
-    if config.features.chains:
-        entities = steps.run(f"coreference{tag}", chain_table_task, entities, project.db,
-                             config, project.parse_cache,
-                             chained_file(entities, config, project.work_dir))
-        steps.run(f"store-chains{tag}", store_chains_task, entities, project.db)
     pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids,
-                    config.features.min_pair_docs,
-                    pmi_file(project.work_dir, corpus_key, doc_ids,
-                             config.features.min_pair_docs))
+                    pmi_file(project.work_dir, corpus_key, doc_ids))
     context = None
     if config.features.context:
         if _flow_runner_spreads_tasks():
@@ -383,8 +381,8 @@ def solve_summary(info_path: str) -> dict[str, Any]:
 
 _TIMING_GROUPS = {
     "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
-    "features": ("stored-documents", "corpus-fingerprint", "entity-table", "coreference",
-                 "store-chains", "head-pmi", "context-vectors", "build-features"),
+    "features": ("stored-documents", "corpus-fingerprint", "entity-table", "head-pmi",
+                 "context-vectors", "build-features"),
     "solve": ("solve", "keep-ids"),
     "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
 }

@@ -86,9 +86,9 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
                  parsed + reused, len(corpus.documents), reused)
     steps.add("parse", "Completed", time.perf_counter() - t, documents_parsed=parsed)
     entities = unstored_entity_table(frames)
-    sentences, tokens = parse_frames(parses)
+    sentences, _ = parse_frames(parses)
     export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
-                       out_dir, quote(sentences), quote(tokens))
+                       out_dir, quote(sentences))
 
     given = [d.doc_id for d in corpus.documents]
     results = {

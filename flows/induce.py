@@ -35,7 +35,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                 config: dict[str, Any] | None = None, parse_batch_size: int = 50,
                 encoding: str = "utf-8", skip_bad: bool = False,
                 config_path: str | None = None, fresh: bool = False,
-                keep_runs: int = DEFAULT_KEEP_RUNS) -> dict[str, Any]:
+                keep_runs: int = DEFAULT_KEEP_RUNS, preset: str | None = None
+                ) -> dict[str, Any]:
     """Induce schemas for a corpus and write the export and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -46,10 +47,11 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     muc4_dir, docs_path : the corpus (``aesi_lib.corpus.sources.load_corpus``: the user's
         documents, else MUC-4, else the embedded demo).
     demo : use the embedded demo corpus whatever else is found.
-    config : a ``RunConfig`` as a dict; None means the ``default`` preset
-        (``aesi_lib.run.presets``), the best configuration found on DEV/TST1/TST2.
-    config_path : a ``--config`` file (JSON) merged over ``config`` (or the default preset):
-        how a deployment names its configuration (``prefect.yaml``).
+    config : a ``RunConfig`` as a dict; None means the preset ``preset``.
+    preset : the preset (``aesi_lib.run.presets``) a run without ``config`` starts from;
+        None: ``default``, the best configuration found on DEV/TST1/TST2. How a deployment
+        names its configuration (``prefect.yaml``).
+    config_path : a ``--config`` file (JSON) merged over ``config`` (or the preset).
     fresh : solve from scratch with new ids. By default a full run carries the project's
         last solution (run or update; :func:`flows.common.carry_plan`): under the same
         configuration it warm-starts from it and keeps its ids (the nightly run after hourly
@@ -71,7 +73,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         What ``results.json`` holds: counts, per-step states and seconds, scores, paths.
     """
     started = time.perf_counter()
-    run_config = RunConfig.from_dict(configuration(config, config_path))
+    run_config = RunConfig.from_dict(configuration(config, config_path, preset))
     project = Project.at(project_dir)
     steps = Steps(project.results)
 

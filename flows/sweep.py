@@ -118,7 +118,8 @@ def load_sweep_spec(path: str | Path) -> dict[str, Any]:
     from aesi_lib.run.resources import check_resources
 
     source = Path(path)
-    spec = read_json_object(source, "sweep file", '{"base": {...}, "configurations": {...}}')
+    spec = read_json_object(source, "sweep file",
+                            '{"base": "default" or {...}, "configurations": {...}}')
     try:
         configurations = named_configurations(spec)
     except (TypeError, ValueError) as exc:

@@ -12,6 +12,7 @@ from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.plain import move_to_done
+from aesi_lib.run import presets
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
 from aesi_lib.run.outputs import document_summary, mapped_templates
@@ -45,7 +46,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
                 allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False,
-                config_path: str | None = None, consume: bool = False) -> dict[str, Any]:
+                config_path: str | None = None, consume: bool = False,
+                preset: str | None = None) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
     project and refresh the schema.
 
@@ -72,9 +74,12 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     allow_empty : a missing ``docs_path`` or a folder without documents means "nothing new"
         (the flow returns without refreshing) instead of an error; for scheduled runs that
         watch an inbox folder.
-    config_path : a configuration file (JSON, a ``RunConfig`` or part of one, over the
-        ``default`` preset) used instead of the project's last run's configuration, so that
-        a scheduled update runs with its own settings whatever ad-hoc run came before.
+    preset : a preset (``aesi_lib.run.presets``, e.g. ``default``) run instead of the project's
+        last run's configuration, with ``config`` and ``config_path`` merged over it, so that a
+        scheduled update runs with its own settings whatever ad-hoc run came before.
+    config_path : a configuration file (JSON, a ``RunConfig`` or part of one) merged over
+        the preset (``default`` when ``preset`` is None), also instead of the project's last
+        run's configuration.
     consume : once the update is done, move what ``docs_path`` held (its ``.txt`` files, or
         the file itself) into ``done/<time>/`` beside them, so that the next scheduled run
         finds an empty inbox and solves nothing.
@@ -87,8 +92,9 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                 "skipped": f"no documents in {docs_path}"}
     project = Project.at(project_dir)
     state = project.read_state()
-    if config_path:
-        run_config = RunConfig.from_dict(configuration(config, config_path))
+    if preset or config_path:
+        base = deep_merge(presets.preset(preset or "default"), config or {})
+        run_config = RunConfig.from_dict(configuration(base, config_path))
     else:
         run_config = RunConfig.from_dict(absolute_resource_paths(
             deep_merge(state.get("config", {}), config or {})))

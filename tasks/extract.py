@@ -18,15 +18,15 @@ from aesi_lib.run.config import RunConfig
 
 @task(name="fill-slots", cache_policy=NO_CACHE)
 def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
-                    config: RunConfig, out_dir: str, sentences: pd.DataFrame | None = None,
-                    tokens: pd.DataFrame | None = None) -> dict[str, str]:
+                    config: RunConfig, out_dir: str, sentences: pd.DataFrame | None = None
+                    ) -> dict[str, str]:
     """Assign the new mentions to the run's templates and slots (``aesi_lib.model.extract``) and
     write ``assignments.csv`` / ``.parquet`` for them, with the similarity score of each label
     and the rule that chose it (``unit``: a unit the run has seen; ``similarity``).
 
     With ``features.context``, the new mentions' context vectors come from the function the
-    run's ``context-vectors`` step used, over ``sentences`` and ``tokens`` (the new documents'
-    rows, ``aesi_lib.store.database.parse_frames``), through the project's vector cache."""
+    run's ``context-vectors`` step used, over ``sentences`` (the new documents' rows,
+    ``aesi_lib.store.database.parse_frames``), through the project's vector cache."""
     from aesi_lib.model.extract import fill_slots
     from aesi_lib.model.features import build_features
 
@@ -37,21 +37,19 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     labels = load_labels(artifacts["labels"])
     templates, slots = labels.template, labels.slot
     vectors, wordnet = pipeline.load_lexicon(config)
-    empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": [], "npmi": []})
+    empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": []})
     new, new_vocab = build_features(entities, empty_pmi, vectors, wordnet, config.features)
     if config.features.context:
         from aesi_lib.lexicon.encoder import run_encoder
         from aesi_lib.lexicon.mention_context import mention_context_vectors
 
-        if sentences is None or tokens is None:
-            raise ValueError("the run uses context vectors: the new documents' sentences and "
-                             "tokens are needed")
+        if sentences is None:
+            raise ValueError("the run uses context vectors: the new documents' sentences are "
+                             "needed")
         context = mention_context_vectors(
-            entities, sentences, tokens,
-            run_encoder(config.features, config.vectors_path),
-            Path(artifacts["project_dir"]) / "context-vectors",
-            token_vectors=config.features.token_context)
-        new = dataclasses.replace(new, **context.feature_arrays(config.features.token_context))
+            entities, sentences, run_encoder(config.features, config.vectors_path),
+            Path(artifacts["project_dir"]) / "context-vectors")
+        new = dataclasses.replace(new, **context.feature_arrays())
     fill = fill_slots(train, train_vocab, templates, slots, new, new_vocab, config.model)
     rows = np.arange(len(entities))
     frame = entities.assign(template=fill.template, slot=fill.slot)[pipeline.EXPORT_COLUMNS]

@@ -62,62 +62,11 @@ def entity_table_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
     return out_path
 
 
-def chained_file(entities_path: str, config: RunConfig, work_dir: str) -> str:
-    """Where :func:`chain_table_task` writes the chained table of ``entities_path``."""
-    key = content_key("chained", source_hash(chain_table_task.fn), resolved(work_dir),
-                      file_sha256(entities_path), config.parser, config.features.pronouns)
-    return str(Path(work_dir) / "tables" / f"{key}.parquet")
-
-
-def chain_rows_file(chained_path: str | Path) -> Path:
-    """Where :func:`chain_table_task` keeps the chain rows beside the chained table."""
-    chained = Path(chained_path)
-    return chained.with_name(chained.stem + ".chains.parquet")
-
-
-@task(name="coreference", persist_result=True, cache_key_fn=result_files_key("out_path"))
-def chain_table_task(entities_path: str, db_path: str, config: RunConfig, parse_cache: str,
-                     out_path: str) -> str:
-    """Coreference chains of the entity table's documents (``aesi_lib.entities.chain_tables``):
-    the table with each mention's ``chain``, and the resolved pronouns' rows with
-    ``features.pronouns``, as Parquet at ``out_path`` (:func:`chained_file`); the chain rows
-    themselves beside it
-    (:func:`chain_rows_file`), for :func:`store_chains_task` to write to the store.
-
-    The parses come from the per-document parse cache (a document whose parse is missing
-    there is parsed again)."""
-    from aesi_lib.entities.chain_tables import chained_entity_table
-    from aesi_lib.parse.cache import parse_with_cache
-    from tasks.parsers import PARSERS
-
-    log = get_run_logger()
-    table = pd.read_parquet(entities_path)
-    doc_ids = sorted(table["doc_id"].unique())
-    with Store(db_path, read_only=True) as store:
-        wanted = set(doc_ids)
-        documents = [d for d in store.documents() if d.doc_id in wanted]
-    with PARSERS.checkout(config.parser) as parser:
-        parses, stats = parse_with_cache(parser, documents, parse_cache)
-    chained, chains, n_pronouns = chained_entity_table(table, parses, documents,
-                                                      config.features.pronouns)
-    # The rows first: the cached result (the chained table) exists only with them.
-    save_table(chain_rows_file(out_path), chains)
-    save_table(out_path, chained)
-    linked = int(chained["chain"].notna().sum())
-    log.info("coreference: %d chains over %d mentions in %d documents (%d parses from the "
-             "cache); %d entity mentions in chains, %d resolved pronoun mentions%s",
-             chains.groupby(["doc_id", "chain"]).ngroups, len(chains), len(doc_ids),
-             stats.reused, linked, n_pronouns,
-             " added" if config.features.pronouns else " (not added)")
-    return out_path
-
-
 def context_file(entities_path: str, work_dir: str, features: FeatureOptions,
                  vectors_path: str | None) -> str:
     """Where :func:`context_task` writes the context vectors of ``entities_path``."""
     key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
-                      file_sha256(entities_path), features.token_context,
-                      run_encoder_key(features, vectors_path))
+                      file_sha256(entities_path), run_encoder_key(features, vectors_path))
     return str(Path(work_dir) / "features" / f"{key}.npz")
 
 
@@ -126,19 +75,16 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
                  vectors_cache: str, out_path: str, vectors_path: str | None = None) -> str:
     """One encoder pass over the sentences that hold mentions (``aesi_lib.lexicon.encoder``):
     the vector of each sentence that holds mentions, once, with each mention's row among
-    them, and, with ``features.token_context``, the in-context vectors of every mention's
-    predicate and head, one row per row of the entity table, as ``.npz`` at ``out_path``
-    (:func:`context_file`).
-    Sentences go through a per-document cache (``vectors_cache``), so a corpus that grows
-    embeds only its new documents, and a run whose vectors are all cached loads no model."""
+    them, as ``.npz`` at ``out_path`` (:func:`context_file`). Sentences go through a
+    per-document cache (``vectors_cache``), so a corpus that grows embeds only its new
+    documents, and a run whose vectors are all cached loads no model."""
     log = get_run_logger()
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
     progress = EmbeddingProgress(log, len(table[["doc_id", "sent_id"]].drop_duplicates()))
     encoder = run_encoder(features, vectors_path, progress=progress)
-    context = _stored_mention_context(table, db_path, encoder, vectors_cache,
-                                      features.token_context)
-    save_context(out_path, context.feature_arrays(features.token_context))
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
+    save_context(out_path, context.feature_arrays())
     log.info("context vectors (%s): %d mention sentences of %d documents (%d documents "
              "embedded now, the others from the cache%s) for %d mentions",
              encoder.recipe.model, context.n_sentences, len(doc_ids), context.embedded,
@@ -170,14 +116,12 @@ class EmbeddingProgress:
 
 
 def _stored_mention_context(table: pd.DataFrame, db_path: str, encoder: SentenceEncoder,
-                            vectors_cache: str, token_vectors: bool) -> MentionContext:
+                            vectors_cache: str) -> MentionContext:
     """The context vectors of the mentions in ``table``, from their stored sentences."""
     doc_ids = sorted(table["doc_id"].unique())
     with Store(db_path, read_only=True) as store:
         sentences = store.sentence_texts(doc_ids)
-        tokens = store.mention_sentence_tokens(doc_ids)
-    return mention_context_vectors(table, sentences, tokens, encoder, vectors_cache,
-                                   token_vectors)
+    return mention_context_vectors(table, sentences, encoder, vectors_cache)
 
 
 _WORKER_ENCODERS = threading.local()
@@ -204,37 +148,23 @@ def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
     number of documents of the batch and the number embedded now (the others were cached)."""
     table = pd.read_parquet(entities_path, filters=[("doc_id", "in", doc_ids)])
     encoder = _worker_encoder(features, vectors_path)
-    context = _stored_mention_context(table, db_path, encoder, vectors_cache,
-                                      token_vectors=False)
+    context = _stored_mention_context(table, db_path, encoder, vectors_cache)
     return {"worker": worker_name(), "documents": len(doc_ids), "embedded": context.embedded}
 
 
-@task(name="store-chains", cache_policy=NO_CACHE, **RETRY)
-def store_chains_task(chained_path: str, db_path: str) -> int:
-    """Write the chain rows of :func:`chain_table_task` to the store's ``chains`` table for
-    their documents. Not cached, so that the store holds the chains of every run's documents
-    even when the coreference step itself came from the cache (a document deleted and added
-    again gets its chain rows back)."""
-    table = pd.read_parquet(chained_path, columns=["doc_id"])
-    chains = pd.read_parquet(chain_rows_file(chained_path))
-    with Store(db_path) as store:
-        store.replace_chains(sorted(table["doc_id"].unique()), chains)
-    return len(chains)
-
-
-def pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str], min_pair_docs: int) -> str:
+def pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> str:
     """Where :func:`pmi_task` writes the PMI of the stored documents ``doc_ids``."""
     key = content_key("pmi", source_hash(pmi_task.fn), resolved(work_dir), corpus_key,
-                      sorted(doc_ids), min_pair_docs)
+                      sorted(doc_ids))
     return str(Path(work_dir) / "tables" / f"{key}.parquet")
 
 
 @task(name="head-pmi", persist_result=True, cache_key_fn=result_files_key("out_path"))
-def pmi_task(db_path: str, doc_ids: list[str], min_pair_docs: int, out_path: str) -> str:
+def pmi_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
     """Document-level PMI of head lemmas (SQL ``head_pmi.sql``) as Parquet at ``out_path``
     (:func:`pmi_file`); returns the path."""
     with Store(db_path, read_only=True) as store:
-        pmi = store.head_pmi(sorted(doc_ids), min_pair_docs=min_pair_docs)
+        pmi = store.head_pmi(sorted(doc_ids))
     save_table(out_path, pmi)
     get_run_logger().info("PMI: %d head-word pairs", len(pmi))
     return out_path

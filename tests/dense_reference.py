@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.salience import SALIENCE_MIN_COUNT, SALIENCE_SMOOTHING
 from aesi_lib.model.similarity import (
     SimilarityOptions,
     TermsOf,
@@ -20,18 +21,18 @@ from aesi_lib.model.similarity import (
 )
 
 
-def dense_cosine(vectors: np.ndarray, mode: str, rows: np.ndarray | None = None) -> np.ndarray:
-    """cos(v_i, v_j) from the definition, shifted / clipped / raw; zero vectors give 0."""
+def raw_cosine(vectors: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """cos(v_i, v_j) from the definition; zero vectors give 0."""
     Y = np.asarray(vectors, dtype=np.float64)
     X = Y if rows is None else np.asarray(rows, dtype=np.float64)
     denom = np.outer(np.linalg.norm(X, axis=1), np.linalg.norm(Y, axis=1))
     dots = X @ Y.T
-    cos = np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0)
-    if mode == "shift":
-        return (1.0 + cos) / 2.0
-    if mode == "clip":
-        return np.maximum(cos, 0.0)
-    return cos
+    return np.divide(dots, denom, out=np.zeros_like(dots), where=denom > 0)
+
+
+def dense_cosine(vectors: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """The graphs' cosine, shifted to (1 + cos) / 2."""
+    return (1.0 + raw_cosine(vectors, rows)) / 2.0
 
 
 def _shares_type(row_types, col_types) -> np.ndarray:
@@ -67,9 +68,7 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
                 rows: EntityFeatures | None = None) -> dict[str, np.ndarray]:
     """Every term any graph uses, by name, as a dense (rows × columns) matrix."""
     r = features if rows is None else rows
-    P = features.pmi.toarray().astype(np.float64)
-    if options.pmi == "positive":
-        P = np.maximum(P, 0.0)
+    P = np.maximum(features.pmi.toarray().astype(np.float64), 0.0)
     heads, row_heads = np.asarray(features.head_ids), np.asarray(r.head_ids)
     pmi = np.zeros((len(row_heads), len(heads)))
     known = row_heads >= 0
@@ -78,36 +77,27 @@ def dense_terms(features: EntityFeatures, options: SimilarityOptions,
     same_dep = ((row_dep[:, None] == dep[None, :]) & (row_dep[:, None] >= 0)).astype(float)
     hp = np.hstack([features.head_vectors, features.predicate_vectors])
     row_hp = np.hstack([r.head_vectors, r.predicate_vectors])
-    chains = None if features.chain_ids is None else np.asarray(features.chain_ids)
-    same_chain = (np.zeros((len(row_heads), len(heads))) if chains is None or rows is not None
-                  else (chains[:, None] == chains[None, :]).astype(float))
     context = {}
-    for name, attribute in (("context", "context_vectors"),
-                            ("predicate_context", "predicate_context_vectors"),
-                            ("head_context", "head_context_vectors")):
-        # Sentence vectors shared by sentence (context_rows) are expanded to one per mention.
-        vectors = (features.mention_context_vectors() if name == "context"
-                   else getattr(features, attribute))
-        if vectors is None:
-            continue
-        row_vectors = r.mention_context_vectors() if name == "context" else getattr(r, attribute)
+    # Sentence vectors shared by sentence (context_rows) are expanded to one per mention.
+    vectors = features.mention_context_vectors()
+    if vectors is not None:
+        row_vectors = r.mention_context_vectors()
         if row_vectors is None:
             row_vectors = np.zeros((r.n_entities, vectors.shape[1]))
-        context[name] = dense_cosine(vectors, options.cosine, row_vectors)
+        context["context"] = dense_cosine(vectors, row_vectors)
     salience = np.zeros((len(row_heads), len(heads)))
     if features.predicate_ids is not None and r.predicate_ids is not None:
         s = naive_salience(features.predicate_ids, features.predicate_tagged_counts,
-                           options.salience_smoothing, options.salience_min_count)
+                           SALIENCE_SMOOTHING, SALIENCE_MIN_COUNT)
         row_s = np.array([s.get(int(p), 0.0) for p in r.predicate_ids])
         salience = np.outer(row_s, [s.get(int(p), 0.0) for p in features.predicate_ids])
     return {
         **context,
         "salience": salience,
-        "chain": same_chain,
         "pmi": pmi,
-        "cos_hp": dense_cosine(hp, options.cosine, row_hp),
-        "cos_p": dense_cosine(features.predicate_vectors, options.cosine, r.predicate_vectors),
-        "cos_h": dense_cosine(features.head_vectors, options.cosine, r.head_vectors),
+        "cos_hp": dense_cosine(hp, row_hp),
+        "cos_p": dense_cosine(features.predicate_vectors, r.predicate_vectors),
+        "cos_h": dense_cosine(features.head_vectors, r.head_vectors),
         "dep": same_dep,
         "type": _shares_type(r.types, features.types),
     }
@@ -123,16 +113,7 @@ def dense_similarity(terms_of: TermsOf, features: EntityFeatures,
     n_rows = features.n_entities if rows is None else rows.n_entities
     W = np.zeros((n_rows, features.n_entities))
     for w, name in weighted:
-        M = values[name].copy()
-        if rows is None and options.diagonal == "zero":
-            np.fill_diagonal(M, 0.0)
-        if options.term_normalization == "mean_degree":
-            square = dense_terms(features, options)[name]
-            if options.diagonal == "zero":
-                np.fill_diagonal(square, 0.0)
-            mean = float(np.mean(np.abs(square.sum(axis=1))))
-            w = w / mean if mean > 0 else 0.0
-        W += w * M
+        W += w * values[name]
     return W
 
 

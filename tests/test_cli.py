@@ -146,18 +146,10 @@ def test_a_weight_without_its_feature_fails_in_one_line(capsys):
     _one_line_error(capsys, ["run", "--demo", "--set", "features.context=false"],
                     "model.similarity.context_weight (from preset default): 0.75 needs "
                     "features.context=true")
-    _one_line_error(capsys, ["run", "--demo", "--set",
-                             "model.similarity.predicate_context_weight=1"],
-                    "needs features.token_context=true")
     _one_line_error(capsys, ["run", "--demo", "--set", "model.template_unit=chain"],
-                    "model.template_unit")
-    _one_line_error(capsys, ["run", "--demo", "--set", "features.token_context=true",
-                             "--set", "features.context=false", "--set",
-                             "model.similarity.context_weight=0", "--set",
-                             "model.consensus_members=1"],
-                    "features.token_context needs features.context")
-    for weight in ("context_weight", "chain_weight", "chain_h_weight",
-                   "predicate_context_weight", "head_context_weight", "pmi_weight"):
+                    "model.template_unit (from --set): \"chain\" was removed; templates tied "
+                    "by coreference chain measured no gain")
+    for weight in ("context_weight", "salience_weight", "pmi_weight"):
         _one_line_error(capsys, ["run", "--demo", "--set", f"model.similarity.{weight}=-1"],
                         f"model.similarity.{weight}")
 
@@ -165,7 +157,7 @@ def test_a_weight_without_its_feature_fails_in_one_line(capsys):
 def test_run_config_merges_file_and_options(tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"model": {"n_templates": 8, "seed": 1},
-                                  "features": {"pmi_variant": "npmi"}}))
+                                  "features": {"type_scheme": "lexname"}}))
     vectors = tmp_path / "v.kv"
     vectors.write_bytes(b"")
     args = cli.build_parser().parse_args(
@@ -175,7 +167,7 @@ def test_run_config_merges_file_and_options(tmp_path):
     # The default preset is the base; the file overrides it; options override the file.
     assert merged["model"] == {**preset("default")["model"], "n_templates": 8, "seed": 4,
                                "n_slots": 8}
-    assert merged["features"] == {**preset("default")["features"], "pmi_variant": "npmi"}
+    assert merged["features"] == {**preset("default")["features"], "type_scheme": "lexname"}
     assert merged["parser"] == {"casing": "lower"}
     assert merged["vectors_path"] == str(vectors)
     paper = run_config(cli.build_parser().parse_args(["run", "--preset", "reproduction"]))
@@ -270,7 +262,8 @@ def _no_work(monkeypatch) -> None:
      "features.encoder_model (the model folder)"),
     (["--set", "model.n_initt=8"], "model.n_initt (from --set): unknown key; did you mean "
      "'n_init'?"),
-    (["--set", "parser.ner=maybe"], "parser.ner (from --set): must be true or false, got maybe"),
+    (["--set", "features.context=maybe"],
+     "features.context (from --set): must be true or false, got maybe"),
     (["--set", "model.n_init"], "--set 'model.n_init': expected KEY=VALUE"),
     (["--set", "model.similarity.pmi_weight=-1"],
      "model.similarity.pmi_weight (from --set): must be at least 0, got -1"),
@@ -293,11 +286,28 @@ def test_configuration_errors_stop_before_any_work(command, options, expected, t
 def test_errors_in_a_config_file_name_the_file(tmp_path, capsys, monkeypatch):
     _no_work(monkeypatch)
     config = tmp_path / "c.json"
-    config.write_text(json.dumps({"model": {"solver": "dense2"}, "parser": {"casing": "x"}}))
+    config.write_text(json.dumps({"model": {"init": "zero"}, "parser": {"casing": "x"}}))
     _one_line_error(capsys, ["run", "--config", str(config)],
                     f"parser.casing (from {config}): must be 'asis', 'lower', 'truecase' or "
-                    f"'auto', got 'x'; model.solver (from {config}): must be 'eigsh' or "
-                    "'lobpcg', got 'dense2'")
+                    f"'auto', got 'x'; model.init (from {config}): must be 'random' or 'sc', "
+                    "got 'zero'")
+
+
+def test_a_removed_key_is_named_with_its_reason_and_its_fixed_value_is_accepted(
+        tmp_path, capsys, monkeypatch):
+    _no_work(monkeypatch)
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"model": {"eig_tol": 1e-4}}))
+    _one_line_error(capsys, ["run", "--config", str(config)],
+                    f"model.eig_tol (from {config}): removed; the eigensolver's tolerance is "
+                    "always 1e-8")
+    _one_line_error(capsys, ["config", "--set", "model.deflate=true"],
+                    "model.deflate (from --set): removed;")
+    # The behaviour that is now fixed, as an old file or project states it, is dropped.
+    config.write_text(json.dumps({"model": {"eig_tol": 1e-8, "solver": "eigsh"}}))
+    assert cli.main(["config", "--config", str(config), "--set", "model.deflate=false"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert "eig_tol" not in printed["model"] and "deflate" not in printed["model"]
 
 
 def _example_value(key: str, info: Any, current: Any, tmp_path: Path) -> tuple[str, Any]:
@@ -340,23 +350,12 @@ def _value_at(config: RunConfig, key: str) -> Any:
 
 # Keys whose new value needs another key set too (the configuration's own combination checks).
 COMPANIONS = {
-    "features.pronouns": ["features.chains=true"],
-    "features.token_context": ["features.context=true"],
     "features.support_verbs": ["features.event_nouns=true"],
     "features.event_noun_senses": ["features.event_nouns=true"],
     "features.agentive_modifiers": ["features.event_nouns=true"],
     "features.attribution_verbs": ["features.event_nouns=true"],
-    "features.ner_as_noun": ["parser.ner=true"],
     "features.encoder_model": ["features.encoder=transformer"],
     "model.similarity.context_weight": ["features.context=true"],
-    "model.similarity.predicate_context_weight": ["features.context=true",
-                                                  "features.token_context=true"],
-    "model.similarity.head_context_weight": ["features.context=true",
-                                             "features.token_context=true"],
-    "model.similarity.document_context_weight": ["features.context=true"],
-    "model.similarity.chain_weight": ["features.chains=true"],
-    "model.similarity.chain_h_weight": ["features.chains=true"],
-    "model.template_unit": ["features.chains=true"],
     "model.consensus_members": ["features.context=true", "model.similarity.context_weight=1",
                                 "model.consensus_spread=0.5"],
     "model.class_scope": ["model.slot_model=factored"],

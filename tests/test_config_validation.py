@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Literal, get_args, get_origin, get_type_hints
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from aesi_lib.errors import ConfigError, InputError
 from aesi_lib.lexicon.wordnet import _parse_scheme
 from aesi_lib.model.config import ModelConfig, check_unit_counts
-from aesi_lib.model.features import FeatureOptions, pmi_matrix
+from aesi_lib.model.features import FeatureOptions
 from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.model.synthetic import planted_features
 from aesi_lib.parse.backends import ParserConfig, make_parser
@@ -28,8 +27,9 @@ from aesi_lib.run.config import (
     DESCRIPTIONS,
     MAX_CLUSTERS,
     PARSER_BACKENDS,
-    PMI_VARIANTS,
     RANGES,
+    REMOVED_KEYS,
+    REMOVED_VALUES,
     STRING_CHOICES,
     TYPE_SCHEME_PATTERN,
     RunConfig,
@@ -51,15 +51,18 @@ REPO = Path(__file__).resolve().parents[1]
      "'depth:N'"),
     ({"parser": {"backend": "spacyy"}}, "parser.backend: must be 'spacy' or 'stanza', got "
      "'spacyy'"),
-    ({"model": {"solver": "dense2"}}, "model.solver: must be 'eigsh' or 'lobpcg', got 'dense2'"),
+    ({"model": {"slot_unit": "patern"}},
+     "model.slot_unit: must be 'mention' or 'pattern', got 'patern'"),
     ({"parser": {"casing": "foo"}},
      "parser.casing: must be 'asis', 'lower', 'truecase' or 'auto', got 'foo'"),
     ({"model": {"similarity": {"cosine": "abs"}}},
-     "model.similarity.cosine: must be 'shift', 'clip' or 'raw', got 'abs'"),
+     "model.similarity.cosine: removed; cosines are always shifted to (1 + cos) / 2"),
     ({"model": {"n_templates": 5000}}, "model.n_templates: must be at most 1000, got 5000"),
     ({"model": {"n_templates": 0}}, "model.n_templates: must be at least 1, got 0"),
     ({"model": {"n_init": "eight"}}, "model.n_init: must be an integer, got eight"),
-    ({"parser": {"ner": "maybe"}}, "parser.ner: must be true or false, got maybe"),
+    ({"features": {"event_nouns": "maybe"}},
+     "features.event_nouns: must be true or false, got maybe"),
+    ({"parser": {"ner": "maybe"}}, "parser.ner: removed; the entity recognizer"),
     ({"model": {"similarity": {"pmi_weight": -1}}},
      "model.similarity.pmi_weight: must be at least 0, got -1"),
     ({"model": {"n_templatez": 3}}, "model.n_templatez: unknown key; did you mean "
@@ -71,8 +74,7 @@ REPO = Path(__file__).resolve().parents[1]
     ({"model": {"mode": "sc", "slot_model": "factored", "n_slots": 6}},
      "model.n_slots: slot_model='factored' needs n_slots to be a multiple of 4, got 6"),
     ({"features": {"ner_as_noun": True}},
-     "features.ner_as_noun: needs parser.ner=true (the entity recognizer gives the names "
-     "their class)"),
+     "features.ner_as_noun: removed; names typed as the common noun of their NER class"),
 ])
 def test_bad_values_name_the_key_and_what_is_allowed(data, expected):
     with pytest.raises(ConfigError) as exc:
@@ -110,12 +112,17 @@ def _legacy_from_dict(data):
                      wordnet_path=data.get("wordnet_path"))
 
 
+SWEEP_FILES = sorted((REPO / "configs").glob("sweep-*.json"))
+
+
 def _existing_configurations():
-    spec = json.loads((REPO / "configs" / "sweep-muc4.json").read_text())
-    sweep = [deep_merge(spec.get("base", {}), c) for c in spec["configurations"].values()]
-    written = {"model": {"constraint_weight": 1, "tol": 0, "seed": 3,
+    sweep = []
+    for path in SWEEP_FILES:
+        spec = json.loads(path.read_text())
+        sweep += [deep_merge(PRESETS[spec["base"]], c) for c in spec["configurations"].values()]
+    written = {"model": {"constraint_weight": 1, "seed": 3,
                          "similarity": {"pmi_weight": 2, "dep_weight": 0.5}},
-               "parser": {"casing": "lower", "ner": True}, "vectors_path": "v.kv"}
+               "parser": {"casing": "lower", "batch_size": 8}, "vectors_path": "v.kv"}
     return [{}, *PRESETS.values(), *sweep, written]
 
 
@@ -130,66 +137,95 @@ def test_validation_keeps_to_dict_and_digest_of_existing_configurations(data):
     assert validated.digest() == legacy.digest()
 
 
-SWEEP_FILES = sorted((REPO / "configs").glob("sweep-*.json"))
-# The record of how the default was reached: their bases are earlier defaults, by design.
-EARLIER_BASES = {"sweep-muc4.json", "sweep-muc4-context.json", "sweep-muc4-consensus.json",
-                 "sweep-muc4-event-nouns.json"}
-# Tables measured around earlier defaults: their row named default is the present default
-# with these settings (README, "The default and its neighbourhood").
-_BEFORE_SENSES = {"features": {"event_noun_senses": "first", "agentive_modifiers": False}}
-_BEFORE_AGENTS = deep_merge(_BEFORE_SENSES, {"features": {"support_verbs": False,
-                                                          "attribution_verbs": False}})
-_CORPUS_CLASSES = deep_merge(_BEFORE_AGENTS, {"model": {"class_scope": "corpus"}})
-_BEFORE_SALIENCE = deep_merge(_CORPUS_CLASSES, {"model": {"similarity": {"salience_weight": 0.0}}})
-AROUND_AN_EARLIER_DEFAULT = {
-    **{name: _BEFORE_AGENTS for name in (
-        "sweep-muc4-ablations.json", "sweep-muc4-agent-rules.json",
-        "sweep-muc4-agentive-modifiers.json",
-        "sweep-muc4-agentive-salience.json", "sweep-muc4-attribution-verbs.json",
-        "sweep-muc4-class-scope.json", "sweep-muc4-ner-types.json",
-        "sweep-muc4-support-verbs.json")},
-    **{name: _BEFORE_SENSES for name in (
-        "sweep-muc4-consensus-spread.json", "sweep-muc4-default-chains.json",
-        "sweep-muc4-default-consensus.json", "sweep-muc4-default-structure.json",
-        "sweep-muc4-pmi-weight.json", "sweep-muc4-support-attribution.json")},
-    "sweep-muc4-salience.json": _CORPUS_CLASSES,
-    **{name: _BEFORE_SALIENCE for name in (
-        "sweep-muc4-encoder.json", "sweep-muc4-scenario.json", "sweep-muc4-slot-context.json",
-        "sweep-muc4-slots.json", "sweep-muc4-weights.json")},
-}
-
-
-def _sweep(path: Path):
-    return named_configurations(json.loads(path.read_text()))
+def test_the_sweep_files_are_a_handful():
+    assert 1 <= len(SWEEP_FILES) <= 5, [p.name for p in SWEEP_FILES]
 
 
 @pytest.mark.parametrize("path", SWEEP_FILES, ids=[p.name for p in SWEEP_FILES])
-def test_every_sweep_file_of_the_readme_validates(path):
-    # The README's tables name these files as their commands: a typo would otherwise show
+def test_a_sweep_file_names_a_preset_has_its_default_row_and_validates(path):
+    # The measured tables name these files as their commands: a typo would otherwise show
     # only after a long sweep.
-    assert _sweep(path)
-
-
-@pytest.mark.parametrize("path", [p for p in SWEEP_FILES if p.name not in EARLIER_BASES],
-                         ids=lambda p: p.name)
-def test_a_sweep_around_the_default_has_the_preset_as_its_default_row(path):
-    configurations = _sweep(path)
-    defaults = [name for name in configurations if name.startswith("default")]
-    assert len(defaults) == 1, f"{path.name}: one row named default, got {defaults}"
-    expected = PRESETS["default"]
-    if path.name in AROUND_AN_EARLIER_DEFAULT:
-        expected = deep_merge(expected, AROUND_AN_EARLIER_DEFAULT[path.name])
-    assert configurations[defaults[0]].digest() == RunConfig.from_dict(expected).digest()
+    spec = json.loads(path.read_text())
+    assert spec["base"] in PRESETS, f"{path.name}: the base names a preset"
+    assert spec["configurations"]["default"] == {}, f"{path.name}: a row 'default', unchanged"
+    configurations = named_configurations(spec)
+    base = RunConfig.from_dict(PRESETS[spec["base"]])
+    assert configurations["default"] == base
+    assert all(config != base for name, config in configurations.items() if name != "default")
 
 
 def test_strings_from_the_command_line_are_coerced_to_the_field_types():
     checked = validate_config({"model": {"n_init": "8", "constraint_weight": "1",
-                                         "deflate": "true", "similarity": {"pmi_weight": "0"}},
-                               "parser": {"ner": "no", "model": "en_core_web_sm"}})
-    assert checked == {"model": {"n_init": 8, "constraint_weight": 1.0, "deflate": True,
+                                         "similarity": {"pmi_weight": "0"}},
+                               "features": {"context": "true"},
+                               "parser": {"batch_size": "16", "model": "en_core_web_sm"}})
+    assert checked == {"model": {"n_init": 8, "constraint_weight": 1.0,
                                  "similarity": {"pmi_weight": 0.0}},
-                       "parser": {"ner": False, "model": "en_core_web_sm"}}
+                       "features": {"context": True},
+                       "parser": {"batch_size": 16, "model": "en_core_web_sm"}}
     assert type(checked["model"]["constraint_weight"]) is float
+
+
+# --- removed keys ---------------------------------------------------------------------------
+
+
+def _at(key: str, value: object) -> dict:
+    *parents, name = key.split(".")
+    data: dict = {name: value}
+    for part in reversed(parents):
+        data = {part: data}
+    return data
+
+
+def _other_than(fixed: object) -> object:
+    if isinstance(fixed, bool):
+        return not fixed
+    if isinstance(fixed, int | float):
+        return fixed * 2 + 1
+    return f"{fixed}-not"
+
+
+@pytest.mark.parametrize("key", sorted(REMOVED_KEYS))
+def test_a_removed_key_at_its_fixed_value_is_dropped_and_any_other_value_is_an_error(key):
+    fixed, why = REMOVED_KEYS[key]
+    assert key not in config_keys()
+    # An existing project's configuration states the fixed value: it loads as the defaults.
+    assert RunConfig.from_dict(_at(key, fixed)) == RunConfig()
+    assert validate_config(_at(key, fixed), complete=False) == _at(key.rsplit(".", 1)[0], {})
+    # From the command line the value is a string.
+    text = json.dumps(fixed) if not isinstance(fixed, str) else fixed
+    assert RunConfig.from_dict(_at(key, text)) == RunConfig()
+    with pytest.raises(ConfigError) as exc:
+        RunConfig.from_dict(_at(key, _other_than(fixed)))
+    assert exc.value.problems[0][0] == key
+    assert exc.value.problems[0][1].startswith(f"removed; {why}; delete the key")
+
+
+def test_a_removed_value_of_a_remaining_key_is_named_with_its_reason():
+    assert REMOVED_VALUES
+    for key, values in REMOVED_VALUES.items():
+        for value, why in values.items():
+            with pytest.raises(ConfigError) as exc:
+                RunConfig.from_dict(_at(key, value))
+            assert exc.value.problems == [(key, f"{json.dumps(value)} was removed; {why}")]
+
+
+def test_a_stored_configuration_with_removed_keys_at_their_fixed_values_still_loads():
+    # What project.json held for the default preset before the keys were removed.
+    stored = RunConfig.from_dict(PRESETS["default"]).to_dict()
+    for key, (fixed, _) in REMOVED_KEYS.items():
+        stored = deep_merge(stored, _at(key, fixed))
+    assert RunConfig.from_dict(stored) == RunConfig.from_dict(PRESETS["default"])
+
+
+def test_every_removed_key_of_a_configuration_is_reported_at_once():
+    data = {}
+    for key, (fixed, _) in REMOVED_KEYS.items():
+        data = deep_merge(data, _at(key, _other_than(fixed)))
+    with pytest.raises(ConfigError) as exc:
+        RunConfig.from_dict(data)
+    assert sorted(key for key, _ in exc.value.problems) == sorted(REMOVED_KEYS)
+    assert "\n" not in str(exc.value)
 
 
 def test_overrides_are_checked_alone_when_they_will_be_merged():
@@ -217,15 +253,6 @@ def test_parser_backends_are_those_make_parser_builds():
     assert field_choices("parser.backend") == PARSER_BACKENDS
 
 
-def test_pmi_variants_are_those_pmi_matrix_reads():
-    table = pd.DataFrame({"word1": ["a"], "word2": ["b"], "pmi": [2.0], "npmi": [0.5]})
-    values = {v: pmi_matrix(table, {"a": 0, "b": 1}, v)[0, 1] for v in PMI_VARIANTS}
-    assert values == {"pmi": 2.0, "npmi": 0.5, "none": 0.0}
-    with pytest.raises(ValueError, match="pmi_variant"):
-        pmi_matrix(table, {"a": 0, "b": 1}, "ppmi")
-    assert field_choices("features.pmi_variant") == PMI_VARIANTS
-
-
 def test_casing_choices_are_the_casing_strategies():
     assert field_choices("parser.casing") == CASING_STRATEGIES
 
@@ -248,16 +275,16 @@ def test_schema_pattern_of_type_schemes_agrees_with_the_lexicon(scheme):
     assert validated == accepted
 
 
-@pytest.mark.parametrize("cls", [ModelConfig, SimilarityOptions])
-def test_literal_annotations_are_what_the_dataclasses_accept(cls):
+def test_literal_annotations_are_what_the_dataclasses_accept():
     # The command line, the schema and __post_init__ all read the Literal annotation.
-    base = {"mode": "sc", "n_slots": 4} if cls is ModelConfig else {}
+    cls = ModelConfig
+    base = {"mode": "sc", "n_slots": 4}
     hints = get_type_hints(cls)
     literal_fields = [f.name for f in dataclasses.fields(cls)
                       if get_origin(hints[f.name]) is Literal]
     assert len(literal_fields) >= 4
     # Classes cut within each template exist only for factored slots.
-    needs = {"class_scope": {"slot_model": "factored"}} if cls is ModelConfig else {}
+    needs = {"class_scope": {"slot_model": "factored"}}
     for name in literal_fields:
         for value in get_args(hints[name]):
             assert getattr(cls(**{**base, **needs.get(name, {}), name: value}), name) == value
@@ -271,11 +298,33 @@ def test_rules_name_real_keys():
     assert set(STRING_CHOICES) <= keys
     assert set(DESCRIPTIONS) <= keys
     # Every field of every dataclass is a key: new fields are picked up without a list.
-    assert {"parser.ner", "model.n_init", "model.similarity.pmi_weight", "vectors_path",
-            "features.min_pair_docs", "model.similarity.clip_chunk"} <= keys
+    assert {"parser.casing", "model.n_init", "model.similarity.pmi_weight", "vectors_path",
+            "features.type_scheme", "model.similarity.salience_weight"} <= keys
     n_fields = sum(len(dataclasses.fields(c)) for c in (ParserConfig, FeatureOptions,
                                                          ModelConfig, SimilarityOptions))
     assert len(keys) == n_fields - 1 + 2    # ModelConfig.similarity is a section; 2 paths
+
+
+def _schema_leaves(schema: dict, node: dict, prefix: str = "") -> list[str]:
+    leaves = []
+    for name, prop in node["properties"].items():
+        ref = prop.get("$ref")
+        if ref:
+            leaves += _schema_leaves(schema, schema["$defs"][ref.rsplit("/", 1)[-1]],
+                                     f"{prefix}{name}.")
+        else:
+            leaves.append(prefix + name)
+    return leaves
+
+
+def test_the_configuration_has_at_most_40_keys():
+    # Issue 46: an option must earn its place (measured gain, or a setting of the user's
+    # corpus or machine); the constants and the measured negatives left the configuration.
+    schema = json_schema()
+    leaves = _schema_leaves(schema, schema)
+    assert leaves == list(config_keys())
+    assert len(leaves) <= 40, leaves
+    assert not set(REMOVED_KEYS) & set(leaves)
 
 
 def test_json_schema_describes_every_key():
@@ -335,10 +384,7 @@ def test_sizes_the_corpus_cannot_hold_fail_with_the_key_and_the_bound():
     with pytest.raises(ConfigError, match="only 5 predicate lemmas to cut: use at most 5"):
         check_unit_counts(ModelConfig(n_templates=6, template_unit="predicate"), features,
                           units_t=units)
-    with pytest.raises(ConfigError, match="only 5 coreference chains to cut: use at most 5"):
-        check_unit_counts(ModelConfig(n_templates=6, template_unit="chain"), features,
-                          units_t=units)
-    check_unit_counts(ModelConfig(n_templates=5, template_unit="chain"), features,
+    check_unit_counts(ModelConfig(n_templates=5, template_unit="predicate"), features,
                       units_t=units)
     heads = len(np.unique(features.head_ids))
     factored = ModelConfig(mode="sc", slot_model="factored", n_slots=4 * (heads + 1))

@@ -1,7 +1,6 @@
 """The encoder pass (``aesi_lib.lexicon.encoder``): sentence vectors equal to
-sentence-transformers' mean pooling, in-context token vectors, the per-document cache keyed by
-the recipe, the mention rows, the static encoder, and the context terms against their dense
-definitions."""
+sentence-transformers' mean pooling, the per-document cache keyed by the recipe, the mention
+rows, the static encoder, and the context term against its dense definition."""
 
 from __future__ import annotations
 
@@ -11,11 +10,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from dense_reference import (
-    dense_head_class_similarity,
-    dense_slot_similarity,
-    dense_template_similarity,
-)
+from dense_reference import dense_template_similarity
 from test_similarity import random_features, with_shared_sentences
 
 from aesi_lib.lexicon import encoder as enc
@@ -52,20 +47,17 @@ class CountingEncoder:
         self.recipe = enc.EncoderRecipe(encoder="fake", model="counting")
         self.calls: list[list[str]] = []
 
-    def encode(self, sentences, spans):
+    def encode(self, sentences):
         self.calls.append(list(sentences))
         vectors = np.asarray([[len(s), 1.0, 0.0] for s in sentences], dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        tokens = [np.asarray([[0.0, a, b] for a, b in row], dtype=np.float32).reshape(-1, 3)
-                  for row in spans]
-        return vectors, tokens
+        return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).reshape(-1, 3)
 
 
 def test_sentence_vectors_are_sentence_transformers_mean_pooling(minilm):
     st = pytest.importorskip("sentence_transformers")
     texts = ["Guerrillas bombed the power station.", "Terrorists blew up an electricity "
              "plant in the north of the country yesterday.", "The minister spoke."]
-    ours, _ = minilm.encode(texts, [[] for _ in texts])
+    ours = minilm.encode(texts)
     model = st.SentenceTransformer(str(enc.model_dir(minilm.cache_dir)), device="cpu",
                                    local_files_only=True)
     reference = model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
@@ -74,39 +66,28 @@ def test_sentence_vectors_are_sentence_transformers_mean_pooling(minilm):
     assert ours[0] @ ours[1] > ours[0] @ ours[2] + 0.2
 
 
-def test_a_token_vector_depends_on_its_context(minilm):
-    a = "Armed men attacked the village."
-    b = "Two men were killed in the village."
-    c = "Armed men attacked the town."
-    _, tokens = minilm.encode([a, b, c], [[(6, 9)], [(4, 7)], [(6, 9)]])
-    men_a, men_b, men_c = (t[0] / np.linalg.norm(t[0]) for t in tokens)
-    assert men_a @ men_c > men_a @ men_b
-    assert not np.allclose(men_a, men_b)
-
-
 def test_the_model_is_loaded_only_for_uncached_documents(tmp_path):
     if enc._version(enc.MODEL_PACKAGE) == "absent":
         pytest.skip("the context extra is not installed")
-    docs = [(["A bomb exploded."], [[(2, 6)]])]
+    docs = [["A bomb exploded."]]
     first = enc.TransformerEncoder(tmp_path / "m", threads=1)
     vectors, embedded = document_vectors(first, docs, tmp_path / "cache")
     assert embedded == 1 and first.loaded
     second = enc.TransformerEncoder(tmp_path / "m", threads=1)
     again, embedded = document_vectors(second, docs, tmp_path / "cache")
     assert embedded == 0 and not second.loaded
-    np.testing.assert_array_equal(again[0].sentences, vectors[0].sentences)
-    np.testing.assert_array_equal(again[0].tokens[0], vectors[0].tokens[0])
+    np.testing.assert_array_equal(again[0], vectors[0])
 
 
 def test_documents_are_embedded_once_in_one_call_and_the_recipe_names_the_cache(tmp_path):
     fake = CountingEncoder()
-    docs = [(["A bomb exploded.", "Two died."], [[(2, 6)], []]), (["The army attacked."], [[]])]
+    docs = [["A bomb exploded.", "Two died."], ["The army attacked."]]
     first, embedded = document_vectors(fake, docs, tmp_path)
     assert embedded == 2 and len(fake.calls) == 1
-    assert [b.sentences.shape[0] for b in first] == [2, 1]
-    again, embedded = document_vectors(fake, docs + [(["A new one."], [[]])], tmp_path)
+    assert [b.shape[0] for b in first] == [2, 1]
+    again, embedded = document_vectors(fake, docs + [["A new one."]], tmp_path)
     assert embedded == 1 and fake.calls[-1] == ["A new one."]
-    np.testing.assert_array_equal(again[0].sentences, first[0].sentences)
+    np.testing.assert_array_equal(again[0], first[0])
     # Another recipe (a new model version, pooling, maximum length) embeds again.
     fake.recipe = dataclasses.replace(fake.recipe, max_length=128)
     _, embedded = document_vectors(fake, docs, tmp_path)
@@ -161,14 +142,12 @@ def test_a_model_folder_is_pooled_as_sentence_transformers_pools_it(tiny_model_f
     assert encoder.recipe.encoder == "transformer" and encoder.recipe.max_length == 62
     texts = ["Guerrillas bombed the power station.", "The minister spoke.",
              " ".join(["Terrorists attacked the village again."] * 20)]
-    ours, tokens = encoder.encode(texts, [[(0, 10)], [], [(11, 19)]])
+    ours = encoder.encode(texts)
     modules = [st.models.Transformer(str(tiny_model_folder), max_seq_length=62),
                st.models.Pooling(16, "mean"), st.models.Normalize()]
     reference = st.SentenceTransformer(modules=modules, device="cpu").encode(
         texts, convert_to_numpy=True)
     np.testing.assert_allclose(ours, reference, atol=2e-6)
-    assert [t.shape for t in tokens] == [(1, 16), (0, 16), (1, 16)]
-    assert not np.allclose(tokens[0][0], ours[0])
 
 
 def test_a_pass_reports_each_forward_batch_and_the_step_logs_it(tiny_model_folder, tmp_path):
@@ -178,9 +157,9 @@ def test_a_pass_reports_each_forward_batch_and_the_step_logs_it(tiny_model_folde
     encoder = enc.TransformerEncoder(tmp_path, threads=1, batch_size=2,
                                      model_folder=tiny_model_folder, progress=calls.append)
     texts = ["One.", "Two words.", "Three words here.", "Four words are here.", "Five."]
-    quiet, _ = enc.TransformerEncoder(tmp_path, threads=1, batch_size=2,
-                                      model_folder=tiny_model_folder).encode(texts, [[]] * 5)
-    reported, _ = encoder.encode(texts, [[]] * 5)
+    quiet = enc.TransformerEncoder(tmp_path, threads=1, batch_size=2,
+                                   model_folder=tiny_model_folder).encode(texts)
+    reported = encoder.encode(texts)
     assert sorted(calls) == [1, 2, 2]
     np.testing.assert_array_equal(reported, quiet)     # reporting changes no vector
 
@@ -227,85 +206,58 @@ def test_a_gpu_that_torch_cannot_see_fails_before_any_work():
         enc.check_transformer_encoder("tpu")
 
 
-def test_token_spans_follow_the_sentence_text():
-    text = "Guerrillas attacked the U.S. embassy , killing 2."
-    tokens = ["Guerrillas", "attacked", "the", "U.S.", "embassy", ",", "killing", "2", "."]
-    spans = mc.token_spans(text, tokens)
-    assert [text[a:b] for a, b in spans] == tokens
-    assert mc.token_spans("a b", ["a", "x", "b"]) == [(0, 1), (-1, -1), (2, 3)]
-
-
 def _frames():
     sentences = pd.DataFrame({"doc_id": ["a", "a", "a", "b"], "sent_id": [0, 1, 2, 0],
                               "text": ["A bomb exploded .", "Nothing here .",
                                        "Police found it .", "The army attacked rebels ."]})
-    tokens = pd.DataFrame([(d, s, i, w) for d, s, t in sentences.itertuples(index=False)
-                           for i, w in enumerate(t.split())],
-                          columns=["doc_id", "sent_id", "token_id", "text"])
     mentions = pd.DataFrame({"doc_id": ["b", "a", "b", "a"], "sent_id": [0, 0, 0, 2],
                              "head_index": [1, 1, 3, 0], "predicate_index": [2, 2, 2, -1]})
-    return mentions, sentences, tokens
+    return mentions, sentences
 
 
-def test_mention_rows_take_their_sentence_and_tokens(tmp_path):
-    mentions, sentences, tokens = _frames()
+def test_mention_rows_take_their_sentence(tmp_path):
+    mentions, sentences = _frames()
     fake = CountingEncoder()
-    ctx = mc.mention_context_vectors(mentions, sentences, tokens, fake, tmp_path)
+    ctx = mc.mention_context_vectors(mentions, sentences, fake, tmp_path)
     # Only sentences that hold a mention are embedded: not "Nothing here ."
     assert sorted(s for call in fake.calls for s in call) == [
         "A bomb exploded .", "Police found it .", "The army attacked rebels ."]
     assert (ctx.n_sentences, ctx.embedded) == (3, 2)
     # One vector per mention sentence, (doc_id, sent_id) order; mentions 0 and 2 share b's.
-    assert ctx.sentence.shape == (3, 3) and ctx.head.shape == ctx.predicate.shape == (4, 3)
+    assert ctx.sentence.shape == (3, 3)
     assert ctx.sentence_rows.tolist() == [2, 0, 2, 1]
-    # The fake token vector is (0, start, end), made unit length: spans of the right words.
-    army, rebels = (np.array([0, 4, 8]), np.array([0, 18, 24]))
-    np.testing.assert_allclose(ctx.head[0], army / np.linalg.norm(army), atol=1e-6)
-    np.testing.assert_allclose(ctx.head[2], rebels / np.linalg.norm(rebels), atol=1e-6)
-    attacked = np.array([0, 9, 17])
-    np.testing.assert_allclose(ctx.predicate[0], attacked / np.linalg.norm(attacked), atol=1e-6)
-    # An unknown predicate token (-1) falls back to the sentence vector.
-    np.testing.assert_allclose(ctx.predicate[3], ctx.sentence[1], atol=1e-6)
-    arrays = ctx.feature_arrays(token_context=False)
+    np.testing.assert_allclose(ctx.sentence, fake.encode(
+        ["A bomb exploded .", "Police found it .", "The army attacked rebels ."]), atol=1e-7)
+    arrays = ctx.feature_arrays()
     assert list(arrays) == ["context_vectors", "context_rows"]
-    assert set(ctx.feature_arrays(token_context=True)) == {
-        "context_vectors", "context_rows", "predicate_context_vectors", "head_context_vectors"}
-    # Without the token arrays: the same sentence vectors, from the same cache entries.
+    # Again: the same vectors, from the cache.
     again = CountingEncoder()
-    sentence_only = mc.mention_context_vectors(mentions, sentences, tokens, again, tmp_path,
-                                                token_vectors=False)
-    assert again.calls == [] and sentence_only.embedded == 0
-    np.testing.assert_array_equal(sentence_only.sentence, ctx.sentence)
-    np.testing.assert_array_equal(sentence_only.sentence_rows, ctx.sentence_rows)
-    assert sentence_only.head is None and sentence_only.predicate is None
-    with pytest.raises(ValueError, match="token vectors were not computed"):
-        sentence_only.feature_arrays(token_context=True)
+    cached = mc.mention_context_vectors(mentions, sentences, again, tmp_path)
+    assert again.calls == [] and cached.embedded == 0
+    np.testing.assert_array_equal(cached.sentence, ctx.sentence)
+    np.testing.assert_array_equal(cached.sentence_rows, ctx.sentence_rows)
 
 
 def test_the_tables_may_come_in_any_row_order_and_a_missing_sentence_is_named(tmp_path):
-    mentions, sentences, tokens = _frames()
-    reference = mc.mention_context_vectors(mentions, sentences, tokens, CountingEncoder(),
-                                           tmp_path)
-    # Rows shuffled, each sentence's tokens kept in their order, object strings instead of
-    # pandas' Arrow-backed ones: the same vectors and rows.
+    mentions, sentences = _frames()
+    reference = mc.mention_context_vectors(mentions, sentences, CountingEncoder(), tmp_path)
+    # Rows shuffled, object strings instead of pandas' Arrow-backed ones: the same vectors
+    # and rows.
     shuffled = mc.mention_context_vectors(
-        mentions, sentences.iloc[[3, 1, 0, 2]].astype({"text": object}),
-        tokens.sort_values("doc_id", ascending=False, kind="stable"), CountingEncoder(),
+        mentions, sentences.iloc[[3, 1, 0, 2]].astype({"text": object}), CountingEncoder(),
         tmp_path)
     np.testing.assert_array_equal(shuffled.sentence, reference.sentence)
     np.testing.assert_array_equal(shuffled.sentence_rows, reference.sentence_rows)
-    np.testing.assert_array_equal(shuffled.head, reference.head)
-    np.testing.assert_array_equal(shuffled.predicate, reference.predicate)
     with pytest.raises(ValueError, match="sentence 2 of document 'a'"):
-        mc.mention_context_vectors(mentions, sentences.iloc[[0, 1, 3]], tokens,
-                                   CountingEncoder(), tmp_path)
-    none = mc.mention_context_vectors(mentions.iloc[:0], sentences, tokens, CountingEncoder(),
+        mc.mention_context_vectors(mentions, sentences.iloc[[0, 1, 3]], CountingEncoder(),
+                                   tmp_path)
+    none = mc.mention_context_vectors(mentions.iloc[:0], sentences, CountingEncoder(),
                                       tmp_path)
-    assert none.sentence.shape == (0, 3) and none.head.shape == (0, 3) and none.embedded == 0
+    assert none.sentence.shape == (0, 3) and none.embedded == 0
 
 
 def test_documents_are_built_only_as_the_pass_reaches_them(tmp_path):
-    docs = [([f"Sentence {i}."], [[(0, 8)]]) for i in range(6)]
+    docs = [[f"Sentence {i}."] for i in range(6)]
     drawn: list[int] = []
 
     def lazily():
@@ -329,39 +281,25 @@ def test_static_encoder_means_word_vectors():
     kv = KeyedVectors(vector_size=2)
     kv.add_vectors(["bomb", "exploded", "army"], np.array([[1.0, 0], [0, 1.0], [1.0, 1.0]]))
     static = enc.StaticEncoder(kv, "toy")
-    vectors, tokens = static.encode(["A bomb exploded", "ARMY"], [[(2, 6)], [(0, 4)]])
+    vectors = static.encode(["A bomb exploded", "ARMY"])
     assert vectors.shape == (2, 2)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
-    np.testing.assert_allclose(tokens[0][0], [1.0, 0.0])
-    np.testing.assert_allclose(tokens[1][0], [1.0, 1.0])
+    np.testing.assert_allclose(vectors[1], [2 ** -0.5, 2 ** -0.5], atol=1e-6)
     assert static.recipe.encoder == "static" and "toy" in static.recipe.model
 
 
-def test_the_context_terms_match_their_dense_definitions():
+def test_the_context_term_matches_its_dense_definition():
     rng = np.random.default_rng(0)
     f = random_features(25, seed=2)
-    f = dataclasses.replace(f, context_vectors=rng.standard_normal((25, 8)),
-                            predicate_context_vectors=rng.standard_normal((25, 8)),
-                            head_context_vectors=rng.standard_normal((25, 8)))
-    options = SimilarityOptions(context_weight=0.7, predicate_context_weight=0.4,
-                                head_context_weight=0.3)
+    f = dataclasses.replace(f, context_vectors=rng.standard_normal((25, 8)))
+    options = SimilarityOptions(context_weight=0.7)
     np.testing.assert_allclose(template_similarity(f, options) @ np.eye(25),
                                dense_template_similarity(f, options), atol=1e-12)
-    np.testing.assert_allclose(head_class_similarity(f, options) @ np.eye(25),
-                               dense_head_class_similarity(f, options), atol=1e-12)
     names = [t.name for _, t in template_similarity(f, options).terms]
-    assert names == ["pmi", "cos_hp", "context", "predicate_context"]
-    assert [t.name for _, t in head_class_similarity(f, options).terms] == [
-        "type", "cos_h", "head_context"]
-    # The heads in context are the slots' evidence in either slot model: W_H and W_S.
-    np.testing.assert_allclose(slot_similarity(f, options) @ np.eye(25),
-                               dense_slot_similarity(f, options), atol=1e-12)
-    assert [t.name for _, t in slot_similarity(f, options).terms] == [
-        "cos_p", "dep", "type", "head_context"]
-    new = dataclasses.replace(random_features(6, seed=5),
-                              head_context_vectors=rng.standard_normal((6, 8)))
-    np.testing.assert_allclose(slot_similarity(f, options, rows=new) @ np.eye(25),
-                               dense_slot_similarity(f, options, rows=new), atol=1e-12)
+    assert names == ["pmi", "cos_hp", "context"]
+    # The sentence vectors are evidence of the templates only.
+    assert [t.name for _, t in head_class_similarity(f, options).terms] == ["type", "cos_h"]
+    assert [t.name for _, t in slot_similarity(f, options).terms] == ["cos_p", "dep", "type"]
 
 
 def test_sentence_vectors_shared_by_sentence_give_the_per_mention_graph():
@@ -389,8 +327,7 @@ def test_sentence_vectors_shared_by_sentence_give_the_per_mention_graph():
 
 
 def test_a_cold_pass_embeds_in_bounded_calls_and_keeps_document_order(tmp_path):
-    docs = [([f"Sentence {i} of {'x' * i}.", f"Second {i}."], [[(0, 8)], []])
-            for i in range(7)]
+    docs = [[f"Sentence {i} of {'x' * i}.", f"Second {i}."] for i in range(7)]
     whole = CountingEncoder()
     reference, _ = document_vectors(whole, docs, tmp_path / "whole")
     chunked = CountingEncoder()
@@ -403,5 +340,4 @@ def test_a_cold_pass_embeds_in_bounded_calls_and_keeps_document_order(tmp_path):
     # At least 4 sentences a call (2 documents), the last call what is left.
     assert [len(call) for call in chunked.calls] == [4, 4, 4]
     for (got, _), want in zip(pairs, reference, strict=True):
-        np.testing.assert_array_equal(got.sentences, want.sentences)
-        np.testing.assert_array_equal(got.tokens[0], want.tokens[0])
+        np.testing.assert_array_equal(got, want)

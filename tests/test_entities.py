@@ -20,7 +20,7 @@ from aesi_lib.entities import (
     mention_text,
 )
 from aesi_lib.entities.event_nouns import EventNoun
-from aesi_lib.entities.rules import predicate_vector_word, stored_config_id
+from aesi_lib.entities.rules import stored_config_id
 from aesi_lib.parse.spacy_backend import SpacyParser
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
@@ -169,14 +169,6 @@ def test_record_fields_and_order(spacy_parser):
         (0, 0, "Soldiers", "find", "nsubj"), (0, 3, "bodies", "find", "dobj"),
         (1, 1, "mayor", "kidnap", "dobj")]
     assert all(r.doc_id == "t" and r.ner == "" for r in records)
-
-
-def test_ner_type_of_the_head():
-    parser = SpacyParser(ner=True)
-    parsed = next(parser.parse([Document("n", "The soldiers arrived in Lima on Monday.",
-                                         "test", "test")]))
-    lima = [r for r in extract_entities(parsed) if r.head == "Lima"]
-    assert lima and lima[0].ner == "GPE"
 
 
 def test_entities_frame_columns_and_types(spacy_parser):
@@ -331,37 +323,19 @@ def test_r12_changes_the_stored_configuration():
     assert stored_config_id("p", EVENT_RULES) == "p;entities=3;test-lexicon"
 
 
-PHRASAL_RULES = EntityRules(phrasal_verbs=True)
-
-
-def test_r13_a_verb_with_a_particle_is_a_predicate_of_its_own(spacy_parser):
+def test_a_verb_with_a_particle_is_its_bare_verb(spacy_parser):
     text = "The guerrillas carried out the attack. A bomb went off near the embassy."
-    assert triples(spacy_parser, text, PHRASAL_RULES) == {
-        ("guerrilla", "carry_out", "nsubj"), ("attack", "carry_out", "dobj"),
-        ("bomb", "go_off", "nsubj"), ("embassy", "go_off", "prep_near")}
-    # Off (the default), the same arguments belong to the bare verbs.
-    assert {p for _, p, _ in triples(spacy_parser, text)} == {"carry", "go"}
-    # The predicate token is still the verb.
-    records = entities(spacy_parser, "The guerrillas carried out the attack.", PHRASAL_RULES)
-    assert {r.predicate_index for r in records} == {2}
-
-
-def test_r13_ud_labels_and_the_stored_configuration():
+    assert triples(spacy_parser, text) == {
+        ("guerrilla", "carry", "nsubj"), ("attack", "carry", "dobj"),
+        ("bomb", "go", "nsubj"), ("embassy", "go", "prep_near")}
+    # UD labels: the particle is no part of the predicate either.
     rows = [("Rebels", "rebel", "NOUN", "NNS", 2, "nsubj"),
             ("blew", "blow", "VERB", "VBD", 0, "root"), ("up", "up", "ADP", "RP", 2,
                                                           "compound:prt"),
             ("the", "the", "DET", "DT", 5, "det"), ("bridge", "bridge", "NOUN", "NN", 2, "obj")]
-    records = extract_entities(ParsedDocument("x", (_sentence(rows),)), PHRASAL_RULES)
+    records = extract_entities(ParsedDocument("x", (_sentence(rows),)))
     assert {(r.head_lemma, r.predicate, r.dep) for r in records} == {
-        ("rebel", "blow_up", "nsubj"), ("bridge", "blow_up", "dobj")}
-    assert stored_config_id("p", PHRASAL_RULES) == "p;entities=3;phrasal"
-    assert stored_config_id("p", PHRASAL_RULES) != stored_config_id("p")
-
-
-def test_r13_a_phrasal_predicate_takes_its_verb_s_vector_word():
-    assert predicate_vector_word("carry_out") == "carry"
-    assert predicate_vector_word("kill") == "kill"
-    assert predicate_vector_word("") == ""
+        ("rebel", "blow", "nsubj"), ("bridge", "blow", "dobj")}
 
 
 SUPPORT_RULES = dataclasses.replace(EVENT_RULES, support_verbs=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import (
     RESULTS_HEADER,
     append_results,
@@ -33,6 +34,19 @@ def test_named_configurations_apply_overrides_and_reject_typos():
     assert configs["reproduction"].features.type_scheme == "hypernyms"
     with pytest.raises(ValueError, match="model.n_templatez: unknown key; did you mean"):
         named_configurations({"configurations": {"bad": {"model": {"n_templatez": 3}}}})
+
+
+def test_a_sweep_base_may_name_a_preset_and_its_rows_list_their_differences():
+    spec = {"base": "default", "configurations": {"default": {},
+                                                  "|T| = 12": {"model": {"n_templates": 12}}}}
+    configs = named_configurations(spec)
+    default = RunConfig.from_dict(preset("default"))
+    assert configs["default"] == default
+    assert configs["|T| = 12"] == RunConfig.from_dict(
+        deep_merge(preset("default"), {"model": {"n_templates": 12}}))
+    assert configs["|T| = 12"].model.n_slots == default.model.n_slots
+    with pytest.raises(ValueError, match="unknown preset 'defualt'; choose one of default"):
+        named_configurations({"base": "defualt", "configurations": {"default": {}}})
 
 
 def _rows(config: str, f1s: list[float]) -> pd.DataFrame:

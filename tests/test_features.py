@@ -37,16 +37,14 @@ def _vectors() -> KeyedVectors:
 def _pmi() -> pd.DataFrame:
     return pd.DataFrame({"word1": ["bomb", "house", "bomb"],
                          "word2": ["house", "bomb", "guerrilla"],
-                         "pmi": [0.5, 0.5, -0.2], "npmi": [0.3, 0.3, -0.1]})
+                         "pmi": [0.5, 0.5, -0.2]})
 
 
 def test_pmi_matrix_keeps_signed_values_and_drops_unknown_words():
     vocab = {"bomb": 0, "house": 1}
     matrix = pmi_matrix(_pmi(), vocab).toarray()
     np.testing.assert_allclose(matrix, [[0, 0.5], [0.5, 0]])
-    assert pmi_matrix(_pmi(), vocab, "none").nnz == 0
-    with pytest.raises(ValueError, match="pmi_variant"):
-        pmi_matrix(_pmi(), vocab, "ppmi2")
+    assert pmi_matrix(_pmi().iloc[:0], vocab).nnz == 0
 
 
 def test_type_indicator_marks_each_entity_types():
@@ -72,16 +70,6 @@ def test_build_features_aligns_rows_and_ids():
     assert vocab.oov_rate == pytest.approx(2 / 6)
     bomb, guerrilla = vocab.heads.index("bomb"), vocab.heads.index("guerrilla")
     assert features.pmi[bomb, guerrilla] == pytest.approx(-0.2)
-
-
-def test_phrasal_predicates_take_their_verb_s_vector_only_under_r13():
-    table = _table().assign(predicate=["destroy", "destroy", "attack_up", "explode"])
-    features, vocab = build_features(table, _pmi(), _vectors(), None,
-                                     FeatureOptions(phrasal_verbs=True))
-    assert [vocab.predicates[i] for i in features.predicate_ids][2] == "attack_up"
-    np.testing.assert_allclose(features.predicate_vectors[2], _vectors()["attack"])
-    plain, _ = build_features(table, _pmi(), _vectors(), None, FeatureOptions())
-    assert not np.allclose(plain.predicate_vectors[2], _vectors()["attack"])
 
 
 def test_support_verbs_need_event_nouns():

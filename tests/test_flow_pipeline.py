@@ -230,23 +230,22 @@ def test_a_scheduled_update_runs_its_own_configuration_and_consumes_its_inbox(
     adhoc = deep_merge(preset("default"), {"model": {"seed": 6, "n_init": 1}})
     induce_flow(project_dir=str(project), out_dir=str(tmp_path / "adhoc"), demo=True,
                 config=adhoc)
-    # ... but the scheduled update runs with the file its deployment names.
+    # ... but the scheduled update runs with the preset its deployment names.
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     (inbox / "NEW-1.txt").write_text("A CAR BOMB EXPLODED IN FRONT OF THE EMBASSY. THE POLICE "
                                      "ARRESTED TWO GUERRILLAS.")
-    scheduled = REPO / "configs" / "scheduled.json"
+    scheduled = _deployment_parameters("aesi-incremental")
     r = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(tmp_path / "o"),
-                    allow_empty=True, consume=True, config_path=str(scheduled))
+                    allow_empty=True, consume=True, preset=scheduled["preset"])
     assert r["documents_parsed"] == 1
-    assert RunConfig.from_dict(r["config"]) == RunConfig.from_dict(
-        json.loads(scheduled.read_text()))
+    assert RunConfig.from_dict(r["config"]) == RunConfig.from_dict(preset("default"))
     assert not list(inbox.glob("*.txt"))
     assert [p.name for p in inbox.glob("done/*/*")] == ["NEW-1.txt"]
     # The next scheduled run finds the inbox empty: nothing is solved.
     again = update_flow(docs_path=str(inbox), project_dir=str(project),
                         out_dir=str(tmp_path / "o"), allow_empty=True, consume=True,
-                        config_path=str(scheduled))
+                        preset=scheduled["preset"])
     assert again["documents_given"] == 0 and "skipped" in again
 
 
@@ -363,9 +362,56 @@ def test_a_project_keeps_absolute_resource_paths_for_runs_from_another_folder(
     assert r["config"]["vectors_path"] == str(first / "vectors.txt")
 
 
-def test_the_scheduled_configuration_is_the_default_preset():
-    scheduled = json.loads((REPO / "configs" / "scheduled.json").read_text())
-    assert RunConfig.from_dict(scheduled) == RunConfig.from_dict(preset("default"))
+def test_update_reads_a_project_stored_before_options_were_removed(prefect_here, reference,
+                                                                   tmp_path):
+    """``project.json`` of a project made while the removed options existed holds each of
+    them at its default, the behaviour now fixed: ``aesi update`` reads it as the same
+    configuration. One that was set to anything else stops the update at once, naming it."""
+    from aesi_lib.errors import ConfigError
+    from aesi_lib.run.config import REMOVED_KEYS
+    from flows.update import update_flow
+
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    path = project / "project.json"
+    state = json.loads(path.read_text())
+    for key, (fixed, _) in REMOVED_KEYS.items():
+        *parents, name = key.split(".")
+        node = state["config"]
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[name] = fixed
+    path.write_text(json.dumps(state))
+    r = update_flow(docs_path=None, project_dir=str(project), out_dir=str(tmp_path / "o"))
+    assert r["documents"] == 40
+    assert RunConfig.from_dict(r["config"]) == RunConfig.from_dict(
+        reference["results"]["config"])
+    state["config"]["features"]["chains"] = True
+    path.write_text(json.dumps(state))
+    with pytest.raises(ConfigError, match="features.chains: removed; coreference chains "
+                       "measured no gain"):
+        update_flow(docs_path=None, project_dir=str(project), out_dir=str(tmp_path / "o"))
+
+
+def _deployment_parameters(name: str) -> dict[str, Any]:
+    """The parameters ``prefect.yaml`` gives the deployment ``name``."""
+    import yaml
+
+    spec = yaml.safe_load((REPO / "prefect.yaml").read_text())
+    return next(d for d in spec["deployments"] if d["name"] == name)["parameters"]
+
+
+def test_the_scheduled_deployments_run_the_default_preset_by_name():
+    for name in ("aesi-full-run", "aesi-incremental"):
+        parameters = _deployment_parameters(name)
+        assert parameters["preset"] == "default" and "config_path" not in parameters, name
+    # No copy of the preset that could drift from it.
+    assert not (REPO / "configs" / "scheduled.json").exists()
+    from flows.common import configuration
+
+    assert configuration(None, None, "default") == preset("default")
+    with pytest.raises(ValueError, match="unknown preset 'defualt'"):
+        configuration(None, None, "defualt")
 
 
 def test_update_parses_only_new_and_changed_documents(prefect_here, reference, tmp_path):
@@ -567,66 +613,13 @@ def test_the_cache_is_the_project_folders_whoever_starts_the_flow(server, refere
     assert not (tmp_path / "other-storage").exists()
 
 
-def test_coreference_step_adds_chains_and_pronouns(prefect_here, reference, tmp_path):
-    """features.chains: a cached coreference step between the entity table and the features;
-    the chains go to the store; with features.pronouns the resolved pronouns become mentions
-    headed by their antecedents; template_unit="chain" ties a chain's mentions."""
-    from aesi_lib.store import Store
-    from flows.induce import induce_flow
-
-    project = tmp_path / "project"
-    shutil.copytree(reference["project"], project)
-    config = deep_merge(preset("default"), {"features": {"chains": True, "pronouns": True}})
-    r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
-                    config=config)
-    assert r["steps"]["coreference"]["state"] == "Completed"
-    assert r["documents_parsed"] == 0                 # the parses came from the cache
-    table = pd.read_parquet(r["artifacts"]["entities"])
-    plain = pd.read_parquet(reference["results"]["artifacts"]["entities"])
-    assert len(table) > len(plain)                    # resolved pronouns added
-    pronouns = table.merge(plain[["doc_id", "sent_id", "head_index"]].drop_duplicates(),
-                           how="left", indicator=True)
-    added = pronouns[pronouns["_merge"] == "left_only"]
-    assert len(added) and added["chain"].notna().all()
-    assert set(added["mention"].str.lower()) <= {"he", "she", "they", "them", "him", "her",
-                                                 "it", "his", "its", "their", "himself",
-                                                 "themselves", "herself", "itself"}
-    with Store(project / "aesi.duckdb", read_only=True) as store:
-        chains = store.chain_table(table["doc_id"].unique())
-    assert len(chains) >= table["chain"].notna().sum() - len(added)
-    # A document deleted and added again gets its chain rows back although the coreference
-    # step comes from the cache (the store is written by a step of its own, never cached).
-    doc = table["doc_id"].iloc[0]
-    with Store(project / "aesi.duckdb") as store:
-        before = len(store.chain_table([doc]))
-        store.delete_documents([doc])
-        assert len(store.chain_table([doc])) == 0
-    again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
-                        config=config)
-    assert again["steps"]["coreference"]["state"] == "Cached"
-    assert again["steps"]["store-chains"]["state"] == "Completed"
-    with Store(project / "aesi.duckdb", read_only=True) as store:
-        assert before > 0 and len(store.chain_table([doc])) == before
-
-    by_chain = deep_merge(config, {"model": {"template_unit": "chain"}})
-    r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "chain"), demo=True,
-                    config=by_chain)
-    export = pd.read_parquet(tmp_path / "chain" / "assignments.parquet")
-    chained = pd.read_parquet(r["artifacts"]["entities"])
-    per_chain = export.assign(chain=chained["chain"].to_numpy()).dropna(subset=["chain"])
-    assert (per_chain.groupby(["doc_id", "chain"])["template"].nunique() == 1).all()
-
-
-def test_context_vector_step_feeds_the_context_terms(prefect_here, reference, tmp_path):
+def test_context_vector_step_feeds_the_context_term(prefect_here, reference, tmp_path):
     pytest.importorskip("transformers", reason="the context extra is not installed")
     from flows.induce import induce_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
-    config = deep_merge(preset("default"), {
-        "features": {"context": True, "token_context": True},
-        "model": {"similarity": {"context_weight": 0.75, "predicate_context_weight": 0.5,
-                                 "head_context_weight": 0.5}}})
+    config = deep_merge(preset("default"), {"model": {"similarity": {"context_weight": 0.6}}})
     r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                     config=config)
     assert r["steps"]["context-vectors"]["state"] == "Completed"
@@ -634,8 +627,7 @@ def test_context_vector_step_feeds_the_context_terms(prefect_here, reference, tm
     n, n_sentences = len(table), len(table[["doc_id", "sent_id"]].drop_duplicates())
     with np.load(r["artifacts"]["context"]) as z:
         assert {k: z[k].shape for k in z.files} == {
-            "context_vectors": (n_sentences, 384), "context_rows": (n,),
-            "predicate_context_vectors": (n, 384), "head_context_vectors": (n, 384)}
+            "context_vectors": (n_sentences, 384), "context_rows": (n,)}
     again = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "out"), demo=True,
                         config=config)
     assert again["steps"]["context-vectors"]["state"] == "Cached"
@@ -690,7 +682,7 @@ def test_prefect_yaml_deploys_to_a_local_server(server, tmp_path):
     assert full.parameters["keep_runs"] == DEFAULT_KEEP_RUNS
     for d in (full, incremental):
         # Each names its configuration: nothing of an ad-hoc run reaches it.
-        assert d.parameters["config_path"] == "configs/scheduled.json"
+        assert d.parameters["preset"] == "default"
         assert d.work_pool_name == "aesi-local"
         assert [s.schedule.cron for s in d.schedules] and all(s.active for s in d.schedules)
         assert d.job_variables["env"]["DO_NOT_TRACK"] == "1"

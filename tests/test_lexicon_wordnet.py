@@ -12,7 +12,7 @@ from aesi_lib.errors import ResourceMissingError
 from aesi_lib.lexicon import wordnet as wn_mod
 from aesi_lib.lexicon import wordnet_files
 from aesi_lib.lexicon.cache import resolve_cache_dir
-from aesi_lib.lexicon.wordnet import coarse_type, load_wordnet
+from aesi_lib.lexicon.wordnet import load_wordnet
 from aesi_lib.lexicon.wordnet_files import LEXNAMES, lexnames_text, prepare_wordnet_dir
 
 DEBIAN = Path("/usr/share/wordnet")
@@ -100,53 +100,16 @@ def test_hypernym_at_depth(lexicon: wn_mod.WordNetLexicon) -> None:
         lexicon.hypernym_at_depth("bomb", -1)
 
 
-def test_coarse_type_labels() -> None:
-    assert coarse_type("PERSON") == coarse_type("PER") == coarse_type("B-PER") == "ne.person"
-    assert coarse_type("ORG") == coarse_type("NORP") == coarse_type("I-ORG") == "ne.organization"
-    assert coarse_type("ORGANIZATION") == "ne.organization"
-    for label in ("GPE", "LOC", "FAC", "S-GPE", "location"):
-        assert coarse_type(label) == "ne.location"
-    assert coarse_type("DATE") == "ne.time"
-    assert coarse_type("CARDINAL") == "ne.quantity"
-    for label in ("", None, "O", "MISC", "B-MISC", "WHATEVER"):
-        assert coarse_type(label) is None
-
-
 @needs_wordnet
-def test_semantic_types_with_ne_fallback(lexicon: wn_mod.WordNetLexicon) -> None:
+def test_semantic_types_under_each_scheme(lexicon: wn_mod.WordNetLexicon) -> None:
     st = lexicon.semantic_types
     assert st("bomb") == ("explosive_device.n.01", "weaponry.n.01")
-    assert st("bomb", "PERSON") == ("explosive_device.n.01", "weaponry.n.01")  # WordNet wins
-    assert st("garcia", "PERSON") == ("ne.person",)
-    assert st("garcia", "PERSON", "lexname") == ("noun.person",)
-    assert st("fmln", "ORG", "lexname") == ("noun.group",)
-    assert st("fmln", "ORG", "depth:3") == ("ne.organization",)
-    assert st("priest", None, "lexname") == ("noun.person",)
-    assert st("bomb", None, "depth:4") == ("artifact.n.01",)
-    assert st("xqzzyv") == st("xqzzyv", "MISC") == ()
-    assert st("bush", "PERSON", "lexname") == ("noun.plant",)
+    assert st("priest", "lexname") == ("noun.person",)
+    assert st("bomb", "depth:4") == ("artifact.n.01",)
+    # A name WordNet does not know has no type.
+    assert st("xqzzyv") == st("garcia", "depth:3") == ()
     with pytest.raises(ValueError, match="unknown typing scheme"):
-        st("bomb", None, "supersense")
-
-
-@needs_wordnet
-def test_names_typed_as_the_common_noun_of_their_class(lexicon: wn_mod.WordNetLexicon) -> None:
-    st = lexicon.semantic_types
-    for scheme in ("depth:3", "hypernyms"):
-        assert st("romero", "PERSON", scheme, ner_as_noun=True) == st("person", None, scheme)
-        assert st("fmln", "ORG", scheme, ner_as_noun=True) == st("organization", None, scheme)
-        assert st("usulutan", "GPE", scheme, ner_as_noun=True) == st("location", None, scheme)
-    # The supersense scheme already gives a name its class's supersense.
-    assert st("romero", "PERSON", "lexname", ner_as_noun=True) == ("noun.person",)
-    # Under depth:3 names and common nouns then share a type; without the option they do not.
-    assert st("romero", "PERSON", "depth:3", ner_as_noun=True) == st("priest", None, "depth:3")
-    assert st("fmln", "ORG", "depth:3", ner_as_noun=True) == st("army", None, "depth:3")
-    assert st("romero", "PERSON", "depth:3") == ("ne.person",)
-    # WordNet's own noun still wins, and a name without a usable class stays untyped.
-    assert st("bush", "PERSON", "depth:3", ner_as_noun=True) == st("bush", None, "depth:3")
-    assert st("xqzzyv", "MISC", "depth:3", ner_as_noun=True) == ()
-    for label in ("PERSON", "ORG", "GPE", "DATE", "MONEY", "PRODUCT", "EVENT", "LAW"):
-        assert st("xqzzyv", label, "depth:3", ner_as_noun=True), label
+        st("bomb", "supersense")
 
 
 @needs_wordnet

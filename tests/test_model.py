@@ -76,16 +76,14 @@ def test_zero_weight_equals_sc(corpus) -> None:
 
 def test_similarity_options_pass_through(corpus) -> None:
     f, _, _ = corpus
-    # Predicate vectors ±u with more +u: raw cosines give the -u entities negative degrees.
+    # Predicate vectors ±u with more +u: raw cosines would give the -u entities negative
+    # degrees; shifted, W_S of the predicate cosine alone separates the two signs.
     signs = np.where(np.arange(f.n_entities) % 3 == 0, -1.0, 1.0)
     u = np.zeros(f.predicate_vectors.shape[1])
     u[0] = 1.0
     g = dataclasses.replace(f, predicate_vectors=signs[:, None] * u)
-    raw = SimilarityOptions(cosine="raw", dep_weight=0.0, type_weight=0.0)
-    with pytest.raises(ValueError, match="shift"):
-        induce(g, ModelConfig(mode="sc", similarity=raw))
-    shifted = dataclasses.replace(raw, cosine="shift")
-    result = induce(g, ModelConfig(mode="sc", n_slots=2, similarity=shifted))
+    only_cosine = SimilarityOptions(dep_weight=0.0, type_weight=0.0)
+    result = induce(g, ModelConfig(mode="sc", n_slots=2, similarity=only_cosine))
     assert adjusted_rand_score(signs, result.slot_labels) == 1.0
 
 

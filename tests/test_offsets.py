@@ -84,27 +84,3 @@ def test_every_muc4_word_slices_the_message_as_the_file_has_it(muc4_dir):
                 a, b = original_span(match.start(), match.end(), positions)
                 # A word broken at a line-end hyphen spans the line break in the file.
                 assert _squeeze(doc.original[a:b]) == match.group(), (doc.doc_id, match.group())
-
-
-def test_resolved_pronoun_rows_slice_the_users_own_text(tmp_path):
-    from aesi_lib.entities.chain_tables import chained_entity_table
-    from aesi_lib.parse.backends import ParserConfig, make_parser
-    from aesi_lib.run import pipeline
-    from aesi_lib.store import Store
-
-    original = ("The   guerrillas\r\nattacked  the\tpolice station.\r\n\r\n\r\n"
-                "  They   kidnapped\tthe   mayor  and   they\r\nburned the town hall.\r\n")
-    path = tmp_path / "docs.jsonl"
-    path.write_text(json.dumps({"id": "p1", "text": original}) + "\n")
-    documents = read_plain_documents(path)
-    parser = make_parser(ParserConfig())
-    with Store(tmp_path / "aesi.duckdb") as store:
-        pipeline.ingest_documents(store, documents, parser, tmp_path / "cache")
-        table = store.entity_table()
-        stored = store.documents()
-    chained, _, n_pronouns = chained_entity_table(table, list(parser.parse(stored)), stored,
-                                                  pronouns=True)
-    pronouns = chained[chained["mention"].str.lower() == "they"]
-    assert n_pronouns >= 1 and len(pronouns) == n_pronouns
-    for row in pronouns.itertuples():
-        assert original[row.start_char:row.end_char] == row.mention

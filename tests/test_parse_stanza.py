@@ -178,10 +178,11 @@ def test_resources_without_english_models(tmp_path: Path):
 
 
 def test_parser_object_is_lazy_and_reports_missing_models(tmp_path: Path):
-    parser = StanzaParser(model_dir=str(tmp_path), ner=True)
+    parser = StanzaParser(model_dir=str(tmp_path))
     assert isinstance(parser, Parser)
     cid = parser.config_id
-    assert cid.startswith("stanza;") and "ner" in cid and "casing=auto" in cid
-    assert StanzaParser(model_dir=str(tmp_path)).config_id != cid
+    assert cid.startswith("stanza;") and "casing=auto" in cid
+    assert "processors=tokenize,pos,lemma,depparse;" in cid      # no ner
+    assert StanzaParser(model_dir=str(tmp_path), casing="lower").config_id != cid
     with pytest.raises(ResourceMissingError):
         list(parser.parse([Document("a", "THE ARMY ATTACKED.", "t", "t")]))

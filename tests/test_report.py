@@ -176,7 +176,7 @@ def test_run_facts_name_what_applies_and_the_cached_run_time() -> None:
     from aesi_lib.report import run_meta
 
     results = {"config": {"model": {"n_templates": 20, "n_slots": 24, "mode": "sc",
-                                    "constraint_weight": 0.3, "init": "sc", "solver": "eigsh"}},
+                                    "constraint_weight": 0.3, "init": "sc"}},
                "solve": {"converged": True, "n_iter": 0, "timings": {"total": 3.04}},
                "timings": {"total": 1.7},
                "steps": {"entity-table": {"state": "Cached"}, "solve": {"state": "Cached"},

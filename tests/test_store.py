@@ -107,8 +107,6 @@ def test_head_pmi_matches_a_hand_computed_example(tmp_path):
     assert store_pairs[("bomb", "house")].pmi == pytest.approx(math.log(2 * 4 / (3 * 2)))
     assert store_pairs[("house", "bomb")].pmi == pytest.approx(math.log(4 / 3))
     assert store_pairs[("bomb", "priest")].pmi == pytest.approx(math.log(1 * 4 / (3 * 2)))
-    assert store_pairs[("bomb", "house")].npmi == pytest.approx(
-        math.log(4 / 3) / -math.log(2 / 4))
     assert store_pairs[("bomb", "bomb")].pmi == pytest.approx(math.log(3 * 4 / 9))
     assert ("house", "priest") not in store_pairs
     # With a support threshold, pairs seen in one document only disappear.
@@ -189,7 +187,7 @@ def test_a_healthy_store_reads_to_the_last_row(tmp_path):
     with Store(path, read_only=True) as store:
         counts = store.check_readable()
     assert counts == {"documents": 3, "sentences": 3, "tokens": 15, "entities": 15,
-                      "chains": 0, "runs": 0, "assignments": 0}
+                      "runs": 0, "assignments": 0}
 
 
 def test_a_store_of_an_older_schema_is_read_to_the_last_row_too(tmp_path):
@@ -248,8 +246,7 @@ def test_delete_documents_removes_every_row_in_one_go(tmp_path):
         _add(store, Document("D2", "b", "dev", "x"), ["mine"])
         _add(store, Document("D3", "c", "dev", "x"), ["priest", "car", "town"])
         removed = store.delete_documents(["D1"], splits=["dev"])
-        assert removed == {"documents": 3, "sentences": 3, "tokens": 6, "entities": 6,
-                           "chains": 0}
+        assert removed == {"documents": 3, "sentences": 3, "tokens": 6, "entities": 6}
         assert store.document_ids() == []
         for table in ("sentences", "tokens", "entities"):
             assert store.con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
@@ -289,20 +286,31 @@ def test_record_run_keeps_the_assignments_of_the_newest_runs(tmp_path):
         assert list(store.runs()["assignments"]) == [2, 14, 0, 0, 0, 0]
 
 
-def test_chains_are_replaced_per_document_and_deleted_with_it(tmp_path):
+def test_a_store_with_the_chains_of_the_removed_coreference_option_opens(tmp_path):
+    """A project stored while coreference chains were an option (features.chains) has a
+    ``chains`` table: read-only it opens and reads as before, the first write drops the table
+    (nothing reads it), and the documents, their rows and deletes are untouched."""
     path = tmp_path / "aesi.duckdb"
     _big_store(path, n_docs=3, words=5)
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE chains (doc_id VARCHAR NOT NULL, sent_id INTEGER NOT NULL, "
+                    "head_index INTEGER NOT NULL, chain INTEGER NOT NULL, kind VARCHAR NOT "
+                    "NULL, head VARCHAR NOT NULL, head_lemma VARCHAR NOT NULL, mention VARCHAR "
+                    "NOT NULL)")
+        con.execute("INSERT INTO chains SELECT doc_id, 0, 0, 1, 'nominal', 'h', 'h', 'the h' "
+                    "FROM documents")
+    with Store(path, read_only=True) as store:
+        assert store.check_readable()["chains"] == 3
+    with Store(path, read_only=True) as store:
+        entities = store.entity_table()
     with Store(path) as store:
-        ids = store.document_ids()
-        rows = pd.DataFrame([(d, 0, i, i % 2, "nominal", "h", "h", "the h")
-                             for d in ids for i in range(4)],
-                            columns=["doc_id", "sent_id", "head_index", "chain", "kind", "head",
-                                     "head_lemma", "mention"])
-        store.replace_chains(ids, rows)
-        store.replace_chains(ids[:1], rows[rows["doc_id"] == ids[0]].head(2))
-        assert len(store.chain_table(ids)) == 2 + 4 * 2
-        store.delete_documents([ids[1]])
-        assert set(store.chain_table(ids)["doc_id"]) == {ids[0], ids[2]}
+        pd.testing.assert_frame_equal(store.entity_table(), entities)
+        removed = store.delete_documents([store.document_ids()[0]])
+        assert removed["documents"] == 1 and set(removed) == {
+            "documents", "sentences", "tokens", "entities"}
+    with Store(path, read_only=True) as store:
+        counts = store.check_readable()
+    assert "chains" not in counts and counts["documents"] == 2
 
 
 def test_a_store_from_before_character_offsets_and_predicate_indices_reads_minus_one(tmp_path):

@@ -39,7 +39,7 @@ def test_cosine_term_holds_distinct_rows_and_equals_the_dense_cosine() -> None:
     sentences[3] = 0.0                      # a sentence without a vector
     sentence_ids = rng.integers(10, size=120)
     vectors = sentences[sentence_ids]
-    term = CosineTerm("context", [vectors], "shift")
+    term = CosineTerm("context", [vectors])
     assert term.blocks[0].shape[0] == len(np.unique(sentence_ids))
     norms = np.linalg.norm(vectors, axis=1)
     unit = np.divide(vectors, norms[:, None], out=np.zeros_like(vectors),
@@ -48,16 +48,16 @@ def test_cosine_term_holds_distinct_rows_and_equals_the_dense_cosine() -> None:
     X = rng.standard_normal((120, 3))
     np.testing.assert_allclose(term.matmat(X), dense @ X, atol=1e-12)
     np.testing.assert_allclose(term.diagonal(), np.diag(dense), atol=1e-12)
-    # A rectangular term (new mentions as rows, repeated too), clipped, in chunks of 3 rows.
+    # A rectangular term (new mentions as rows, repeated too).
     rows = rng.standard_normal((5, 8))[[0, 1, 0, 2, 3, 1, 4]]
-    rect = CosineTerm("context", [vectors], "clip", chunk=3, row_blocks=[rows])
+    rect = CosineTerm("context", [vectors], row_blocks=[rows])
     row_unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-    np.testing.assert_allclose(rect.matmat(X), np.maximum(row_unit @ unit.T, 0.0) @ X,
+    np.testing.assert_allclose(rect.matmat(X), (1.0 + row_unit @ unit.T) / 2.0 @ X,
                                atol=1e-12)
 
 
 def test_distinct_float64_rows_are_referenced_not_copied() -> None:
     vectors = np.random.default_rng(2).standard_normal((50, 4))
-    term = CosineTerm("cos_p", [vectors], "shift")
+    term = CosineTerm("cos_p", [vectors])
     assert term.GT is None and np.shares_memory(term.blocks[0], vectors)
     np.testing.assert_array_equal(term.ids, np.arange(50))

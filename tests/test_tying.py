@@ -36,16 +36,15 @@ def test_tied_operator_is_the_aggregated_graph():
     np.testing.assert_allclose(op.matvec(np.ones(4)), G.T @ W.sum(axis=1))
 
 
-def _similarity_of_every_term_kind(mode: str, n_units: int) -> tuple[SimilarityOperator,
-                                                                       np.ndarray]:
+def _similarity_of_every_term_kind(n_units: int) -> tuple[SimilarityOperator, np.ndarray]:
     """A W of a shared-vector cosine (few distinct rows), a per-mention two-block cosine, a
     group term with M and one without, and units that are fewer than or as many as the
     distinct rows."""
     rng = np.random.default_rng(7)
     n = 40
     sentences = rng.normal(size=(6, 5))
-    context = CosineTerm("context", [sentences], mode, ids=rng.integers(0, 6, n))
-    own = CosineTerm("cos_hp", [rng.normal(size=(n, 3)), rng.normal(size=(n, 2))], mode)
+    context = CosineTerm("context", [sentences], ids=rng.integers(0, 6, n))
+    own = CosineTerm("cos_hp", [rng.normal(size=(n, 3)), rng.normal(size=(n, 2))])
     M = rng.random((5, 5))
     pmi = GroupTerm("pmi", rng.integers(0, 5, n), M + M.T, 5)
     dep = GroupTerm("dep", rng.integers(0, 3, n), None, 3)
@@ -55,13 +54,12 @@ def _similarity_of_every_term_kind(mode: str, n_units: int) -> tuple[SimilarityO
     return W, units
 
 
-@pytest.mark.parametrize("mode", ["shift", "raw"])
 @pytest.mark.parametrize("n_units", [4, 30])
-def test_a_similarity_operator_is_tied_term_by_term(mode, n_units):
+def test_a_similarity_operator_is_tied_term_by_term(n_units):
     """Reduced to the units once, ``Gᵀ W G`` equals the product through the mentions, with
     the mentions' self-pairs left out (zero diagonal), whether the units are fewer than the
     distinct vectors (one dense factor per block) or more (the counts beside the vectors)."""
-    W, units = _similarity_of_every_term_kind(mode, n_units)
+    W, units = _similarity_of_every_term_kind(n_units)
     G = unit_indicator(units)
     tied = tied_operator(W, G)
     assert isinstance(tied, TiedSimilarityOperator)
@@ -75,7 +73,7 @@ def test_operators_that_share_terms_reduce_each_term_once(monkeypatch):
     """The consensus members are W_T at other weights of the same terms: tied with one
     ``reduced`` memo, each term is reduced once, and each member's tied graph is still its
     own ``Gᵀ W G``."""
-    W, units = _similarity_of_every_term_kind("shift", 4)
+    W, units = _similarity_of_every_term_kind(4)
     G = unit_indicator(units)
     calls: list[str] = []
     for cls in (CosineTerm, GroupTerm):
@@ -94,17 +92,6 @@ def test_operators_that_share_terms_reduce_each_term_once(monkeypatch):
         dense = G.T.toarray() @ (member @ np.eye(member.shape[0])) @ G.toarray()
         np.testing.assert_allclose(tied @ np.eye(G.shape[1]), dense, rtol=1e-12, atol=1e-12)
     assert sorted(calls) == ["context", "cos_hp", "dep", "pmi"]
-
-
-def test_a_clipped_cosine_is_tied_through_the_mentions():
-    """A clipped cosine has no factors: the tie falls back to the product through the
-    mentions, with the same result."""
-    W, units = _similarity_of_every_term_kind("clip", 4)
-    G = unit_indicator(units)
-    tied = tied_operator(W, G)
-    assert not isinstance(tied, TiedSimilarityOperator)
-    dense = G.T.toarray() @ (W @ np.eye(W.shape[0])) @ G.toarray()
-    np.testing.assert_allclose(tied @ np.eye(G.shape[1]), dense, rtol=1e-12, atol=1e-12)
 
 
 def test_tied_objective_equals_the_mention_objective_of_the_expanded_labels():

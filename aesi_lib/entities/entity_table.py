@@ -44,8 +44,8 @@ def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Docu
 def spans_in_original(frame: pd.DataFrame, documents: Sequence[Document]) -> pd.DataFrame:
     """``frame`` (rows with ``doc_id``, ``start_char``, ``end_char`` in the documents' parsed
     text) with the spans moved into each document's ``original`` where it has one
-    (:func:`aesi_lib.corpus.offsets.original_span`). The entity rows of every ingest and the
-    resolved-pronoun rows of the coreference step go through it."""
+    (:func:`aesi_lib.corpus.offsets.original_span`). The entity rows of every ingest go
+    through it."""
     from aesi_lib.corpus.offsets import offset_map, original_span
 
     originals = {d.doc_id: d for d in documents if d.original}

@@ -63,11 +63,7 @@ R12 event nouns (only with ``EntityRules.event_nouns``, ``features.event_nouns``
     verb's own (a template is tied by predicate); ``predicate_index`` is the noun. A
     (head, predicate, dependency) that a verb of the sentence already gives is not repeated.
 
-R13 phrasal verbs (only with ``EntityRules.phrasal_verbs``, ``features.phrasal_verbs``)
-    A verb with a particle (``prt``, UD ``compound:prt``) is the predicate ``<lemma>_<particle>``
-    (``the FMLN carried out the attack`` -> FMLN/nsubj of ``carry_out``; ``a bomb went off``
-    -> bomb/nsubj of ``go_off``), so that it is a unit of its own rather than the light verb
-    it is built on. Its word vector is the verb's (:func:`predicate_vector_word`).
+(R13, phrasal verbs as predicates of their own, was removed: it measured no gain.)
 
 R14 support verbs (only with R12 and ``EntityRules.support_verbs``, ``features.support_verbs``)
     The subject of a support verb (``SUPPORT_VERBS``: ``carry out``, ``commit``,
@@ -158,7 +154,6 @@ from aesi_lib.entities.sentence_view import (
     UD_OBLIQUE,
     SentenceView,
     oblique_preposition,
-    particles,
 )
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
@@ -171,15 +166,12 @@ ENTITY_FORMAT_VERSION = 3
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
     """The configuration a store records for a document: the parser's ``config_id``, the
     entity rules' :data:`ENTITY_FORMAT_VERSION`, the event-noun lexicon of R12 and whether
-    R13-R16 are on, so that a change of any of them makes the document's rows again."""
+    R14-R16 are on, so that a change of any of them makes the document's rows again."""
     stored = f"{parser_config_id};entities={ENTITY_FORMAT_VERSION}"
     if rules is None:
         return stored
     if rules.event_nouns is not None:
         stored += f";{rules.event_nouns.config_id}"
-    if rules.phrasal_verbs:
-        stored += ";phrasal"
-    if rules.event_nouns is not None:
         stored += "".join(f";{mark}" for switch, mark in _EVENT_NOUN_RULE_MARKS
                           if getattr(rules, switch))
     return stored
@@ -189,17 +181,6 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
 #: whose event nouns they read), in this order.
 _EVENT_NOUN_RULE_MARKS = (("support_verbs", "support"), ("agentive_modifiers", "agentive"),
                           ("attribution_verbs", "attribution"))
-
-
-#: Joins a phrasal verb's lemma and its particles in a predicate (rule R13).
-PHRASAL_JOINER = "_"
-
-
-def predicate_vector_word(predicate: str) -> str:
-    """The word whose vector stands for a predicate: the predicate itself, or for a phrasal
-    verb of rule R13 (``carry_out``) its verb (``carry``). A particle's own vector (``out``,
-    ``up``) would make every phrasal verb with that particle alike."""
-    return predicate.split(PHRASAL_JOINER, 1)[0] if predicate else predicate
 
 
 # Children left out of a mention (with their subtrees).
@@ -217,11 +198,12 @@ class EntityRecord:
     ``head_index`` is the head's token index within sentence ``sent_id`` (both 0-based);
     ``head`` its text as in the document; ``head_lemma`` its lemma lowercased; ``mention`` the
     noun phrase text; ``predicate`` the verb lemma lowercased; ``dep`` one of ``nsubj``,
-    ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's NER type or ``""``;
+    ``dobj``, ``iobj``, ``prep_<preposition>``; ``ner`` the head's named-entity type where the
+    parse has one (the parsers of a run have no entity recognizer: ``""``; the column stays
+    for the stores written before);
     ``start_char`` and ``end_char`` the mention's character span ``[start, end)`` in the
     document text (-1 when the parser gives no offsets); ``predicate_index`` the predicate's
-    token index within the sentence (the token whose in-context vector the encoder pools,
-    ``aesi_lib.lexicon.encoder``).
+    token index within the sentence (under R12 and R14-R16 the event noun's).
     """
 
     doc_id: str
@@ -246,16 +228,14 @@ class EntityRules:
     """Switches for the optional rules (R8-R16 in the module docstring): R8-R11 on by
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
     returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, ``is_agent(lemma,
-    upos)`` and ``config_id``); R13 on with ``phrasal_verbs``; R14 with ``support_verbs``
-    and R12; R15 with ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and
-    R12."""
+    upos)`` and ``config_id``); R14 with ``support_verbs`` and R12; R15 with
+    ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and R12."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
     participles: bool = True
     control: bool = True
     event_nouns: Any = None
-    phrasal_verbs: bool = False
     support_verbs: bool = False
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
@@ -422,7 +402,7 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
     for verb, tok in enumerate(view.tokens):
         if tok.upos not in PREDICATE_UPOS or tok.dep in NON_PREDICATE_DEPS:
             continue
-        predicate = _predicate(view, verb, rules)
+        predicate = _predicate(view, verb)
         verb_arguments[verb] = sorted(_verb_entities(view, verb, rules))
         for noun, dep in verb_arguments[verb]:
             key = (noun, verb, dep)
@@ -457,13 +437,10 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
     return records
 
 
-def _predicate(view: SentenceView, verb: int, rules: EntityRules) -> str:
-    """The verb's lowercased lemma (R2), joined with its particles under R13."""
+def _predicate(view: SentenceView, verb: int) -> str:
+    """The verb's lowercased lemma (R2)."""
     tok = view.tokens[verb]
-    predicate = tok.lemma.lower() or tok.text.lower()
-    if rules.phrasal_verbs:
-        predicate = PHRASAL_JOINER.join([predicate, *particles(view, verb)])
-    return predicate
+    return tok.lemma.lower() or tok.text.lower()
 
 
 def _record(view: SentenceView, doc_id: str, sent_id: int, noun: int, predicate_index: int,
@@ -485,7 +462,7 @@ def _record(view: SentenceView, doc_id: str, sent_id: int, noun: int, predicate_
 
 def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
                      ) -> list[EntityRecord]:
-    """All entity mentions of a parsed document (rules R1-R15 of the module docstring).
+    """All entity mentions of a parsed document (rules R1-R16 of the module docstring).
 
     Parameters
     ----------

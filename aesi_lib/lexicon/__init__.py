@@ -1,8 +1,7 @@
 """Lexical resources for entity heads and predicates.
 
 - :mod:`aesi_lib.lexicon.wordnet`: WordNet noun types: the direct hypernyms the paper uses in
-  the slot similarity (Eq. 2), noun supersenses (lexnames), ancestors at a fixed depth, and a
-  coarse named-entity fallback for heads WordNet lacks;
+  the slot similarity (Eq. 2), noun supersenses (lexnames) and ancestors at a fixed depth;
   :mod:`aesi_lib.lexicon.wordnet_files` finds the database and prepares a copy NLTK can read.
 - :mod:`aesi_lib.lexicon.vectors`: word vectors as gensim ``KeyedVectors`` (embedded GloVe
   6B 50d by default, or a user's file); :mod:`aesi_lib.lexicon.vector_lookup`: lookups that
@@ -21,14 +20,13 @@ from aesi_lib.lexicon.vector_lookup import (
     oov_vector,
 )
 from aesi_lib.lexicon.vectors import detect_vector_format, load_vectors
-from aesi_lib.lexicon.wordnet import WordNetLexicon, coarse_type, load_wordnet
+from aesi_lib.lexicon.wordnet import WordNetLexicon, load_wordnet
 from aesi_lib.lexicon.wordnet_files import LEXNAMES, prepare_wordnet_dir
 
 __all__ = [
     "LEXNAMES",
     "VectorLookup",
     "WordNetLexicon",
-    "coarse_type",
     "detect_vector_format",
     "load_vectors",
     "load_wordnet",

@@ -1,12 +1,9 @@
-"""One encoder pass per sentence: its sentence vector and the in-context vectors of its tokens.
+"""One encoder pass per sentence: its sentence vector.
 
 Not in the paper (``features.context``). A sentence that holds an entity mention goes once
-through an encoder, which gives
-
-* the **sentence vector**: the mean of the sentence's word-piece states, unit length (for
-  all-MiniLM-L6-v2 exactly what sentence-transformers computes for the sentence);
-* the **in-context vector** of each requested token (a mention's head word, its predicate):
-  the mean of the states of the word pieces that overlap the token's characters.
+through an encoder, which gives its **sentence vector**: the mean of the sentence's
+word-piece states, unit length (for all-MiniLM-L6-v2 exactly what sentence-transformers
+computes for the sentence).
 
 Two encoders share this interface:
 
@@ -18,13 +15,12 @@ Two encoders share this interface:
   folder the user gives (``features.encoder_model``: a sentence-transformers or Hugging Face
   folder on disk, e.g. all-mpnet-base-v2), pooled the same way;
 * :class:`StaticEncoder` (``"static"``): the mean of the word vectors already loaded for the
-  run (GloVe 6B 50d by default); a token's vector is its word's vector, the same in every
-  context. Orders of magnitude faster, and blind to context.
+  run (GloVe 6B 50d by default). Orders of magnitude faster, and blind to word order.
 
 :func:`iter_document_vectors` caches the result of each document under a key that names the
 recipe (:class:`EncoderRecipe`: encoder, model, pooling, maximum length, library versions,
-device) and the document's mention sentences and token spans, so a corpus that grows embeds
-only its new documents, and a change of any of them embeds again.
+device) and the document's mention sentences, so a corpus that grows embeds only its new
+documents, and a change of any of them embeds again.
 :mod:`aesi_lib.lexicon.mention_context` turns the per-document vectors into the context
 vectors of an entity table's mentions.
 """
@@ -55,8 +51,6 @@ BATCH_SIZE = 32
 #: Word pieces a sentence keeps; longer ones are cut (the model's own limit is 256).
 MAX_LENGTH = 256
 
-Span = tuple[int, int]
-
 
 @dataclass(frozen=True)
 class EncoderRecipe:
@@ -69,8 +63,7 @@ class EncoderRecipe:
         The model and its version (e.g. ``all-MiniLM-L6-v2-0.1.2``), a model folder's identity
         (:func:`model_folder_identity`), or the word vectors.
     pooling : str
-        How states become a vector (``"mean"``, over the sentence's word pieces for the
-        sentence vector, over a token's word pieces for its in-context vector).
+        How states become a vector (``"mean"``, over the sentence's word pieces).
     max_length : int
         Word pieces kept per sentence.
     versions : tuple of (package, version)
@@ -103,11 +96,8 @@ class SentenceEncoder(Protocol):
     recipe: EncoderRecipe
     dimension: int
 
-    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
-               ) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Sentence vectors, shape (n, dimension), unit length, float32; and for each sentence
-        the in-context vectors of its token ``spans`` (character ``[start, end)`` in the
-        sentence), shape (len(spans[i]), dimension), float32."""
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        """Sentence vectors, shape (n, dimension), unit length, float32."""
         ...
 
 
@@ -271,34 +261,24 @@ class TransformerEncoder:
             model = AutoModel.from_pretrained(folder, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise InputError(folder, f"cannot load the encoder model ({exc})") from exc
-        if not tokenizer.is_fast:
-            # Token vectors need the word pieces' character offsets, which only the fast
-            # (Rust) tokenizers give.
-            raise InputError(folder, "the model's tokenizer is not a fast tokenizer (no "
-                             "tokenizer.json): the in-context token vectors need its offsets")
         if int(model.config.hidden_size) != self.dimension:
             raise InputError(folder, f"the model's hidden size is {model.config.hidden_size}, "
                              f"its config.json says {self.dimension}")
         self._tokenizer = tokenizer
         self._model = model.eval().to(self.device)
 
-    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
-               ) -> tuple[np.ndarray, list[np.ndarray]]:
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
         """See :class:`SentenceEncoder`. Batches of ``batch_size`` sentences of equal or
-        similar word-piece counts (longest first); a token cut off by ``max_length`` gets its
-        sentence's vector."""
+        similar word-piece counts (longest first)."""
         n = len(sentences)
         out_sentences = np.zeros((n, self.dimension), dtype=np.float32)
-        out_tokens = [np.zeros((len(s), self.dimension), dtype=np.float32) for s in spans]
         if n == 0:
-            return out_sentences, out_tokens
+            return out_sentences
         if self._model is None:
             self._load()
         import torch
 
         texts = [s.strip() for s in sentences]
-        # strip() moves the characters: the spans follow.
-        shifts = [len(s) - len(s.lstrip()) for s in sentences]
         # Batches of equal word-piece counts waste least on padding (sorting by characters
         # left a third of the time there on MUC-4).
         pieces = self._tokenizer(texts, truncation=True,
@@ -309,36 +289,17 @@ class TransformerEncoder:
                 batch = order[start:start + self.batch_size]
                 encoded = self._tokenizer(
                     [texts[i] for i in batch], padding=True, truncation=True,
-                    max_length=self.recipe.max_length, return_tensors="pt",
-                    return_offsets_mapping=True)
-                offsets = encoded.pop("offset_mapping").numpy()
-                mask_np = encoded["attention_mask"].numpy().astype(bool)
+                    max_length=self.recipe.max_length, return_tensors="pt")
                 encoded = {name: value.to(self.device) for name, value in encoded.items()}
                 mask = encoded["attention_mask"]
                 states = self._model(**encoded).last_hidden_state
                 summed = (states * mask.unsqueeze(-1)).sum(dim=1)
                 pooled = summed / mask.sum(dim=1, keepdim=True).clamp(min=1e-9)
                 pooled_np = torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
-                states_np = states.cpu().numpy()
-                for row, i in enumerate(batch):
-                    out_sentences[i] = pooled_np[row]
-                    for j, (a, b) in enumerate(spans[i]):
-                        pieces = _overlapping_pieces(offsets[row], mask_np[row],
-                                                     a - shifts[i], b - shifts[i])
-                        out_tokens[i][j] = (states_np[row, pieces].mean(axis=0) if pieces.size
-                                            else out_sentences[i])
+                out_sentences[batch] = pooled_np
                 if self.progress is not None:
                     self.progress(len(batch))
-        return out_sentences, out_tokens
-
-
-def _overlapping_pieces(offsets: np.ndarray, mask: np.ndarray, start: int, end: int
-                        ) -> np.ndarray:
-    """Indices of the word pieces (not special tokens, not padding) whose characters overlap
-    ``[start, end)``."""
-    a, b = offsets[:, 0], offsets[:, 1]
-    real = mask & (b > a)
-    return np.flatnonzero(real & (a < end) & (b > start))
+        return out_sentences
 
 
 # --------------------------------------------------------------------------- static
@@ -349,10 +310,10 @@ def _static_recipe(name: str) -> EncoderRecipe:
 
 
 class StaticEncoder:
-    """Sentence vector = unit-length mean of the word vectors of its words; a token's vector
-    = its word's vector (``vectors``: gensim ``KeyedVectors``, e.g. the run's GloVe; unknown
-    words as in ``aesi_lib.lexicon.vector_lookup``). Words are split on whitespace and
-    lowercased, as GloVe's vocabulary is."""
+    """Sentence vector = unit-length mean of the word vectors of its words (``vectors``:
+    gensim ``KeyedVectors``, e.g. the run's GloVe; unknown words as in
+    ``aesi_lib.lexicon.vector_lookup``). Words are split on whitespace and lowercased, as
+    GloVe's vocabulary is."""
 
     def __init__(self, vectors: Any, name: str) -> None:
         self.vectors = vectors
@@ -364,20 +325,15 @@ class StaticEncoder:
 
         return np.asarray(lookup_vectors(self.vectors, list(words)), dtype=np.float32)
 
-    def encode(self, sentences: Sequence[str], spans: Sequence[Sequence[Span]]
-               ) -> tuple[np.ndarray, list[np.ndarray]]:
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
         out_sentences = np.zeros((len(sentences), self.dimension), dtype=np.float32)
-        out_tokens = []
         for i, text in enumerate(sentences):
             words = [w.lower() for w in text.split()]
             if words:
                 mean = self._lookup(words).mean(axis=0)
                 norm = float(np.linalg.norm(mean))
                 out_sentences[i] = mean / norm if norm > 0 else mean
-            token_words = [text[a:b].lower() or "" for a, b in spans[i]]
-            out_tokens.append(self._lookup(token_words) if token_words
-                              else np.zeros((0, self.dimension), dtype=np.float32))
-        return out_sentences, out_tokens
+        return out_sentences
 
 
 # --------------------------------------------------------------------------- choosing
@@ -462,48 +418,25 @@ def run_encoder_key(options: EncoderOptions,
 
 # --------------------------------------------------------------------------- caching
 
-@dataclass(frozen=True)
-class DocumentVectors:
-    """The encoder's output for one document's mention sentences.
-
-    Attributes
-    ----------
-    sentences : ndarray of shape (n, d), float32
-        One unit-length vector per mention sentence, in the order given.
-    tokens : list of ndarray of shape (m_i, d), float32
-        The in-context vectors of each sentence's requested tokens, in the order given.
-    """
-
-    sentences: np.ndarray
-    tokens: list[np.ndarray]
-
-
-def _cache_file(cache: Path, recipe: EncoderRecipe, sentences: Sequence[str],
-                spans: Sequence[Sequence[Span]]) -> Path:
-    text = json.dumps([list(sentences), [[list(s) for s in row] for row in spans]])
+def _cache_file(cache: Path, recipe: EncoderRecipe, sentences: Sequence[str]) -> Path:
+    text = json.dumps(list(sentences))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return cache / recipe.key() / digest[:2] / f"{digest}.npz"
 
 
-def _read_cached(path: Path, sentences: Sequence[str], spans: Sequence[Sequence[Span]],
-                 dimension: int) -> DocumentVectors | None:
+def _read_cached(path: Path, sentences: Sequence[str], dimension: int) -> np.ndarray | None:
     try:
         with np.load(path, allow_pickle=False) as data:
-            vectors, flat = data["sentences"], data["tokens"]
+            vectors = data["sentences"]
     except (OSError, ValueError, KeyError, EOFError):
         return None
-    sizes = [len(s) for s in spans]
-    if vectors.shape != (len(sentences), dimension) or flat.shape != (sum(sizes), dimension):
-        return None
-    return DocumentVectors(vectors, np.split(flat, np.cumsum(sizes)[:-1]) if sizes else [])
+    return vectors if vectors.shape == (len(sentences), dimension) else None
 
 
-def _write_cached(path: Path, vectors: DocumentVectors, dimension: int) -> None:
+def _write_cached(path: Path, vectors: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    flat = (np.concatenate(vectors.tokens) if vectors.tokens
-            else np.zeros((0, dimension), dtype=np.float32))
     tmp = path.with_name(path.name + f".{os.getpid()}.part.npz")
-    np.savez(tmp, sentences=vectors.sentences, tokens=flat)
+    np.savez(tmp, sentences=vectors)
     os.replace(tmp, path)
 
 
@@ -515,13 +448,12 @@ CHUNK_SENTENCES = 8192
 CHUNK_DOCUMENTS = 2048
 
 
-def iter_document_vectors(encoder: SentenceEncoder,
-                          documents: Iterable[tuple[Sequence[str], Sequence[Sequence[Span]]]],
+def iter_document_vectors(encoder: SentenceEncoder, documents: Iterable[Sequence[str]],
                           cache_dir: str | os.PathLike[str],
                           chunk_sentences: int = CHUNK_SENTENCES
-                          ) -> Iterator[tuple[DocumentVectors, bool]]:
-    """The vectors of each document (its mention sentences and their token spans), in order,
-    through a cache of one ``.npz`` file per document under ``cache_dir/<recipe key>/``.
+                          ) -> Iterator[tuple[np.ndarray, bool]]:
+    """The sentence vectors of each document (its mention sentences), in order, through a
+    cache of one ``.npz`` file per document under ``cache_dir/<recipe key>/``.
 
     Uncached documents are embedded in calls of :meth:`SentenceEncoder.encode` over at least
     ``chunk_sentences`` sentences, or once :data:`CHUNK_DOCUMENTS` documents wait (the last
@@ -532,42 +464,39 @@ def iter_document_vectors(encoder: SentenceEncoder,
 
     Yields
     ------
-    (DocumentVectors, bool)
-        Per document: its vectors, and whether they were embedded now (False: from the
-        cache; a damaged file is embedded again).
+    (ndarray of shape (n, d), float32, bool)
+        Per document: one unit-length vector per mention sentence, in the order given, and
+        whether they were embedded now (False: from the cache; a damaged file is embedded
+        again).
     """
     cache = Path(cache_dir)
     # (document, its cache file, its cached vectors or None), in order, since the last
     # call's output.
-    pending: list[tuple[tuple[Sequence[str], Sequence[Sequence[Span]]], Path,
-                        DocumentVectors | None]] = []
+    pending: list[tuple[Sequence[str], Path, np.ndarray | None]] = []
     waiting_sentences = 0
 
-    def flush() -> Iterator[tuple[DocumentVectors, bool]]:
-        missing = [(document, path) for document, path, hit in pending if hit is None]
-        embedded: list[DocumentVectors] = []
+    def flush() -> Iterator[tuple[np.ndarray, bool]]:
+        missing = [(sentences, path) for sentences, path, hit in pending if hit is None]
+        embedded: list[np.ndarray] = []
         if missing:
-            vectors, tokens = encoder.encode(
-                [s for (sentences, _), _ in missing for s in sentences],
-                [sp for (_, spans), _ in missing for sp in spans])
+            vectors = encoder.encode([s for sentences, _ in missing for s in sentences])
             start = 0
-            for (sentences, _), path in missing:
+            for sentences, path in missing:
                 n = len(sentences)
-                embedded.append(DocumentVectors(vectors[start:start + n],
-                                                tokens[start:start + n]))
+                embedded.append(vectors[start:start + n])
                 start += n
-                _write_cached(path, embedded[-1], encoder.dimension)
+                _write_cached(path, embedded[-1])
         fresh = iter(embedded)
         for _, _, hit in pending:
             yield (hit, False) if hit is not None else (next(fresh), True)
 
-    for sentences, spans in documents:
-        path = _cache_file(cache, encoder.recipe, sentences, spans)
-        hit = _read_cached(path, sentences, spans, encoder.dimension)
+    for sentences in documents:
+        path = _cache_file(cache, encoder.recipe, sentences)
+        hit = _read_cached(path, sentences, encoder.dimension)
         if hit is not None and not waiting_sentences:
             yield hit, False
             continue
-        pending.append(((sentences, spans), path, hit))
+        pending.append((sentences, path, hit))
         waiting_sentences += 0 if hit is not None else max(len(sentences), 1)
         if waiting_sentences >= chunk_sentences or len(pending) >= CHUNK_DOCUMENTS:
             yield from flush()

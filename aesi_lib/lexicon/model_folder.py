@@ -2,7 +2,7 @@
 of it before loading it, and the identity that names its vectors in the cache.
 
 A sentence-transformers or Hugging Face model saved or downloaded to disk, e.g.
-all-mpnet-base-v2: ``config.json``, its weights and a fast tokenizer. The checks run before
+all-mpnet-base-v2: ``config.json``, its weights and a tokenizer. The checks run before
 any work (``aesi_lib.run.resources.check_resources``), so a wrong folder fails at the start of a
 run, not after its parse.
 """

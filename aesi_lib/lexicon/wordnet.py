@@ -1,9 +1,8 @@
 """WordNet noun types for entity heads: direct hypernyms (paper, Eq. 2), supersenses, depth cuts.
 
 :class:`WordNetLexicon` answers the questions the features ask of a head lemma; a head that
-WordNet lacks falls back to the coarse class of its named-entity label (:func:`coarse_type`).
-:func:`load_wordnet` finds the database (``aesi_lib.lexicon.wordnet_files``) and opens it once
-per process.
+WordNet lacks has no type. :func:`load_wordnet` finds the database
+(``aesi_lib.lexicon.wordnet_files``) and opens it once per process.
 """
 
 from __future__ import annotations
@@ -28,65 +27,7 @@ from aesi_lib.lexicon.wordnet_files import (
     _usable_dir,
 )
 
-# Coarse classes for named entities that have no WordNet noun. Labels: spaCy/OntoNotes
-# (PERSON, NORP, FAC, ORG, GPE, LOC, PRODUCT, EVENT, WORK_OF_ART, LAW, LANGUAGE, DATE, TIME,
-# PERCENT, MONEY, QUANTITY, ORDINAL, CARDINAL), CoNLL-03 as used by Stanza/UD tools (PER, ORG,
-# LOC, MISC) and Stanford CoreNLP / MUC (PERSON, ORGANIZATION, LOCATION). MISC has no class.
-_NER_COARSE: dict[str, str] = {
-    "PERSON": "person", "PER": "person", "PERS": "person",
-    "ORG": "organization", "ORGANIZATION": "organization", "NORP": "organization",
-    "GPE": "location", "LOC": "location", "LOCATION": "location", "FAC": "location",
-    "FACILITY": "location",
-    "DATE": "time", "TIME": "time",
-    "MONEY": "quantity", "PERCENT": "quantity", "QUANTITY": "quantity", "CARDINAL": "quantity",
-    "ORDINAL": "quantity",
-    "PRODUCT": "artifact", "WORK_OF_ART": "artifact",
-    "EVENT": "event",
-    "LAW": "communication", "LANGUAGE": "communication",
-}
-# Under the supersense scheme a named entity gets the supersense its class corresponds to, so
-# that "Garcia" (PERSON) and "priest" share noun.person.
-_COARSE_LEXNAME: dict[str, str] = {
-    "person": "noun.person", "organization": "noun.group", "location": "noun.location",
-    "time": "noun.time", "quantity": "noun.quantity", "artifact": "noun.artifact",
-    "event": "noun.event", "communication": "noun.communication",
-}
-# With ``ner_as_noun`` a name WordNet does not know is typed as the common noun its class
-# stands for, so that it shares the types of common nouns under the hypernym schemes too.
-_COARSE_NOUN: dict[str, str] = {
-    "person": "person", "organization": "organization", "location": "location",
-    "time": "time_period", "quantity": "quantity", "artifact": "artifact", "event": "event",
-    "communication": "communication",
-}
-_BIO_PREFIX = re.compile(r"^[BIESLU]-")
 _COMPOUND_SPLIT = re.compile(r"[\s_\-]+")
-
-
-def coarse_type(ner_label: str | None) -> str | None:
-    """Map a named-entity label to a coarse pseudo-type such as ``ne.person``.
-
-    Accepts spaCy/OntoNotes, CoNLL-03 (Stanza) and CoreNLP labels, in any case and with or
-    without a BIO/BIOES prefix. The classes: ``ne.person`` (PERSON, PER),
-    ``ne.organization`` (ORG, ORGANIZATION, NORP), ``ne.location`` (GPE, LOC, LOCATION, FAC),
-    ``ne.time`` (DATE, TIME), ``ne.quantity`` (MONEY, PERCENT, QUANTITY, CARDINAL, ORDINAL),
-    ``ne.artifact`` (PRODUCT, WORK_OF_ART), ``ne.event`` (EVENT) and ``ne.communication``
-    (LAW, LANGUAGE).
-
-    Parameters
-    ----------
-    ner_label
-        The entity label; empty, ``O``, ``MISC`` or unknown labels give ``None``.
-
-    Returns
-    -------
-    str or None
-        The pseudo-type, or ``None`` when the label names no usable class.
-    """
-    if not ner_label:
-        return None
-    label = _BIO_PREFIX.sub("", ner_label.strip().upper())
-    coarse = _NER_COARSE.get(label)
-    return f"ne.{coarse}" if coarse else None
 
 
 class WordNetLexicon:
@@ -117,7 +58,7 @@ class WordNetLexicon:
         self._hypernyms: dict[str, tuple[str, ...]] = {}
         self._lexname: dict[str, str | None] = {}
         self._depth: dict[tuple[str, int], str | None] = {}
-        self._types: dict[tuple[str, str | None, str, bool], tuple[str, ...]] = {}
+        self._types: dict[tuple[str, str], tuple[str, ...]] = {}
         self._verb_counts: dict[str, int] = {}
         self._tagged: bool | None = None
 
@@ -174,7 +115,7 @@ class WordNetLexicon:
     def verb_tagged_count(self, lemma: str) -> int:
         """How often ``lemma`` was tagged as a verb in WordNet's sense-tagged corpora (the
         counts of ``cntlist.rev``, mostly SemCor): the sum over its verb senses of the count
-        of the sense whose lemma is ``lemma`` itself (``carry_out`` for a phrasal verb).
+        of the sense whose lemma is ``lemma`` itself.
 
         A general-English frequency that needs no corpus of its own: the predicate salience
         of W_T (``aesi_lib.model.salience``) compares a corpus's predicates with it. 0 for a
@@ -313,62 +254,33 @@ class WordNetLexicon:
         self._depth[key] = result
         return result
 
-    def semantic_types(
-        self,
-        lemma: str,
-        ner: str | None = None,
-        scheme: str = "hypernyms",
-        ner_as_noun: bool = False,
-    ) -> tuple[str, ...]:
-        """Return the type set of an entity head under a typing scheme, with the NE fallback.
+    def semantic_types(self, lemma: str, scheme: str = "hypernyms") -> tuple[str, ...]:
+        """Return the type set of an entity head under a typing scheme.
 
         Schemes: ``"hypernyms"``, the direct hypernyms (:meth:`direct_hypernyms`, the paper's
         choice); ``"lexname"``, the noun supersense (:meth:`lexname`; a better slot signal in
         our exploration, see docs/quality-notes.md); ``"depth:N"``, the ancestor at depth N
         (:meth:`hypernym_at_depth`).
 
-        A head without a WordNet noun falls back to its named-entity class
-        (:func:`coarse_type`): ``ne.person`` etc. under ``hypernyms`` and ``depth:N``, and the
-        matching supersense (``noun.person``, ``noun.group`` for organisations,
-        ``noun.location``, ...) under ``lexname``, so names and common nouns share types.
-        With ``ner_as_noun`` such a head takes, under ``hypernyms`` and ``depth:N`` too, the
-        types of the common noun its class stands for (``person``, ``organization``,
-        ``location``, ...): under ``depth:3`` a PERSON name is ``person.n.01`` like *priest*,
-        an ORG name ``social_group.n.01`` like *army*.
-
         Parameters
         ----------
         lemma
             Head lemma.
-        ner
-            Named-entity label of the head, or ``None``/``""``.
         scheme
             ``"hypernyms"``, ``"lexname"`` or ``"depth:N"``.
-        ner_as_noun
-            Type a name WordNet does not know as the common noun of its NE class, not as a
-            pseudo-type of its own.
 
         Returns
         -------
         tuple of str
-            Possibly empty (no noun sense and no usable NE label).
+            Empty for a head without a WordNet noun sense.
         """
-        key = (lemma, ner or None, scheme, ner_as_noun)
+        key = (lemma, scheme)
         hit = self._types.get(key)
         if hit is not None:
             return hit
         depth = _parse_scheme(scheme)
-        coarse = coarse_type(ner)
-        if coarse is not None and not self.has_noun(lemma):
-            if scheme == "lexname":
-                result: tuple[str, ...] = (_COARSE_LEXNAME[coarse.removeprefix("ne.")],)
-            elif ner_as_noun:
-                result = self.semantic_types(_COARSE_NOUN[coarse.removeprefix("ne.")],
-                                             scheme=scheme)
-            else:
-                result = (coarse,)
-        elif scheme == "hypernyms":
-            result = self.direct_hypernyms(lemma)
+        if scheme == "hypernyms":
+            result: tuple[str, ...] = self.direct_hypernyms(lemma)
         elif scheme == "lexname":
             name = self.lexname(lemma)
             result = (name,) if name else ()

@@ -55,9 +55,8 @@ Indefiniteness. With ``D* = D`` (the appendix's choice, kept in both modes) ``W*
 ``D*·1``, so ``D^-1/2 W* D^-1/2`` loses the trivial eigenpair, may have negative eigenvalues
 (slot step: a negative term) and its spectrum is not bounded by 1. That is harmless for the
 eigensolver (``eigsh`` with ``which="LA"`` on a symmetric operator) and it is exactly what makes
-the discrete objective ``Σ_l X_lᵀ W* X_l / X_lᵀ D X_l`` equal to "cut term + λ·constraint"; but
-the trivial eigenpair can no longer be deflated, and in ``literal`` mode the scale is dictated by
-the constraint.
+the discrete objective ``Σ_l X_lᵀ W* X_l / X_lᵀ D X_l`` equal to "cut term + λ·constraint"; in
+``literal`` mode the scale is dictated by the constraint.
 """
 
 from __future__ import annotations
@@ -88,6 +87,11 @@ from aesi_lib.model.terms import degrees as graph_degrees
 Mode = Literal["literal", "scaled"]
 Init = Literal["random", "sc"]
 Progress = Callable[[int, dict[str, Any]], None]
+
+#: The stopping threshold of the AMP on ``‖R_TᵀR_T - I‖ + ‖R_SᵀR_S - I‖``
+#: (:func:`rotation_residual`): below it an iteration moved the partitions by less than
+#: rounding, so the alternation has converged. Never changed by any preset.
+AMP_TOL = 1e-6
 
 # --------------------------------------------------------------------------------------------
 # The AMP operators (appendix Eqs. for W*_S and W*_T)
@@ -298,7 +302,7 @@ def solve_amp(
     weight: float = 1.0,
     init: Init = "sc",
     max_iter: int = 10,
-    tol: float = 1e-6,
+    tol: float = AMP_TOL,
     seed: int = 0,
     degrees_t: np.ndarray | None = None,
     degrees_s: np.ndarray | None = None,
@@ -331,14 +335,13 @@ def solve_amp(
         Random partitions as in the paper, or the -SC solution.
     max_iter : int
     tol : float
-        ε of the stopping rule.
+        ε of the stopping rule (:data:`AMP_TOL`).
     seed : int
         Seeds the random init, the eigensolver start vectors and the discretisation.
     degrees_t, degrees_s : ndarray of shape (E,), optional
         D_T, D_S; ``W·1`` when omitted.
     ncut_options : dict, optional
-        Extra arguments of :func:`aesi_lib.model.ncut.normalized_cut` (solver, tol, ncv, deflate,
-        n_init).
+        Extra arguments of :func:`aesi_lib.model.ncut.normalized_cut` (``n_init``, ...).
     progress : callable, optional
         ``progress(iteration, terms)`` after every iteration (0 = the initial partition), with
         ``terms`` the history entry.

@@ -35,28 +35,20 @@ class ModelConfig:
     init : {"random", "sc"}
         AMP initial partitions: random (the paper) or the -SC solution.
     max_iter : int
-        AMP iteration cap.
-    tol : float
-        AMP stopping threshold on ``‖R_TᵀR_T - I‖ + ‖R_SᵀR_S - I‖``.
+        AMP iteration cap (the AMP stops earlier once an iteration moves the partitions by
+        less than ``aesi_lib.model.amp.AMP_TOL``).
     seed : int
         Seeds initialisation, eigensolver start vectors and discretisation.
     similarity : SimilarityOptions
         Weights and conventions of W_T and W_S.
-    solver : {"eigsh", "lobpcg"}
-        Eigensolver for the relaxed cuts.
-    eig_tol : float
-        Eigensolver tolerance.
-    deflate : bool
-        Deflate the trivial eigenpair in the unconstrained cuts.
     n_init : int
         Yu-Shi discretisations per cut (seeds ``seed..seed+n_init-1``); the best normalized
         association wins.
-    template_unit : {"mention", "predicate", "chain"}
-        What a template label is given to: each entity mention (the paper), each predicate
+    template_unit : {"mention", "predicate"}
+        What a template label is given to: each entity mention (the paper), or each predicate
         lemma, all of whose mentions then share a template (the cut of ``Gᵀ W_T G``; see
-        ``aesi_lib.model.tying.unit_indicator``), or each coreference chain (all mentions of
-        one entity share a template; needs ``features.chains``). Not in the paper: options of
-        the quality track.
+        ``aesi_lib.model.tying.unit_indicator``). Not in the paper: an option of the quality
+        track.
     slot_unit : {"mention", "pattern"}
         What a slot label is given to: each entity mention (the paper), or each pattern
         (dependency label, set of semantic types) shared by several mentions.
@@ -87,14 +79,10 @@ class ModelConfig:
     constraint_weight: float = 0.3
     init: Literal["random", "sc"] = "sc"
     max_iter: int = 10
-    tol: float = 1e-6
     seed: int = 0
     similarity: SimilarityOptions = field(default_factory=SimilarityOptions)
-    solver: Literal["eigsh", "lobpcg"] = "eigsh"
-    eig_tol: float = 1e-8
-    deflate: bool = False
     n_init: int = 1
-    template_unit: Literal["mention", "predicate", "chain"] = "mention"
+    template_unit: Literal["mention", "predicate"] = "mention"
     slot_unit: Literal["mention", "pattern"] = "mention"
     slot_model: Literal["cut", "factored"] = "cut"
     consensus_members: int = 1
@@ -195,8 +183,8 @@ def check_unit_counts(config: ModelConfig, features: EntityFeatures,
 
     problems = []
     template_units = count(units_t)
-    what_t = ({"predicate": "predicate lemmas", "chain": "coreference chains"}
-              .get(config.template_unit, f"{config.template_unit} units")
+    what_t = ({"predicate": "predicate lemmas"}.get(config.template_unit,
+                                                   f"{config.template_unit} units")
               if units_t is not None else "entity mentions")
     if config.n_templates > template_units:
         problems.append(("model.n_templates", f"{config.n_templates} templates, but the corpus has "

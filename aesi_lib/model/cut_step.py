@@ -66,13 +66,7 @@ def cut_step(
         :func:`step_info`, plus the scales of W* when ``graph`` is given.
     """
     start = time.perf_counter()
-    options = dict(ncut_options)
-    op = W
-    if graph is not None:
-        op = graph.operator
-        # The trivial eigenpair (1, D^1/2 1) belongs to W with D = W·1 only.
-        if graph.coefficient != 0.0 or graph.cut_weight != 1.0:
-            options["deflate"] = False
+    op = W if graph is None else graph.operator
     if units is not None:
         G = unit_indicator(units)
         unit_init = None
@@ -80,13 +74,13 @@ def cut_step(
             unit_init = unit_majority(units, init_labels, G.shape[1])
         unit_labels, emb = normalized_cut(
             tied_operator(op, G, reduced), k, seed, degrees=np.asarray(G.T @ degrees),
-            init_labels=unit_init, return_embedding=True, **options
+            init_labels=unit_init, return_embedding=True, **ncut_options
         )
         labels = unit_labels[np.asarray(units, dtype=np.int64)]
     else:
         labels, emb = normalized_cut(
             op, k, seed, degrees=degrees, init_labels=init_labels, return_embedding=True,
-            **options
+            **ncut_options
         )
     info = step_info(emb, time.perf_counter() - start)
     if graph is not None:

@@ -73,7 +73,7 @@ def semantic_classes(
     options : SimilarityOptions, optional
         Weights of W_H (``type_weight``, ``cos_h_weight``) and its conventions.
     ncut_options : dict, optional
-        Passed to :func:`aesi_lib.model.ncut.normalized_cut` (solver, tol, deflate, n_init).
+        Passed to :func:`aesi_lib.model.ncut.normalized_cut` (``n_init``, ...).
     init_classes : ndarray of shape (E,), int, optional
         Warm start from previous classes (-1 where none): a head starts from its mentions'
         most frequent previous class.

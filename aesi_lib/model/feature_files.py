@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from aesi_lib.errors import InputError
-from aesi_lib.model.features import CONTEXT_ARRAYS, EntityFeatures, FeatureVocabulary
+from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
 
 
 def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVocabulary) -> None:
@@ -38,11 +38,10 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
             pmi_shape=np.asarray(pmi.shape),
             predicate_ids=_optional(features.predicate_ids),
             argument_positions=_optional(features.argument_positions),
-            chain_ids=_optional(features.chain_ids),
             context_rows=_optional(features.context_rows),
             predicate_tagged_counts=_optional(features.predicate_tagged_counts),
-            **{name: (getattr(features, name) if getattr(features, name) is not None
-                      else np.zeros((0, 0), dtype=np.float32)) for name in CONTEXT_ARRAYS},
+            context_vectors=(features.context_vectors if features.context_vectors is not None
+                             else np.zeros((0, 0), dtype=np.float32)),
             vocab=np.asarray(json.dumps({
                 "heads": vocab.heads, "deps": vocab.deps, "types": vocab.types,
                 "documents": vocab.documents, "oov_rate": vocab.oov_rate,
@@ -74,10 +73,9 @@ def load_features(path: str | Path) -> tuple[EntityFeatures, FeatureVocabulary]:
                                   shape=tuple(z["pmi_shape"])),
                 predicate_ids=_stored_optional(z, "predicate_ids"),
                 argument_positions=_stored_optional(z, "argument_positions"),
-                chain_ids=_stored_optional(z, "chain_ids"),
                 context_rows=_stored_optional(z, "context_rows"),
                 predicate_tagged_counts=_stored_optional(z, "predicate_tagged_counts"),
-                **{name: _stored_optional(z, name) for name in CONTEXT_ARRAYS},
+                context_vectors=_stored_optional(z, "context_vectors"),
             )
             raw = json.loads(str(z["vocab"]))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:

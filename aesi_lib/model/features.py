@@ -16,7 +16,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from aesi_lib.entities.positions import argument_positions
-from aesi_lib.entities.rules import predicate_vector_word
 
 
 @dataclass(frozen=True)
@@ -47,8 +46,6 @@ class EntityFeatures:
     argument_positions : ndarray of shape (E,), int, optional
         Argument position of the dependency label (``aesi_lib.model.factored_slots``); needed for
         factored slots (``ModelConfig.slot_model = "factored"``).
-    chain_ids : ndarray of shape (E,), int, optional
-        Corpus-wide coreference chain of each mention (``features.chains``).
     context_vectors : ndarray of shape (E, c) or (S, c), float32, optional
         The vector of each mention's sentence (``features.context``,
         ``aesi_lib.lexicon.encoder``): one row per mention, or, with ``context_rows``, one
@@ -57,9 +54,6 @@ class EntityFeatures:
     context_rows : ndarray of shape (E,), int, optional
         The row of ``context_vectors`` that holds each mention's sentence vector; None when
         ``context_vectors`` has one row per mention.
-    predicate_context_vectors, head_context_vectors : ndarray of shape (E, c), float32, optional
-        The in-context vectors of each mention's predicate and head word, from the same
-        encoder pass (``features.token_context``).
     predicate_tagged_counts : ndarray of shape (E,), float, optional
         How often WordNet's sense-tagged corpora use each mention's predicate as a verb
         (``WordNetLexicon.verb_tagged_count``): the general-English frequency that the
@@ -77,10 +71,7 @@ class EntityFeatures:
     pmi: sp.csr_matrix
     predicate_ids: np.ndarray | None = None
     argument_positions: np.ndarray | None = None
-    chain_ids: np.ndarray | None = None
     context_vectors: np.ndarray | None = None
-    predicate_context_vectors: np.ndarray | None = None
-    head_context_vectors: np.ndarray | None = None
     context_rows: np.ndarray | None = None
     predicate_tagged_counts: np.ndarray | None = None
 
@@ -120,8 +111,8 @@ class EntityFeatures:
             "doc_ids": self.doc_ids.shape[0],
         }
         shared = self.context_rows is not None
-        for name in ("predicate_ids", "argument_positions", "chain_ids", "context_rows",
-                     "predicate_tagged_counts", *CONTEXT_ARRAYS):
+        for name in ("predicate_ids", "argument_positions", "context_rows",
+                     "predicate_tagged_counts", "context_vectors"):
             value = getattr(self, name)
             if value is not None and not (shared and name == "context_vectors"):
                 checks[name] = value.shape[0]
@@ -138,18 +129,13 @@ class EntityFeatures:
             raise ValueError("head_ids index past the PMI vocabulary")
 
 
-#: The optional arrays of :class:`EntityFeatures` that the encoder pass fills
-#: (``aesi_lib.lexicon.mention_context.MentionContext``: sentence, predicate, head).
-CONTEXT_ARRAYS = ("context_vectors", "predicate_context_vectors", "head_context_vectors")
-
-
 #: The entity-rule options that read R12's event nouns, with their rule names.
 EVENT_NOUN_RULES = (("support_verbs", "R14"), ("agentive_modifiers", "R15"),
                     ("attribution_verbs", "R16"))
 
-#: The switches of the optional entity rules R13-R16: each is a field of both
+#: The switches of the optional entity rules R14-R16: each is a field of both
 #: :class:`FeatureOptions` and ``aesi_lib.entities.rules.EntityRules``.
-ENTITY_RULE_SWITCHES = ("phrasal_verbs",) + tuple(name for name, _ in EVENT_NOUN_RULES)
+ENTITY_RULE_SWITCHES = tuple(name for name, _ in EVENT_NOUN_RULES)
 
 
 @dataclass(frozen=True)
@@ -160,28 +146,16 @@ class FeatureOptions:
     ----------
     type_scheme : how a head's semantic types are read from WordNet: ``"hypernyms"`` (the
         paper: direct hypernyms of the first noun sense), ``"lexname"`` (noun supersense such as
-        ``noun.person``) or ``"depth:N"`` (the ancestor N steps below the root). Named entities
-        without a synset fall back to a coarse class from NER in every scheme.
-    pmi_variant : ``"pmi"`` (PMI; W_T keeps its positive part by default), ``"npmi"``
-        (normalised PMI, in [-1, 1]) or ``"none"`` (no PMI term).
-    min_pair_docs : pairs of heads seen together in fewer documents get PMI 0.
-    chains : compute coreference chains (``aesi_lib.entities.chains``, a deterministic sieve)
-        and give every mention its chain (``EntityFeatures.chain_ids``); not in the paper. The
-        chain terms and units of the model need them.
-    pronouns : add the pronouns the chains resolve as entity mentions of their own, headed by
-        their chain's representative (``aesi_lib.entities.chain_tables``); needs ``chains``.
+        ``noun.person``) or ``"depth:N"`` (the ancestor N steps below the root). A head without
+        a noun sense in WordNet (most names) has no type.
     context : give every mention the vector of its sentence from one encoder pass over the
         sentences that hold mentions (``EntityFeatures.context_vectors``,
         ``aesi_lib.lexicon.encoder``); not in the paper. The context term of W_T needs them.
-    token_context : also give every mention the in-context vectors of its predicate and of its
-        head word, from the same pass (``EntityFeatures.predicate_context_vectors``,
-        ``head_context_vectors``); needs ``context``. The predicate-context term of W_T and the
-        head-context term of W_H need them.
     encoder : ``"minilm"``, all-MiniLM-L6-v2 (needs the ``context`` extra); ``"transformer"``,
         the model of ``encoder_model``, pooled the same way; or ``"static"``, the mean of the
-        run's word vectors (fast, blind to context; token vectors are the words' own vectors).
+        run's word vectors (fast, blind to word order).
     encoder_model : the model folder of ``encoder="transformer"``: a sentence-transformers or
-        Hugging Face model on disk (``config.json``, weights, a fast tokenizer; mean pooling),
+        Hugging Face model on disk (``config.json``, weights, a tokenizer; mean pooling),
         e.g. all-mpnet-base-v2; checked before any work. None with the other encoders.
     encoder_device : where ``minilm`` or ``transformer`` runs: ``"cpu"``, or ``"cuda"`` (a
         CUDA build of torch and a GPU). The vectors agree to float rounding, not bit for bit,
@@ -198,9 +172,6 @@ class FeatureOptions:
         is *character assassination*, -> assassinate; ``building`` stays out). Needs
         ``event_nouns``. Not in the paper. A change re-extracts the stored documents' rows
         from the parse cache.
-    phrasal_verbs : a verb with a particle is a predicate of its own, ``carry_out`` (rule R13
-        of ``aesi_lib.entities.rules``), with the verb's word vector. Not in the paper. A
-        change re-extracts the stored documents' rows from the parse cache.
     support_verbs : with ``event_nouns``, the subject of a support verb (``carry out``,
         ``commit``, ...) whose object is an event noun is also the subject of the noun's verb
         (rule R14: ``the FMLN carried out the attack`` -> FMLN/nsubj of attack). Not in the
@@ -215,40 +186,20 @@ class FeatureOptions:
         of the event noun's verb (rule R16: ``the army accused the FMLN of the attack`` ->
         FMLN/nsubj of attack). Not in the paper. A change re-extracts the stored documents'
         rows from the parse cache.
-    ner_as_noun : a name WordNet does not know is typed as the common noun its NER class
-        stands for (a PERSON as *person*, an ORG as *organization*, a GPE as *location*;
-        ``WordNetLexicon.semantic_types``), so that it shares types with common nouns
-        under ``hypernyms`` and ``depth:N`` (*Romero* with *priest*, *FMLN* with *army* under
-        ``depth:3``); without it such a name has a pseudo-type of its own (``ne.person``).
-        Under ``lexname`` the class's supersense is the name's type either way. Needs
-        ``parser.ner``. Not in the paper.
     """
 
     type_scheme: str = "hypernyms"
-    pmi_variant: str = "pmi"
-    min_pair_docs: int = 1
-    chains: bool = False
-    pronouns: bool = False
     context: bool = False
-    token_context: bool = False
     encoder: Literal["minilm", "static", "transformer"] = "minilm"
     encoder_model: str | None = None
     encoder_device: Literal["cpu", "cuda"] = "cpu"
     event_nouns: bool = False
     event_noun_senses: Literal["first", "abstract"] = "first"
-    phrasal_verbs: bool = False
     support_verbs: bool = False
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
-    ner_as_noun: bool = False
 
     def __post_init__(self) -> None:
-        if self.pronouns and not self.chains:
-            raise ValueError("features.pronouns needs features.chains (the chains resolve the "
-                             "pronouns)")
-        if self.token_context and not self.context:
-            raise ValueError("features.token_context needs features.context (one encoder pass "
-                             "gives both)")
         if self.encoder_device != "cpu" and self.encoder == "static":
             raise ValueError(f"features.encoder_device={self.encoder_device} needs "
                              "features.encoder=minilm or transformer (the static encoder runs "
@@ -273,7 +224,7 @@ class FeatureOptions:
                                  "event_noun_senses=first and R14-R16 false")
 
     def entity_rule_switches(self) -> dict[str, bool]:
-        """The optional entity rules R13-R16 these options turn on or off, by the name of
+        """The optional entity rules R14-R16 these options turn on or off, by the name of
         their switch (:data:`ENTITY_RULE_SWITCHES`)."""
         return {name: getattr(self, name) for name in ENTITY_RULE_SWITCHES}
 
@@ -290,20 +241,16 @@ class FeatureVocabulary:
     predicates: tuple[str, ...] = ()
 
 
-def pmi_matrix(pmi_table: pd.DataFrame, vocabulary: dict[str, int], variant: str = "pmi"
-               ) -> sp.csr_matrix:
-    """Sparse V×V matrix of PMI (or NPMI) from ``Store.head_pmi`` rows.
+def pmi_matrix(pmi_table: pd.DataFrame, vocabulary: dict[str, int]) -> sp.csr_matrix:
+    """Sparse V×V matrix of PMI from ``Store.head_pmi`` rows.
 
     Unseen pairs (and pairs below the SQL's support threshold) are 0. Negative values are kept
-    here; ``SimilarityOptions.pmi`` decides whether W_T clips them (positive PMI, the default).
+    here; W_T clips them (positive PMI, ``aesi_lib.model.similarity.positive_pmi``).
     """
     n = len(vocabulary)
-    if variant == "none" or len(pmi_table) == 0:
+    if len(pmi_table) == 0:
         return sp.csr_matrix((n, n), dtype=np.float64)
-    column = {"pmi": "pmi", "npmi": "npmi"}.get(variant)
-    if column is None:
-        raise ValueError(f"unknown pmi_variant {variant!r}: use pmi, npmi or none")
-    values = pmi_table[column].to_numpy(dtype=np.float64)
+    values = pmi_table["pmi"].to_numpy(dtype=np.float64)
     rows = pmi_table["word1"].map(vocabulary)
     cols = pmi_table["word2"].map(vocabulary)
     keep = (values != 0) & rows.notna().to_numpy() & cols.notna().to_numpy()
@@ -334,18 +281,15 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
 
     Parameters
     ----------
-    entities : DataFrame with columns ``doc_id, sent_id, head_lemma, predicate, dep, ner``
-        and, when the store has coreference chains, ``chain`` (the chain id within the
-        document; missing or null: the mention is a chain of its own)
+    entities : DataFrame with columns ``doc_id, sent_id, head_lemma, predicate, dep``
         (``Store.entity_table``), one row per mention, in the order the model will use.
-    pmi_table : DataFrame ``word1, word2, pmi, npmi`` over head lemmas (``Store.head_pmi``).
+    pmi_table : DataFrame ``word1, word2, pmi`` over head lemmas (``Store.head_pmi``).
     vectors : gensim KeyedVectors (``aesi_lib.lexicon.vectors.load_vectors``).
-    wordnet : ``aesi_lib.lexicon.wordnet.WordNetLexicon`` or None (then only the NER fallback
-        types are used).
+    wordnet : ``aesi_lib.lexicon.wordnet.WordNetLexicon`` or None (then no head has a
+        semantic type).
     options : FeatureOptions.
     """
     from aesi_lib.lexicon.vector_lookup import lookup_vectors
-    from aesi_lib.lexicon.wordnet import coarse_type
 
     options = options or FeatureOptions()
     heads = entities["head_lemma"].astype(str).to_numpy()
@@ -359,25 +303,18 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
     _, sentence_ids = np.unique(sentence_keys.to_numpy(), return_inverse=True)
 
     head_table = lookup_vectors(vectors, list(head_names))
-    pred_words = [predicate_vector_word(p) if options.phrasal_verbs else p for p in pred_names]
-    pred_table = lookup_vectors(vectors, pred_words)
+    pred_table = lookup_vectors(vectors, list(pred_names))
     known = sum(w in vectors.key_to_index for w in head_names) + sum(
-        w in vectors.key_to_index for w in pred_words)
+        w in vectors.key_to_index for w in pred_names)
     oov_rate = 1.0 - known / max(1, len(head_names) + len(pred_names))
 
-    ners = entities["ner"].fillna("").astype(str).to_numpy()
-    type_cache: dict[tuple[str, str], tuple[str, ...]] = {}
+    type_cache: dict[str, tuple[str, ...]] = {}
     type_sets: list[tuple[str, ...]] = []
-    for lemma, ner in zip(heads, ners, strict=True):
-        key = (lemma, ner)
-        if key not in type_cache:
-            if wordnet is not None:
-                type_cache[key] = tuple(wordnet.semantic_types(
-                    lemma, ner, scheme=options.type_scheme, ner_as_noun=options.ner_as_noun))
-            else:
-                fallback = coarse_type(ner)
-                type_cache[key] = (fallback,) if fallback else ()
-        type_sets.append(type_cache[key])
+    for lemma in heads:
+        if lemma not in type_cache:
+            type_cache[lemma] = (() if wordnet is None else
+                                 tuple(wordnet.semantic_types(lemma, scheme=options.type_scheme)))
+        type_sets.append(type_cache[lemma])
     types, type_names = type_indicator(type_sets)
 
     vocabulary = {w: i for i, w in enumerate(head_names)}
@@ -389,10 +326,9 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
         types=types,
         sentence_ids=sentence_ids.astype(np.int64),
         doc_ids=doc_ids.astype(np.int64),
-        pmi=pmi_matrix(pmi_table, vocabulary, options.pmi_variant),
+        pmi=pmi_matrix(pmi_table, vocabulary),
         predicate_ids=pred_ids.astype(np.int64),
         argument_positions=argument_positions(dep_names)[dep_ids],
-        chain_ids=_chain_ids(entities),
         predicate_tagged_counts=None if wordnet is None else np.asarray(
             [wordnet.verb_tagged_count(p) for p in pred_names], dtype=np.float64)[pred_ids],
     )
@@ -401,14 +337,3 @@ def build_features(entities: pd.DataFrame, pmi_table: pd.DataFrame, vectors: Any
                               oov_rate, tuple(pred_names))
     return features, vocab
 
-
-def _chain_ids(entities: pd.DataFrame) -> np.ndarray | None:
-    """Corpus-wide chain ids from the per-document ``chain`` column (None without one)."""
-    if "chain" not in entities.columns:
-        return None
-    chain = entities["chain"]
-    # A mention without a chain is a chain of its own: a unique negative key per row.
-    own = pd.Series(-np.arange(1, len(entities) + 1), index=entities.index)
-    local = chain.fillna(own).astype(np.int64).astype(str)
-    keys = entities["doc_id"].astype(str) + "\x1f" + local
-    return np.unique(keys.to_numpy(), return_inverse=True)[1].astype(np.int64)

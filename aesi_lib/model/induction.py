@@ -131,12 +131,7 @@ def induce(
     dt = W_T.degrees()
     ds = W_S.degrees()
     t2 = time.perf_counter()
-    ncut_options = {
-        "solver": config.solver,
-        "tol": config.eig_tol,
-        "deflate": config.deflate,
-        "n_init": config.n_init,
-    }
+    ncut_options = {"n_init": config.n_init}
     units_t, units_s = label_units(features, config)
     check_unit_counts(config, features, units_t, units_s)
     init_t = init_s = None
@@ -173,7 +168,7 @@ def induce(
         res = solve_amp(
             W_T, W_S, features.sentence_ids, config.n_templates, config.n_slots,
             mode=config.mode, weight=config.constraint_weight, init=config.init,
-            max_iter=config.max_iter, tol=config.tol, seed=config.seed,
+            max_iter=config.max_iter, seed=config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options, progress=progress,
             units_t=units_t, units_s=units_s,
         )

@@ -11,14 +11,12 @@ The k-way normalized cut maximises
 2. a discrete partition is found by alternating between the closest discrete indicator and the
    closest rotation of the row-normalised eigenvectors (:func:`discretize`).
 
-Eigensolver notes. With the shifted cosine (``aesi_lib.model.similarity``) the graph is nearly
-complete:
+Eigensolver notes. With the shifted cosine (``aesi_lib.model.terms.CosineTerm``) the graph
+is nearly complete:
 ``N`` has the trivial eigenvalue 1 (eigenvector ``D^1/2 1``), a handful of informative
 eigenvalues that are small and close together, and a bulk near 0. Lanczos (``eigsh``) resolves
-them reliably when given a tight tolerance and a Krylov space of ``ncv ≥ 2k+1`` vectors; every
-call reports the residuals ``‖N v - λ v‖`` so a caller can check. The trivial eigenpair is known
-in closed form when ``D = W·1``; ``deflate=True`` removes it from the operator and solves for
-k-1 eigenpairs only.
+them reliably when given a tight tolerance (:data:`EIG_TOL`) and a Krylov space of
+``ncv ≥ 2k+1`` vectors; every call reports the residuals ``‖N v - λ v‖`` so a caller can check.
 """
 
 from __future__ import annotations
@@ -28,9 +26,14 @@ from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
+from scipy.sparse.linalg import LinearOperator, eigsh
 
-Solver = Literal["eigsh", "lobpcg", "dense"]
+Solver = Literal["eigsh", "dense"]
+
+#: The eigensolver's tolerance (eigsh's ``tol``, relative to ``|λ|``): tight enough for the
+#: close informative eigenvalues of the nearly complete graphs (see the module docstring), and
+#: the same in every preset.
+EIG_TOL = 1e-8
 
 
 @dataclass(frozen=True)
@@ -60,23 +63,18 @@ class SpectralEmbedding:
 
 
 class _Counted(LinearOperator):
-    """``D^-1/2 W D^-1/2`` (optionally minus ``2 u uᵀ``), counting the columns it is applied to."""
+    """``D^-1/2 W D^-1/2``, counting the columns it is applied to."""
 
-    def __init__(self, W: LinearOperator, inv_sqrt_d: np.ndarray, deflate: np.ndarray | None):
+    def __init__(self, W: LinearOperator, inv_sqrt_d: np.ndarray):
         super().__init__(dtype=np.float64, shape=W.shape)
         self.W = W
         self.s = inv_sqrt_d
-        self.u = deflate
         self.count = 0
 
     def _matmat(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
         self.count += X.shape[1]
-        Y = self.s[:, None] * np.asarray(self.W @ (self.s[:, None] * X))
-        if self.u is not None:
-            # N - 2uuᵀ sends the trivial eigenvalue 1 to -1, below every other eigenvalue of N.
-            Y -= 2.0 * np.outer(self.u, self.u @ X)
-        return Y
+        return self.s[:, None] * np.asarray(self.W @ (self.s[:, None] * X))
 
     def _matvec(self, x: np.ndarray) -> np.ndarray:
         return self._matmat(np.asarray(x).reshape(-1, 1))[:, 0]
@@ -96,7 +94,7 @@ def normalized_operator(W: LinearOperator, degrees: np.ndarray) -> LinearOperato
     W : LinearOperator of shape (E, E), symmetric
     degrees : ndarray of shape (E,), all > 0
     """
-    return _Counted(W, _inv_sqrt_degrees(degrees), None)
+    return _Counted(W, _inv_sqrt_degrees(degrees))
 
 
 def _inv_sqrt_degrees(degrees: np.ndarray) -> np.ndarray:
@@ -105,8 +103,9 @@ def _inv_sqrt_degrees(degrees: np.ndarray) -> np.ndarray:
         bad = int(np.sum(~(d > 0)))
         raise ValueError(
             f"normalized cut needs positive degrees; {bad} of {d.size} are <= 0 or not finite "
-            f"(min {np.nanmin(d):.4g}). Raw cosines can sum to negative degrees: use "
-            f"SimilarityOptions(cosine='shift') or 'clip'."
+            f"(min {np.nanmin(d):.4g}): a graph with negative entries (raw cosines, negative "
+            f"weights) can have them, which is why the graphs of aesi_lib.model.similarity "
+            f"shift their cosines to [0, 1]"
         )
     return 1.0 / np.sqrt(d)
 
@@ -126,10 +125,9 @@ def spectral_embedding(
     seed: int = 0,
     *,
     solver: Solver = "eigsh",
-    tol: float = 1e-8,
+    tol: float = EIG_TOL,
     maxiter: int | None = None,
     ncv: int | None = None,
-    deflate: bool = False,
 ) -> SpectralEmbedding:
     """Top-k eigenvectors of ``D^-1/2 W D^-1/2``: the relaxed k-way normalized cut (Eqs. 4-5).
 
@@ -143,19 +141,16 @@ def spectral_embedding(
     k : int
         Number of eigenpairs (clusters).
     seed : int
-        Seeds the start vector (eigsh ``v0``) or block (lobpcg), so results are deterministic.
-    solver : {"eigsh", "lobpcg", "dense"}
-        ARPACK Lanczos on the operator, LOBPCG on blocks of k vectors, or a dense ``eigh``
-        (small inputs only; also used automatically when |E| is tiny).
+        Seeds the start vector (eigsh ``v0``), so results are deterministic.
+    solver : {"eigsh", "dense"}
+        ARPACK Lanczos on the operator, or a dense ``eigh`` (small inputs only; also used
+        automatically when |E| is tiny).
     tol : float
-        Solver tolerance (eigsh: relative to ``|λ|``; lobpcg: on residual norms).
+        eigsh's tolerance, relative to ``|λ|`` (:data:`EIG_TOL`).
     maxiter : int, optional
-        Solver iteration cap (solver default when None).
+        eigsh's iteration cap (its default when None).
     ncv : int, optional
         Lanczos basis size for eigsh; default ``max(2k + 1, 20)``.
-    deflate : bool
-        Remove the known trivial eigenpair (1, ``D^1/2 1``) and solve for k-1 pairs. Only valid
-        when ``degrees == W·1`` and W is nonnegative.
 
     Returns
     -------
@@ -166,48 +161,30 @@ def spectral_embedding(
         raise ValueError(f"k must be in [1, {n}], got {k}")
     inv_sqrt = _inv_sqrt_degrees(degrees)
     rng = np.random.default_rng(seed)
-    u = None
-    if deflate:
-        u = 1.0 / inv_sqrt
-        u = u / np.linalg.norm(u)
-    op = _Counted(W, inv_sqrt, u)
-    m = k - 1 if deflate else k
+    op = _Counted(W, inv_sqrt)
     if ncv is None:
-        ncv = max(2 * m + 1, 20)
-    if solver != "dense" and n <= max(ncv + 1, 5 * m, 50):
+        ncv = max(2 * k + 1, 20)
+    if solver not in ("eigsh", "dense"):
+        raise ValueError(f"unknown solver {solver!r}")
+    if solver != "dense" and n <= max(ncv + 1, 5 * k, 50):
         solver = "dense"
 
-    if m == 0:
-        vals, vecs = np.empty(0), np.empty((n, 0))
-    elif solver == "dense":
+    if solver == "dense":
         dense = op @ np.eye(n)
         vals, vecs = np.linalg.eigh((dense + dense.T) / 2.0)
-        vals, vecs = vals[::-1][:m], vecs[:, ::-1][:, :m]
-    elif solver == "eigsh":
+        vals, vecs = vals[::-1][:k], vecs[:, ::-1][:, :k]
+    else:
         v0 = rng.uniform(-1.0, 1.0, size=n)
         vals, vecs = eigsh(
-            op, k=m, which="LA", v0=v0, tol=tol, maxiter=maxiter, ncv=min(ncv, n - 1)
+            op, k=k, which="LA", v0=v0, tol=tol, maxiter=maxiter, ncv=min(ncv, n - 1)
         )
-    elif solver == "lobpcg":
-        X0 = rng.standard_normal((n, m))
-        if u is not None:
-            X0 -= np.outer(u, u @ X0)
-        vals, vecs = lobpcg(
-            op, X0, largest=True, tol=tol, maxiter=maxiter if maxiter is not None else 500
-        )
-    else:
-        raise ValueError(f"unknown solver {solver!r}")
 
     order = np.argsort(-vals)
     vals, vecs = np.asarray(vals)[order], np.asarray(vecs)[:, order]
-    if u is not None:
-        vals = np.concatenate([[1.0], vals])
-        vecs = np.column_stack([u, vecs])
     vecs = _fix_signs(vecs)
-    # Residuals against the undeflated N, one extra block product.
+    # Residuals, one extra block product (not counted in n_matvec).
     count = op.count
-    check = _Counted(W, inv_sqrt, None)
-    residuals = np.linalg.norm(check @ vecs - vecs * vals[None, :], axis=0)
+    residuals = np.linalg.norm(op @ vecs - vecs * vals[None, :], axis=0)
     return SpectralEmbedding(
         eigenvalues=vals,
         eigenvectors=vecs,
@@ -456,9 +433,8 @@ def normalized_cut(
     *,
     degrees: np.ndarray | None = None,
     solver: Solver = "eigsh",
-    tol: float = 1e-8,
+    tol: float = EIG_TOL,
     ncv: int | None = None,
-    deflate: bool = False,
     max_iter: int = 100,
     n_init: int = 1,
     init_labels: np.ndarray | None = None,
@@ -476,7 +452,7 @@ def normalized_cut(
         Seeds the eigensolver start and the discretisation.
     degrees : ndarray of shape (E,), optional
         Diagonal of D; ``W·1`` when omitted.
-    solver, tol, ncv, deflate
+    solver, tol, ncv
         Passed to :func:`spectral_embedding`.
     max_iter : int
         Discretisation iterations.
@@ -502,9 +478,7 @@ def normalized_cut(
     """
     if degrees is None:
         degrees = np.asarray(W @ np.ones(W.shape[0])).reshape(-1)
-    emb = spectral_embedding(
-        W, degrees, k, seed, solver=solver, tol=tol, ncv=ncv, deflate=deflate
-    )
+    emb = spectral_embedding(W, degrees, k, seed, solver=solver, tol=tol, ncv=ncv)
     if init_labels is not None:
         labels = discretize(emb.eigenvectors, max_iter=max_iter, init_labels=init_labels)
         return (labels, emb) if return_embedding else labels

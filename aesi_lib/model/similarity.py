@@ -6,32 +6,21 @@ solvers cut (:func:`template_similarity`, ...), the rectangular blocks that plac
 against a finished run (``aesi_lib.model.extract``), and the tests' dense references. The terms
 themselves are thin-factor products (``aesi_lib.model.terms``), so no |E|×|E| matrix is built.
 
-Conventions, all in :class:`SimilarityOptions`:
+Conventions, the same in every configuration:
 
-* ``cosine="shift"`` (default) uses ``(1 + cos) / 2`` ∈ [0, 1]. Raw cosines of word vectors are
-  often negative; summed over tens of thousands of entities they give negative degrees and
-  the normalized cut is undefined. The shift adds the rank-one constant ``½·11ᵀ``, so the
-  operator stays low rank, but the graph becomes nearly complete and the informative
-  eigenvalues of ``D^-1/2 W D^-1/2`` sit close together (see ``aesi_lib.model.ncut``).
-  ``cosine="clip"`` uses ``max(cos, 0)``, which has no low-rank form: it is computed in row
-  chunks, exact and with O(|E|·chunk) memory, but O(|E|²·d) time per product, so it is only
-  meant for small inputs and for ablations. ``cosine="raw"`` is the paper's formula as written.
-  A zero vector (an unknown word) has cosine 0 with everything (so 1/2 once shifted).
-* ``diagonal="keep"`` (default) keeps ``W(i, i)`` as the formulas give it (cosine 1, or 1/2·(1+1)
-  = 1 shifted; both deltas 1 when the entity has a type; ``PMI(h_i, h_i)`` as stored);
-  ``diagonal="zero"`` removes it, the usual graph convention (scikit-learn's spectral
-  embedding ignores the diagonal). Degrees ``D = W·1`` follow the chosen convention.
-* ``term_normalization="mean_degree"`` divides each term by its mean degree before weighting, so
-  that no single term (e.g. the huge ``δ(dep)`` cliques) dominates by sheer edge mass;
-  ``"none"`` (default) adds the terms with their weights as in the paper.
-* ``pmi="positive"`` (default) clips negative PMI to 0 (PPMI); ``"raw"`` keeps the stored values.
+* cosines enter shifted, ``(1 + cos) / 2`` ∈ [0, 1] (``aesi_lib.model.terms.CosineTerm``):
+  raw cosines would give negative degrees, where the normalized cut is undefined;
+* the self-similarity ``W(i, i)`` is kept as the formulas give it (1 for a cosine of a nonzero
+  vector, shifted; both deltas 1 when the entity has a type; ``PMI(h_i, h_i)`` as stored), and
+  the degrees ``D = W·1`` include it;
+* negative PMI is clipped to 0 (positive PMI, :func:`positive_pmi`);
+* the terms are added with their weights, as in the paper.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,24 +28,19 @@ import scipy.sparse as sp
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.salience import predicate_salience, salience_products
 from aesi_lib.model.terms import (
-    CosineMode,
     CosineTerm,
     GroupTerm,
     SimilarityOperator,
     Term,
-    inverse_norms,
 )
 from aesi_lib.model.type_sets import cross_type_set_groups, type_set_groups
 
-DiagonalMode = Literal["keep", "zero"]
-TermNormalization = Literal["none", "mean_degree"]
-PmiMode = Literal["positive", "raw"]
 WeightedTerms = list[tuple[float, Term]]
 
 
 @dataclass(frozen=True)
 class SimilarityOptions:
-    """Weights and conventions of the similarity graphs (Eqs. 1-2).
+    """Weights of the terms of the similarity graphs (Eqs. 1-2).
 
     Parameters
     ----------
@@ -71,45 +55,15 @@ class SimilarityOptions:
     context_weight : float
         Weight of the cosine of the mentions' sentence vectors (``features.context``) in W_T.
         Not in the paper; 0 (the default) leaves the term out.
-    predicate_context_weight : float
-        Weight of the cosine of the in-context vectors of the mentions' predicates
-        (``features.token_context``) in W_T; tied by predicate, it compares the predicates'
-        uses across the corpus. Not in the paper; 0 (the default) leaves the term out.
-    head_context_weight : float
-        Weight of the cosine of the in-context vectors of the mentions' head words
-        (``features.token_context``) in the graphs of the slots: W_S (Eq. 2, cut slots) and
-        W_H (factored slots). Not in the paper; 0 (the default) leaves the term out.
-    document_context_weight : float
-        Weight of the cosine of the mentions' document vectors (:func:`document_vectors`: the
-        mean of the unit sentence vectors of a document's mentions, ``features.context``) in
-        W_T: scenario evidence, for predicates used in documents about the same kind of
-        incident. Not in the paper; 0 (the default) leaves the term out.
-    chain_weight, chain_h_weight : float
-        Weights of ``δ(chain_i = chain_j)``, the two mentions corefer
-        (``aesi_lib.entities.chains``), in W_T and in W_H. Not in the paper; 0 (the default)
-        leaves the term out. Tied by predicate (head word), the term links the predicates
-        (heads) whose arguments corefer. Needs ``EntityFeatures.chain_ids``.
     salience_weight : float
         Weight of ``s_p(i) · s_p(j)`` in W_T, the product of the salience of the two mentions'
         predicates (``aesi_lib.model.salience``: how much more the corpus uses a predicate
         than WordNet's sense-tagged corpora do), which joins the corpus's salient predicates
         (*murder*, *kidnap*, *wound*, *bomb*, ...) in one template. Not in the paper; 0 (the
         default) leaves the term out. Needs ``EntityFeatures.predicate_ids`` and
-        ``predicate_tagged_counts`` (without WordNet every salience is 0).
-    salience_smoothing : float
-        k > 0 of the salience, added to every tagged count.
-    salience_min_count : int
-        Predicates with fewer mentions than this get salience 0.
-    cosine : {"shift", "clip", "raw"}
-        How cosines enter the graph; see the module docstring.
-    diagonal : {"keep", "zero"}
-        Keep the self-similarity ``W(i, i)`` or set it to zero.
-    term_normalization : {"none", "mean_degree"}
-        Divide each term by its mean degree (after the diagonal convention) before weighting.
-    pmi : {"positive", "raw"}
-        Clip negative PMI to zero, or use the stored values.
-    clip_chunk : int
-        Rows per block when ``cosine="clip"`` is evaluated.
+        ``predicate_tagged_counts`` (without WordNet every salience is 0). Its smoothing
+        and least count are ``aesi_lib.model.salience.SALIENCE_SMOOTHING`` and
+        ``SALIENCE_MIN_COUNT``.
     """
 
     pmi_weight: float = 1.0
@@ -119,43 +73,15 @@ class SimilarityOptions:
     type_weight: float = 1.0
     cos_h_weight: float = 1.0
     context_weight: float = 0.0
-    predicate_context_weight: float = 0.0
-    head_context_weight: float = 0.0
-    document_context_weight: float = 0.0
-    chain_weight: float = 0.0
-    chain_h_weight: float = 0.0
     salience_weight: float = 0.0
-    salience_smoothing: float = 5.0
-    salience_min_count: int = 20
-    cosine: CosineMode = "shift"
-    diagonal: DiagonalMode = "keep"
-    term_normalization: TermNormalization = "none"
-    pmi: PmiMode = "positive"
-    clip_chunk: int = 2048
-
-    def __post_init__(self) -> None:
-        if self.cosine not in ("shift", "clip", "raw"):
-            raise ValueError(f"cosine must be 'shift', 'clip' or 'raw', got {self.cosine!r}")
-        if self.diagonal not in ("keep", "zero"):
-            raise ValueError(f"diagonal must be 'keep' or 'zero', got {self.diagonal!r}")
-        if self.term_normalization not in ("none", "mean_degree"):
-            raise ValueError(
-                f"term_normalization must be 'none' or 'mean_degree', "
-                f"got {self.term_normalization!r}"
-            )
-        if self.pmi not in ("positive", "raw"):
-            raise ValueError(f"pmi must be 'positive' or 'raw', got {self.pmi!r}")
-        if self.salience_smoothing <= 0 or self.salience_min_count < 1:
-            raise ValueError("salience_smoothing must be > 0 and salience_min_count >= 1, "
-                             f"got {self.salience_smoothing}, {self.salience_min_count}")
 
 
-
-def _positive_pmi(pmi: sp.spmatrix, mode: PmiMode) -> sp.csr_matrix:
+def positive_pmi(pmi: sp.spmatrix) -> sp.csr_matrix:
+    """``max(PMI, 0)`` (PPMI), the PMI of W_T: a pair of heads seen together less often than
+    by chance is no evidence against a shared template, only none for it."""
     P = sp.csr_matrix(pmi, dtype=np.float64, copy=True)
-    if mode == "positive":
-        P.data = np.maximum(P.data, 0.0)
-        P.eliminate_zeros()
+    P.data = np.maximum(P.data, 0.0)
+    P.eliminate_zeros()
     return P
 
 
@@ -168,108 +94,33 @@ def _type_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupTe
     return GroupTerm("type", set_ids, S, S.shape[1], row_group_ids=row_ids)
 
 
-def _chain_term(features: EntityFeatures, rows: EntityFeatures | None) -> GroupTerm:
-    """δ(chain_i = chain_j): the two mentions are in one coreference chain. A chain belongs to
-    one document, so new mentions (``rows``) share none with the training mentions."""
-    if features.chain_ids is None:
-        raise ValueError("a chain term needs features.chain_ids (build the features from an "
-                         "entity table with chains)")
-    chains = np.asarray(features.chain_ids, dtype=np.int64)
-    n = int(chains.max()) + 1 if chains.size else 0
-    row_ids = None if rows is None else np.full(rows.n_entities, -1, dtype=np.int64)
-    return GroupTerm("chain", chains, None, n, row_group_ids=row_ids)
-
-
-_CONTEXT_SOURCES = {
-    "context": ("context_vectors", "features.context"),
-    "predicate_context": ("predicate_context_vectors", "features.token_context"),
-    "head_context": ("head_context_vectors", "features.token_context"),
-}
-
-
-def _context_term(name: str, features: EntityFeatures, options: SimilarityOptions,
-                  rows: EntityFeatures | None) -> CosineTerm:
-    """cos(v_i, v_j) of one kind of encoder vector (``name``: ``context``, the sentence;
-    ``predicate_context``; ``head_context``), with the graph's cosine convention. New mentions
-    without such vectors (``rows``) have zero vectors: cosine 0 with everything."""
-    attribute, option = _CONTEXT_SOURCES[name]
-    vectors = getattr(features, attribute)
+def _context_term(features: EntityFeatures, rows: EntityFeatures | None) -> CosineTerm:
+    """cos(sentence_i, sentence_j) of the mentions' sentence vectors. New mentions without
+    such vectors (``rows``) have zero vectors: cosine 0 with everything."""
+    vectors = features.context_vectors
     if vectors is None:
-        raise ValueError(f"a {name} term needs EntityFeatures.{attribute}: set {option}")
+        raise ValueError("a context term needs EntityFeatures.context_vectors: set "
+                         "features.context")
     # Sentence vectors may be stored once per sentence (EntityFeatures.context_rows).
-    shared = name == "context"
     row_blocks = row_ids = None
     if rows is not None:
-        row_vectors = getattr(rows, attribute)
+        row_vectors = rows.context_vectors
         if row_vectors is None:
             row_vectors = np.zeros((rows.n_entities, vectors.shape[1]))
-        elif shared:
+        else:
             row_ids = rows.context_rows
         row_blocks = [row_vectors]
-    return CosineTerm(name, [vectors], options.cosine, options.clip_chunk,
-                      row_blocks=row_blocks, ids=features.context_rows if shared else None,
+    return CosineTerm("context", [vectors], row_blocks=row_blocks, ids=features.context_rows,
                       row_ids=row_ids)
-
-
-def document_vectors(features: EntityFeatures) -> np.ndarray:
-    """Each document's vector: the mean of its mentions' unit-length sentence vectors, one row
-    per document id (zeros for a document without mentions or vectors).
-
-    One rule for the corpus and for new documents (``aesi extract``): a document's vector
-    depends on its own sentences only.
-
-    Parameters
-    ----------
-    features : EntityFeatures
-        With ``context_vectors`` (``features.context``).
-
-    Returns
-    -------
-    ndarray of shape (D, c), float64
-        D = ``features.doc_ids.max() + 1``.
-    """
-    if features.context_vectors is None:
-        raise ValueError("a document_context term needs EntityFeatures.context_vectors: "
-                         "set features.context")
-    # Sentence vectors may be stored once per sentence (EntityFeatures.context_rows): sum
-    # them through a document-by-row count matrix rather than a per-mention copy.
-    vectors = np.asarray(features.context_vectors, dtype=np.float64)
-    unit = vectors * inverse_norms([vectors])[:, None]
-    doc_ids = np.asarray(features.doc_ids, dtype=np.int64)
-    rows = (np.arange(doc_ids.size) if features.context_rows is None
-            else np.asarray(features.context_rows, dtype=np.int64))
-    n_docs = int(doc_ids.max()) + 1 if doc_ids.size else 0
-    counts = sp.csr_matrix((np.ones(doc_ids.size), (doc_ids, rows)),
-                           shape=(n_docs, vectors.shape[0]))
-    sums = np.asarray(counts @ unit)
-    mentions = np.bincount(doc_ids, minlength=n_docs).astype(np.float64)
-    return np.divide(sums, mentions[:, None], out=sums, where=mentions[:, None] > 0)
-
-
-def _document_term(features: EntityFeatures, options: SimilarityOptions,
-                   rows: EntityFeatures | None) -> CosineTerm:
-    """cos(document_i, document_j) of :func:`document_vectors`; new mentions (``rows``)
-    compare their own documents' vectors, or zeros without sentence vectors."""
-    documents = document_vectors(features)
-    row_blocks = row_ids = None
-    if rows is not None:
-        if rows.context_vectors is None:
-            row_blocks = [np.zeros((rows.n_entities, documents.shape[1]))]
-        else:
-            row_blocks, row_ids = [document_vectors(rows)], rows.doc_ids
-    return CosineTerm("document_context", [documents], options.cosine, options.clip_chunk,
-                      row_blocks=row_blocks, ids=features.doc_ids, row_ids=row_ids)
 
 
 def template_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_T(i, j) = PMI(head_i, head_j) + cos_hp(i, j) (Eq. 1), and
-    ``context_weight · cos(sentence_i, sentence_j)``, ``predicate_context_weight ·
-    cos(predicate in context_i, predicate in context_j)``, ``document_context_weight ·
-    cos(document_i, document_j)``, ``chain_weight · δ(chain_i = chain_j)`` and
-    ``salience_weight · s_p(i) s_p(j)`` (:func:`aesi_lib.model.salience.predicate_salience`)
-    when those weights are not 0 (not in the paper).
+    ``context_weight · cos(sentence_i, sentence_j)`` and ``salience_weight · s_p(i) s_p(j)``
+    (:func:`aesi_lib.model.salience.predicate_salience`) when those weights are not 0 (not in
+    the paper).
 
     ``vec_hp`` is the concatenation head vector ⊕ predicate vector; the cosine is taken on the
     concatenation. PMI is ``H P Hᵀ`` with H the |E|×|V| head indicator.
@@ -292,22 +143,14 @@ def template_terms(
     row_vectors = None if rows is None else [rows.head_vectors, rows.predicate_vectors]
     terms: WeightedTerms = [
         (options.pmi_weight,
-         GroupTerm("pmi", features.head_ids, _positive_pmi(features.pmi, options.pmi),
+         GroupTerm("pmi", features.head_ids, positive_pmi(features.pmi),
                    features.pmi.shape[0], row_group_ids=row_heads)),
         (options.cos_hp_weight,
          CosineTerm("cos_hp", [features.head_vectors, features.predicate_vectors],
-                    options.cosine, options.clip_chunk, row_blocks=row_vectors)),
+                    row_blocks=row_vectors)),
     ]
     if options.context_weight:
-        terms.append((options.context_weight,
-                      _context_term("context", features, options, rows)))
-    if options.predicate_context_weight:
-        terms.append((options.predicate_context_weight,
-                      _context_term("predicate_context", features, options, rows)))
-    if options.document_context_weight:
-        terms.append((options.document_context_weight, _document_term(features, options, rows)))
-    if options.chain_weight:
-        terms.append((options.chain_weight, _chain_term(features, rows)))
+        terms.append((options.context_weight, _context_term(features, rows)))
     if options.salience_weight:
         terms.append((options.salience_weight, _salience_term(features, options, rows)))
     return terms
@@ -320,8 +163,7 @@ def _salience_term(features: EntityFeatures, options: SimilarityOptions,
     predicate that corpus lacks (id -1) are zero."""
     if features.predicate_ids is None or (rows is not None and rows.predicate_ids is None):
         raise ValueError("salience_weight needs EntityFeatures.predicate_ids")
-    salience = predicate_salience(features.predicate_ids, features.predicate_tagged_counts,
-                                  options.salience_smoothing, options.salience_min_count)
+    salience = predicate_salience(features.predicate_ids, features.predicate_tagged_counts)
     return GroupTerm("salience", features.predicate_ids, salience_products(salience),
                      salience.size, row_group_ids=None if rows is None else rows.predicate_ids)
 
@@ -330,43 +172,27 @@ def slot_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
     """The weighted terms of W_S(i, j) = cos_p(i, j) + δ(dep_i = dep_j)
-    + δ(types_i ∩ types_j ≠ ∅) (Eq. 2), and
-    ``head_context_weight · cos(head in context_i, head in context_j)`` when that weight is
-    not 0 (not in the paper: the slots' in-context evidence, as in W_H).
+    + δ(types_i ∩ types_j ≠ ∅) (Eq. 2).
 
     Parameters are as in :func:`template_terms` (``rows``: dependency ids in the label space
     of ``features``, -1 for a label it lacks; types over the same type columns).
     """
     dep = np.asarray(features.dep_ids, dtype=np.int64)
     row_vectors = None if rows is None else [rows.predicate_vectors]
-    terms: WeightedTerms = [
+    return [
         (options.cos_p_weight,
-         CosineTerm("cos_p", [features.predicate_vectors], options.cosine, options.clip_chunk,
-                    row_blocks=row_vectors)),
+         CosineTerm("cos_p", [features.predicate_vectors], row_blocks=row_vectors)),
         (options.dep_weight,
          GroupTerm("dep", dep, None, int(dep.max()) + 1 if dep.size else 0,
                    row_group_ids=None if rows is None else rows.dep_ids)),
         (options.type_weight, _type_term(features, rows)),
     ]
-    return terms + _head_context_terms(features, options, rows)
-
-
-def _head_context_terms(features: EntityFeatures, options: SimilarityOptions,
-                        rows: EntityFeatures | None) -> WeightedTerms:
-    """The slots' in-context evidence, the same term in W_S and W_H: the cosine of the heads'
-    in-context vectors at ``head_context_weight``, or nothing when that weight is 0."""
-    if not options.head_context_weight:
-        return []
-    return [(options.head_context_weight,
-             _context_term("head_context", features, options, rows))]
 
 
 def head_class_terms(
     features: EntityFeatures, options: SimilarityOptions, rows: EntityFeatures | None = None
 ) -> WeightedTerms:
-    """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j), and
-    ``head_context_weight · cos(head in context_i, head in context_j)`` and
-    ``chain_h_weight · δ(chain_i = chain_j)`` when those weights are not 0.
+    """The weighted terms of W_H(i, j) = δ(types_i ∩ types_j ≠ ∅) + cos_h(i, j).
 
     Not in the paper: the graph of the semantic classes of factored slots
     (``aesi_lib.model.factored_slots``). It keeps the type term of W_S (Eq. 2) and replaces the
@@ -376,36 +202,14 @@ def head_class_terms(
     :func:`template_terms`.
     """
     row_vectors = None if rows is None else [rows.head_vectors]
-    terms: WeightedTerms = [
+    return [
         (options.type_weight, _type_term(features, rows)),
         (options.cos_h_weight,
-         CosineTerm("cos_h", [features.head_vectors], options.cosine, options.clip_chunk,
-                    row_blocks=row_vectors)),
+         CosineTerm("cos_h", [features.head_vectors], row_blocks=row_vectors)),
     ]
-    terms += _head_context_terms(features, options, rows)
-    if options.chain_h_weight:
-        terms.append((options.chain_h_weight, _chain_term(features, rows)))
-    return terms
 
 
 TermsOf = Callable[[EntityFeatures, SimilarityOptions, "EntityFeatures | None"], WeightedTerms]
-
-
-def normalized_weights(terms: WeightedTerms, options: SimilarityOptions) -> list[float]:
-    """The weight each term carries in the graph: its option's weight, divided by the term's
-    mean degree under ``term_normalization="mean_degree"`` (terms must be square)."""
-    if options.term_normalization != "mean_degree":
-        return [w for w, _ in terms]
-    weights = []
-    ones = np.ones((terms[0][1].shape[0], 1))
-    for w, t in terms:
-        d = t.matmat(ones)[:, 0]
-        if options.diagonal == "zero":
-            d = d - t.diagonal()
-        mean = float(np.mean(np.abs(d)))
-        # A term that is identically zero (no types at all) stays zero instead of NaN.
-        weights.append(w / mean if mean > 0 else 0.0)
-    return weights
 
 
 def similarity_operator(
@@ -418,15 +222,10 @@ def similarity_operator(
     :func:`template_terms`, :func:`slot_terms`, :func:`head_class_terms`).
 
     With ``rows``, the rectangular N×E block of the same graph between other mentions and
-    those of ``features``, weighted exactly as the square graph (term normalisation is read
-    from the square graph).
+    those of ``features``, weighted exactly as the square graph.
     """
     options = options or SimilarityOptions()
-    square = terms_of(features, options, None)
-    weights = normalized_weights(square, options)
-    terms = square if rows is None else terms_of(features, options, rows)
-    weighted = [(w, t) for w, (_, t) in zip(weights, terms, strict=True)]
-    return SimilarityOperator(weighted, zero_diagonal=options.diagonal == "zero")
+    return SimilarityOperator(terms_of(features, options, rows))
 
 
 def template_similarity(
@@ -445,8 +244,6 @@ def with_context_weight(W_T: SimilarityOperator, options: SimilarityOptions,
 
     The terms of ``W_T`` are shared, not built again (building W_T's terms normalises every
     mention's vectors: about 0.5 s on MUC-4, which the consensus members would pay each).
-    Under ``term_normalization="mean_degree"`` the term's normalised weight is scaled by
-    ``context_weight / options.context_weight``.
 
     Parameters
     ----------
@@ -464,8 +261,7 @@ def with_context_weight(W_T: SimilarityOperator, options: SimilarityOptions,
     weighted = []
     for w, term in W_T.terms:
         if getattr(term, "name", None) == "context":
-            w = (float(context_weight) if options.term_normalization == "none"
-                 else w * context_weight / options.context_weight)
+            w = float(context_weight)
         weighted.append((w, term))
     return SimilarityOperator(weighted, zero_diagonal=W_T.zero_diagonal)
 

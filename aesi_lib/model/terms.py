@@ -3,7 +3,8 @@
 Every term of W_T, W_S and W_H (``aesi_lib.model.similarity``) is a product of thin factors,
 so ``W @ x`` costs O(|E|·d + nnz) and no |E|×|E| matrix is ever built:
 
-* cosine terms are ``S V Vᵀ S`` with V the feature vectors, kept once per distinct vector
+* cosine terms are ``½·11ᵀ + ½·S V Vᵀ S``, the cosine shifted to ``(1 + cos)/2`` ∈ [0, 1]
+  (:class:`CosineTerm`), with V the feature vectors, kept once per distinct vector
   (V = P U, P the |E|×K indicator of the distinct rows U; vec_hp is applied as the sum over the
   head and predicate blocks, never concatenated) and S the diagonal of inverse row norms
   (:class:`CosineTerm`);
@@ -21,17 +22,22 @@ ids of -1 (a head word, a label the columns never had) give rows of zeros.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-CosineMode = Literal["shift", "clip", "raw"]
-
 
 class CosineTerm:
-    """``cos(v_i, v_j)`` (raw, shifted to ``(1+cos)/2`` or clipped at 0) as ``S V Vᵀ S``.
+    """``(1 + cos(v_i, v_j)) / 2`` as ``½·11ᵀ + ½·S V Vᵀ S``.
+
+    Every cosine of the graphs is shifted to [0, 1]: raw cosines of word vectors are often
+    negative, and summed over tens of thousands of mentions they give negative degrees, where
+    the normalized cut is undefined (the paper's formula is the raw cosine). The shift adds
+    the rank-one constant ``½·11ᵀ``, so the term stays low rank, but the graph becomes nearly
+    complete (see ``aesi_lib.model.ncut`` on the eigensolver). A zero vector (an unknown
+    word) has cosine 0 with everything, so 1/2 once shifted.
 
     ``v_i`` is the concatenation of the i-th rows of ``blocks`` (one block for vec_p, head and
     predicate blocks for vec_hp) and S the diagonal of inverse row norms, so
@@ -52,9 +58,6 @@ class CosineTerm:
     name : str
     blocks : list of ndarray of shape (E, d_b)
         The columns' vectors (and the rows', for a square term).
-    mode : {"shift", "clip", "raw"}
-    chunk : int
-        Row block size of the exact quadratic evaluation used by ``mode="clip"``.
     row_blocks : list of ndarray of shape (N, d_b), optional
         The rows' vectors of a rectangular N×E term; None for the square E×E term.
     ids, row_ids : ndarray of shape (E,) and (N,), int, optional
@@ -67,15 +70,11 @@ class CosineTerm:
         self,
         name: str,
         blocks: list[np.ndarray],
-        mode: CosineMode,
-        chunk: int = 2048,
         row_blocks: list[np.ndarray] | None = None,
         ids: np.ndarray | None = None,
         row_ids: np.ndarray | None = None,
     ):
         self.name = name
-        self.mode = mode
-        self.chunk = int(chunk)
         self.blocks, self.ids = _distinct_with_index(blocks, ids)
         self.scale = inverse_norms(self.blocks)
         self._cols_identity = _is_identity(self.ids, self.blocks[0].shape[0])
@@ -96,61 +95,44 @@ class CosineTerm:
         X = np.asarray(X, dtype=np.float64)
         # Pᵀ X: one row per distinct column vector.
         sums = X.copy() if self.GT is None else np.asarray(self.GT @ X)
-        if self.mode == "clip":
-            n = self.row_scale.shape[0]
-            distinct = np.empty((n, X.shape[1]), dtype=np.float64)
-            for start in range(0, n, self.chunk):
-                rows = slice(start, min(start + self.chunk, n))
-                block = sum(r[rows] @ b.T
-                            for r, b in zip(self.row_blocks, self.blocks, strict=True))
-                block *= self.row_scale[rows, None]
-                block *= self.scale[None, :]
-                np.maximum(block, 0.0, out=block)
-                distinct[rows] = block @ sums
-            return distinct if self._rows_identity else distinct[self.row_ids]
         sums *= self.scale[:, None]
         distinct = sum(r @ (b.T @ sums)
                        for r, b in zip(self.row_blocks, self.blocks, strict=True))
         distinct *= self.row_scale[:, None]
         out = distinct if self._rows_identity else distinct[self.row_ids]
-        if self.mode == "shift":
-            # (1 + cos)/2 = ½·11ᵀ + ½·cos: one constant column keeps it low rank.
-            out += X.sum(axis=0, keepdims=True)
-            out *= 0.5
+        # (1 + cos)/2 = ½·11ᵀ + ½·cos: one constant column keeps it low rank.
+        out += X.sum(axis=0, keepdims=True)
+        out *= 0.5
         return out
 
     def diagonal(self) -> np.ndarray:
         _require_square(self)
         sq = (self.scale[self.ids] > 0).astype(np.float64)
-        return 0.5 * (1.0 + sq) if self.mode == "shift" else sq
+        return 0.5 * (1.0 + sq)
 
-    def tied(self, G: sp.csr_matrix) -> TiedCosineTerm | None:
-        """``Gᵀ C G`` of this square term for the |E|×U unit indicator G, as thin factors;
-        None for ``mode="clip"``, whose cosines are clipped pair by pair and have no factors.
+    def tied(self, G: sp.csr_matrix) -> TiedCosineTerm:
+        """``Gᵀ C G`` of this square term for the |E|×U unit indicator G, as thin factors.
 
         With Q = Gᵀ P the U×K count of each unit's mentions per distinct vector, the cosine
         part is ``(Q S U)(Q S U)ᵀ`` and the shift's ``½·11ᵀ`` becomes ``½·n nᵀ``, n the unit
         sizes.
         """
         _require_square(self)
-        if self.mode == "clip":
-            return None
         n_distinct = self.blocks[0].shape[0]
         P = G.T if self._cols_identity else G.T @ _indicator(self.ids, n_distinct)
         Q = sp.csr_matrix(P)
         scaled = [b * self.scale[:, None] for b in self.blocks]
         sizes = np.asarray(G.sum(axis=0)).reshape(-1)
-        shift = self.mode == "shift"
         if Q.shape[0] < n_distinct:
             # Fewer units than distinct vectors: one U×d factor per block, formed once.
-            return TiedCosineTerm(self.name, None, [np.asarray(Q @ b) for b in scaled], sizes,
-                                  shift)
-        return TiedCosineTerm(self.name, Q, scaled, sizes, shift)
+            return TiedCosineTerm(self.name, None, [np.asarray(Q @ b) for b in scaled], sizes)
+        return TiedCosineTerm(self.name, Q, scaled, sizes)
 
 
 class TiedCosineTerm:
     """A square cosine term tied to units (:meth:`CosineTerm.tied`):
-    ``L F Fᵀ Lᵀ`` summed over the blocks' factors F, plus ``½·n nᵀ`` when shifted.
+    ``½·(L F Fᵀ Lᵀ + n nᵀ)`` summed over the blocks' factors F (the shift's constant becomes
+    ``½·n nᵀ``).
 
     Parameters
     ----------
@@ -161,19 +143,15 @@ class TiedCosineTerm:
         The scaled distinct vectors of each block (``S U_b``), or their unit sums.
     sizes : ndarray of shape (U,)
         Mentions per unit (n).
-    shift : bool
-        Whether the term is ``(1 + cos)/2`` rather than ``cos``: the factors' products are
-        halved and ``½·n nᵀ`` added.
     """
 
     def __init__(self, name: str, left: sp.csr_matrix | None, factors: list[np.ndarray],
-                 sizes: np.ndarray, shift: bool):
+                 sizes: np.ndarray):
         self.name = name
         self.left = left
         self.left_t = None if left is None else left.T.tocsr()
         self.factors = factors
         self.sizes = np.asarray(sizes, dtype=np.float64)
-        self.shift = shift
         self.square = True
         self.shape = (self.sizes.shape[0], self.sizes.shape[0])
 
@@ -182,9 +160,8 @@ class TiedCosineTerm:
         Y = X if self.left_t is None else np.asarray(self.left_t @ X)
         inner = sum(F @ (F.T @ Y) for F in self.factors)
         out = inner if self.left is None else np.asarray(self.left @ inner)
-        if self.shift:
-            out += np.outer(self.sizes, self.sizes @ X)
-            out *= 0.5
+        out += np.outer(self.sizes, self.sizes @ X)
+        out *= 0.5
         return out
 
 
@@ -410,6 +387,9 @@ class SimilarityOperator(LinearOperator):
     ----------
     terms : list of (weight, term)
     zero_diagonal : bool
+        Subtract the self-similarity ``W(i, i)``. The graphs of a run keep it as the formulas
+        give it (``aesi_lib.model.similarity``); without it W is the usual graph of spectral
+        clustering, for comparisons with scikit-learn (``benchmarks/solver_scale.py``).
     """
 
     def __init__(self, terms: list[tuple[float, Term]], zero_diagonal: bool = False):
@@ -457,9 +437,9 @@ class SimilarityOperator(LinearOperator):
         return degrees(self)
 
     def tied(self, G: sp.csr_matrix, reduced: dict[int, Any] | None = None
-             ) -> TiedSimilarityOperator | None:
+             ) -> TiedSimilarityOperator:
         """``Gᵀ W G`` with every term reduced to the U units once (see
-        :class:`TiedSimilarityOperator`); None when a term has no factors (a clipped cosine).
+        :class:`TiedSimilarityOperator`).
 
         ``reduced``, when given, holds the tied forms of terms already reduced with the same G,
         by ``id`` of the term, and receives those reduced here: operators that share terms (the
@@ -474,8 +454,6 @@ class SimilarityOperator(LinearOperator):
                 continue
             if id(t) not in reduced:
                 reduced[id(t)] = t.tied(G)
-            if reduced[id(t)] is None:
-                return None
             terms.append((w, reduced[id(t)]))
         self_pairs = np.asarray(G.T @ self._diag).reshape(-1) if self.zero_diagonal else None
         return TiedSimilarityOperator(terms, self_pairs, G.shape[1])

@@ -46,9 +46,7 @@ def tied_operator(W: LinearOperator, G: sp.csr_matrix,
     if isinstance(W, CoassociationOperator):
         return W.tied(G)
     if isinstance(W, SimilarityOperator) and W.square:
-        tied = W.tied(G, reduced)
-        if tied is not None:
-            return tied
+        return W.tied(G, reduced)
     Gt = G.T.tocsr()
 
     def matmat(Y: np.ndarray) -> np.ndarray:

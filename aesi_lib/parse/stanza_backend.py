@@ -168,8 +168,6 @@ class StanzaParser:
         Folder of Stanza's models; Stanza's default (``$STANZA_RESOURCES_DIR``) when None.
     casing
         Casing strategy name (:data:`aesi_lib.parse.casing.CASING_STRATEGIES`).
-    ner
-        Add the ``ner`` processor.
     download_method
         ``None`` (never download, the default) or a Stanza download method name.
     batch_size
@@ -182,7 +180,6 @@ class StanzaParser:
 
     model_dir: str | None = None
     casing: str = DEFAULT_CASING
-    ner: bool = False
     download_method: str | None = None
     batch_size: int = 16
     use_gpu: bool = False
@@ -192,7 +189,9 @@ class StanzaParser:
 
     @property
     def processors(self) -> str:
-        return BASE_PROCESSORS + (",ner" if self.ner else "")
+        """Stanza's processors: the entities need no ``ner`` (``Token.ent_type`` stays
+        empty)."""
+        return BASE_PROCESSORS
 
     @property
     def nlp(self) -> Any:

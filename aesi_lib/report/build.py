@@ -74,7 +74,7 @@ def _model_keys(model: Mapping[str, Any]) -> tuple[str, ...]:
         keys += ("constraint_weight",)
     if model.get("mode") in ("scaled", "literal"):
         keys += ("init",)
-    return keys + ("solver",)
+    return keys
 
 
 def build_report(

@@ -11,10 +11,13 @@ default and description (from the dataclass docstring); the generated models add
 
 * the choices of fields that are plain strings in the dataclasses: the parser backend
   (:data:`PARSER_BACKENDS`), the casing strategy (``aesi_lib.parse.casing.CASING_STRATEGIES``),
-  the PMI variant (:data:`PMI_VARIANTS`), the type scheme (:data:`TYPE_SCHEME_PATTERN`);
+  the type scheme (:data:`TYPE_SCHEME_PATTERN`);
 * the numeric ranges of :data:`RANGES` (|T| and |S| from 1 to :data:`MAX_CLUSTERS`, weights
   non-negative, ...);
-* no unknown keys: a typo is an error that suggests the closest key, never a silent default.
+* no unknown keys: a typo is an error that suggests the closest key, never a silent default;
+* the keys that were removed (:data:`REMOVED_KEYS`, and :data:`REMOVED_VALUES`): given the
+  behaviour that is now fixed (as the configuration of an existing project states it) they are
+  dropped, given anything else they are an error that says why they went.
 
 Fields annotated with ``Literal`` take their choices from the annotation itself. The checks
 that relate fields (factored slots need ``mode="sc"``, ...) stay in the dataclasses'
@@ -24,6 +27,7 @@ that relate fields (factored slots need ``mode="sc"``, ...) stay in the dataclas
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import hashlib
@@ -39,6 +43,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     WrapValidator,
     create_model,
@@ -51,11 +56,9 @@ from aesi_lib.model.similarity import SimilarityOptions
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.parse.casing import CASING_STRATEGIES
 
-# The backends ``aesi_lib.parse.backends.make_parser`` builds and the variants
-# ``aesi_lib.model.features.pmi_matrix`` reads; tests/test_config_validation.py fails when
-# either function accepts a different list.
+# The backends ``aesi_lib.parse.backends.make_parser`` builds; tests/test_config_validation.py
+# fails when it accepts a different list.
 PARSER_BACKENDS: tuple[str, ...] = ("spacy", "stanza")
-PMI_VARIANTS: tuple[str, ...] = ("pmi", "npmi", "none")
 
 # |T| and |S| above this are not a schema anyone reads, and their eigensolves (k vectors of
 # length |E|, tens of thousands on MUC-4) would run for hours: refused before any work. The
@@ -81,20 +84,14 @@ _POSITIVE_INT = {"ge": 1}
 # Numeric ranges by key; a key that is not a field of the configuration fails the tests.
 RANGES: dict[str, dict[str, int | float]] = {
     "parser.batch_size": _POSITIVE_INT,
-    "features.min_pair_docs": _POSITIVE_INT,
     "model.n_templates": {"ge": 1, "le": MAX_CLUSTERS},
     "model.n_slots": {"ge": 1, "le": MAX_CLUSTERS},
     "model.constraint_weight": _NON_NEGATIVE,
     "model.max_iter": _POSITIVE_INT,
-    "model.tol": _NON_NEGATIVE,
     "model.seed": _NON_NEGATIVE,
-    "model.eig_tol": _NON_NEGATIVE,
     "model.n_init": _POSITIVE_INT,
     "model.consensus_members": _POSITIVE_INT,
     "model.consensus_spread": _NON_NEGATIVE,
-    "model.similarity.clip_chunk": _POSITIVE_INT,
-    "model.similarity.salience_smoothing": {"gt": 0},
-    "model.similarity.salience_min_count": _POSITIVE_INT,
     # Every weight of a graph term: a negative weight would make degrees negative, and the
     # normalized cut is undefined there.
     **{f"model.similarity.{f.name}": _NON_NEGATIVE
@@ -105,7 +102,6 @@ RANGES: dict[str, dict[str, int | float]] = {
 STRING_CHOICES: dict[str, Any] = {
     "parser.backend": Literal[PARSER_BACKENDS],
     "parser.casing": Literal[CASING_STRATEGIES],
-    "features.pmi_variant": Literal[PMI_VARIANTS],
     "features.type_scheme": Annotated[
         str, AfterValidator(_check_type_scheme),
         Field(json_schema_extra={"pattern": TYPE_SCHEME_PATTERN})],   # for editors
@@ -117,8 +113,6 @@ DESCRIPTIONS: dict[str, str] = {
     "parser.casing": "Re-casing of all-upper-case text before parsing (see "
                      "aesi_lib.parse.casing): auto is truecase for upper-case texts, asis "
                      "otherwise.",
-    "parser.ner": "Run the entity recognizer; NER classes type the names WordNet does not "
-                  "know. About twice the parsing time.",
     "parser.model": "spaCy model package name or path (default: the installed English model).",
     "parser.stanza_dir": "Stanza model folder.",
     "parser.batch_size": "Documents per spaCy nlp.pipe batch.",
@@ -126,6 +120,118 @@ DESCRIPTIONS: dict[str, str] = {
                     "GloVe 6B 50d vectors.",
     "wordnet_path": "WordNet database folder; null: NLTK's WordNet or the system's.",
 }
+
+# The keys that configurations had and no longer have (issue 46), each with the value that
+# is now fixed behaviour and why it went. A stored or given value equal to the fixed one is
+# dropped silently, so that the configuration of an existing project (``project.json``, a
+# run's record in the store, ``results.json``) and older ``--config`` files still load; any
+# other value is an error that names the key. The last commit with the code of the options
+# measured as no gain is 74202f9.
+REMOVED_KEYS: dict[str, tuple[Any, str]] = {
+    "parser.ner": (False, "the entity recognizer (NER classes for the names WordNet does not "
+                   "know) measured no gain (docs/experiments/)"),
+    "features.token_context": (False, "in-context token vectors measured no gain "
+                               "(docs/experiments/); features.context gives the sentence "
+                               "vectors"),
+    "features.pmi_variant": ("pmi", "W_T's PMI is always the plain PMI: normalised PMI "
+                             "measured no gain (docs/experiments/), and no PMI term is "
+                             "model.similarity.pmi_weight=0"),
+    "features.min_pair_docs": (1, "every pair of heads a document shares counts in the PMI "
+                               "(aesi_lib.store.database.MIN_PAIR_DOCS)"),
+    "features.phrasal_verbs": (False, "entity rule R13 (phrasal verbs as predicates of their "
+                               "own) measured no gain (docs/experiments/)"),
+    "features.chains": (False, "coreference chains measured no gain (docs/experiments/)"),
+    "features.pronouns": (False, "the pronouns the coreference chains resolved went with the "
+                          "chains, which measured no gain (docs/experiments/)"),
+    "features.ner_as_noun": (False, "names typed as the common noun of their NER class went "
+                             "with parser.ner, which measured no gain (docs/experiments/)"),
+    "model.solver": ("eigsh", "the eigensolver is always ARPACK's eigsh "
+                     "(aesi_lib.model.ncut.spectral_embedding)"),
+    "model.eig_tol": (1e-8, "the eigensolver's tolerance is always 1e-8 "
+                      "(aesi_lib.model.ncut.EIG_TOL)"),
+    "model.deflate": (False, "the trivial eigenpair is never deflated (no preset did)"),
+    "model.tol": (1e-6, "the AMP stopping threshold is always 1e-6 "
+                  "(aesi_lib.model.amp.AMP_TOL)"),
+    "model.similarity.cosine": ("shift", "cosines are always shifted to (1 + cos) / 2 "
+                                "(aesi_lib.model.terms.CosineTerm)"),
+    "model.similarity.clip_chunk": (2048, "it served the clipped cosine, which went with "
+                                    "model.similarity.cosine"),
+    "model.similarity.diagonal": ("keep", "the graphs always keep their self-similarity"),
+    "model.similarity.pmi": ("positive", "W_T always clips negative PMI to 0 "
+                             "(aesi_lib.model.similarity.positive_pmi)"),
+    "model.similarity.term_normalization": ("none", "graph terms normalised by their mean "
+                                            "degree measured no gain (docs/experiments/)"),
+    "model.similarity.salience_smoothing": (5.0, "the salience's smoothing is always 5 "
+                                            "(aesi_lib.model.salience.SALIENCE_SMOOTHING)"),
+    "model.similarity.salience_min_count": (20, "the salience's least count is always 20 "
+                                            "(aesi_lib.model.salience.SALIENCE_MIN_COUNT)"),
+    "model.similarity.document_context_weight": (0.0, "document vectors in W_T measured no "
+                                                 "gain (docs/experiments/)"),
+    "model.similarity.predicate_context_weight": (0.0, "in-context predicate vectors in W_T "
+                                                  "measured no gain (docs/experiments/)"),
+    "model.similarity.head_context_weight": (0.0, "in-context head vectors in W_S and W_H "
+                                             "measured no gain (docs/experiments/)"),
+    "model.similarity.chain_weight": (0.0, "coreference chains in W_T measured no gain "
+                                      "(docs/experiments/)"),
+    "model.similarity.chain_h_weight": (0.0, "coreference chains in W_H measured no gain "
+                                        "(docs/experiments/)"),
+}
+
+# Values of remaining keys that are no longer choices, with why.
+REMOVED_VALUES: dict[str, dict[Any, str]] = {
+    "model.template_unit": {"chain": "templates tied by coreference chain measured no gain "
+                                     "(docs/experiments/); use 'mention' or 'predicate'"},
+}
+
+
+def drop_removed_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a configuration as nested dicts) without the keys of :data:`REMOVED_KEYS`
+    whose value is the behaviour that is now fixed; ``data`` itself is left as it was.
+
+    Raises
+    ------
+    ConfigError
+        One problem per removed key given another value, and per value of
+        :data:`REMOVED_VALUES`, each saying that it was removed and why.
+    """
+    out = copy.deepcopy(data)
+    problems = []
+    for key, (fixed, why) in REMOVED_KEYS.items():
+        *parents, name = key.split(".")
+        node: Any = out
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or name not in node:
+            continue
+        given = node.pop(name)
+        if not _same_value(given, fixed):
+            # A value typed on the command line reads better as typed: true, not "true".
+            shown = (given if isinstance(given, str) and not isinstance(fixed, str)
+                     else json.dumps(given))
+            problems.append((key, f"removed; {why}; delete the key (given {shown}, only its "
+                             f"fixed value {json.dumps(fixed)} is accepted)"))
+    for key, values in REMOVED_VALUES.items():
+        node = out
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, str | int | float | bool) and node in values:
+            problems.append((key, f"{json.dumps(node)} was removed; {values[node]}"))
+    if problems:
+        raise ConfigError(problems)
+    return out
+
+
+def _same_value(given: Any, fixed: Any) -> bool:
+    """Whether ``given`` (a JSON value, or a string from the command line) is ``fixed``."""
+    if isinstance(given, str) and not isinstance(fixed, str):
+        try:
+            given = TypeAdapter(type(fixed)).validate_python(given)
+        except ValidationError:
+            return False
+    if isinstance(fixed, bool) or isinstance(given, bool):
+        return type(given) is type(fixed) and given == fixed
+    return type(given) in (int, float, str) and given == fixed
+
 
 def _keep_int(value: Any, handler: Any) -> Any:
     # A JSON integer in a float field stays an integer: ``to_dict()`` and so the digest of an
@@ -149,9 +255,6 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         problems = feature_requirements(self.features, self.model)
-        if self.features.ner_as_noun and not self.parser.ner:
-            problems.append(("features.ner_as_noun", "needs parser.ner=true (the entity "
-                             "recognizer gives the names their class)"))
         if problems:
             raise ConfigError(problems)
 
@@ -188,18 +291,13 @@ class RunConfig:
 # What each model option that reads an optional feature needs: (model key, feature key).
 _NEEDS = (
     ("similarity.context_weight", "context"),
-    ("similarity.predicate_context_weight", "token_context"),
-    ("similarity.head_context_weight", "token_context"),
-    ("similarity.document_context_weight", "context"),
-    ("similarity.chain_weight", "chains"),
-    ("similarity.chain_h_weight", "chains"),
 )
 
 
 def feature_requirements(features: FeatureOptions, model: ModelConfig
                          ) -> list[tuple[str, str]]:
     """``(key, message)`` for every model option that reads a feature the configuration does
-    not compute: a term's weight above 0 needs its vectors or chains, chain units need chains.
+    not compute: a term's weight above 0 needs its vectors.
     Checked with the rest of the configuration, before any work."""
     problems = []
     for model_key, feature in _NEEDS:
@@ -210,8 +308,6 @@ def feature_requirements(features: FeatureOptions, model: ModelConfig
             problems.append((f"model.{model_key}",
                              f"{value:g} needs features.{feature}=true (or set the weight to "
                              f"0)"))
-    if model.template_unit == "chain" and not features.chains:
-        problems.append(("model.template_unit", "'chain' needs features.chains=true"))
     return problems
 
 
@@ -367,15 +463,18 @@ def validate_config(data: Any, *, complete: bool = True) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``data`` with the same keys, each value as the configuration holds it.
+        ``data`` with the same keys, each value as the configuration holds it, less the
+        removed keys given their fixed value (:func:`drop_removed_keys`).
 
     Raises
     ------
     ConfigError
-        One problem per unknown key or bad value, with its dotted key.
+        One problem per unknown key or bad value, with its dotted key; per removed key given
+        another value than the one now fixed.
     """
     if not isinstance(data, dict):
         raise ConfigError([("", f"a configuration is a JSON object, got {type(data).__name__}")])
+    data = drop_removed_keys(data)
     try:
         checked = run_config_model().model_validate(data)
     except ValidationError as exc:

@@ -16,7 +16,7 @@ from aesi_lib.evaluate.mapping import CLOSE_CHOICE
 from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.markdown import markdown_table
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.presets import deep_merge
+from aesi_lib.run.presets import deep_merge, preset
 
 SCORE_COLUMNS = (
     "tst_test_lenient_f1", "tst_test_lenient_p", "tst_test_lenient_r",
@@ -37,7 +37,7 @@ def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]
     """The names of ``configurations`` grouped by what makes a document's entity rows: the
     parser configuration and the id the store records for the entity rules
     (``aesi_lib.entities.rules.stored_config_id`` of ``aesi_lib.run.pipeline.entity_rules``:
-    R12 with its lexicon, its senses and its WordNet, R13-R16). A store holds one set of rows
+    R12 with its lexicon, its senses and its WordNet, R14-R16). A store holds one set of rows
     per document, so a sweep ingests once per group; configurations of one group differ only
     in what is computed from the rows (the feature arrays, the model, the seed). Groups and
     names keep the order of ``configurations``.
@@ -55,11 +55,16 @@ def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]
 def named_configurations(spec: dict[str, Any]) -> dict[str, RunConfig]:
     """Configurations of a sweep file.
 
-    The file is ``{"base": {...RunConfig dict...}, "configurations": {"name": {...overrides}}}``;
-    each configuration is ``base`` with its overrides merged in. Unknown keys and bad values
-    raise ``ConfigError`` (a ``ValueError``), so a typo never silently runs the default.
+    The file is ``{"base": ..., "configurations": {"name": {...overrides}}}``; ``base`` names
+    a preset (``"default"``, ``aesi_lib.run.presets``) or is a ``RunConfig`` as nested dicts
+    (missing: the dataclasses' defaults), and each configuration is ``base`` with its
+    overrides merged in, so that it lists only its differences. An unknown preset, unknown
+    keys and bad values raise ``ValueError`` (``ConfigError`` for the keys), so a typo never
+    silently runs the default.
     """
     base = spec.get("base", {})
+    if isinstance(base, str):
+        base = preset(base)
     configurations = spec.get("configurations") or {"base": {}}
     return {name: RunConfig.from_dict(deep_merge(base, override))
             for name, override in configurations.items()}

@@ -83,13 +83,13 @@ def entity_rules(config: RunConfig) -> EntityRules:
     """The entity rules of a run's configuration: the defaults, with R12's event-noun lexicon
     when ``features.event_nouns`` (WordNet from ``wordnet_path``, or NLTK's or the system's;
     its senses as ``features.event_noun_senses`` chooses),
-    R13 when ``features.phrasal_verbs``, R14 when ``features.support_verbs``, R15 when
+    R14 when ``features.support_verbs``, R15 when
     ``features.agentive_modifiers`` and R16 when ``features.attribution_verbs``.
     Ingest, ``aesi update`` and ``aesi extract`` all take their rules from here.
 
     Without ``wordnet_path`` and without a WordNet on the machine, R12 is left out with a
-    warning, as the semantic types fall back to NER classes then (:func:`load_lexicon`); the
-    store records which rules made its rows, so installing WordNet later re-extracts them.
+    warning (no head has a semantic type then either, :func:`load_lexicon`); the store records
+    which rules made its rows, so installing WordNet later re-extracts them.
 
     Raises
     ------
@@ -116,8 +116,8 @@ def load_lexicon(config: RunConfig) -> tuple[Any, Any]:
 
     vectors = load_vectors(config.vectors_path)
     wordnet = optional_wordnet(
-        config.wordnet_path, "semantic types fall back to NER classes and no predicate is "
-        "salient (model.similarity.salience_weight adds nothing)")
+        config.wordnet_path, "no head has a semantic type and no predicate is salient "
+        "(model.similarity.salience_weight adds nothing)")
     return vectors, wordnet
 
 
@@ -152,13 +152,9 @@ def optional_wordnet(wordnet_path: str | None, without: str) -> Any:
 def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
                  splits: Sequence[str] | None = None,
                  context_cache: str | Path | None = None,
-                 parse_cache: str | Path | None = None,
                  ) -> tuple[pd.DataFrame, EntityFeatures, FeatureVocabulary]:
     """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None).
 
-    With ``features.chains``, the table gets each mention's coreference chain (and with
-    ``features.pronouns`` the resolved pronouns' rows) from the parses in ``parse_cache``
-    (the cache :func:`ingest_documents` filled), as the flow's ``coreference`` step does.
     With ``features.context``, the features carry the context vectors of every mention
     (:func:`aesi_lib.lexicon.mention_context.mention_context_vectors`, the function the flow's
     ``context-vectors`` step calls), embedded through the per-document cache
@@ -168,40 +164,19 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
     if table.empty:
         raise NoEntitiesError()
     doc_ids = sorted(table["doc_id"].unique())
-    if config.features.chains:
-        table = _with_chains(store, table, config, doc_ids, parse_cache)
-    pmi = store.head_pmi(doc_ids, min_pair_docs=config.features.min_pair_docs)
+    pmi = store.head_pmi(doc_ids)
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if config.features.context:
         from aesi_lib.lexicon.encoder import run_encoder
         from aesi_lib.lexicon.mention_context import mention_context_vectors
 
         sentences = store.sentence_texts(doc_ids)
-        tokens = store.mention_sentence_tokens(doc_ids)
         with contextlib.ExitStack() as stack:
             cache = context_cache or stack.enter_context(tempfile.TemporaryDirectory())
             context = mention_context_vectors(
-                table, sentences, tokens,
-                run_encoder(config.features, config.vectors_path), cache,
-                token_vectors=config.features.token_context)
-        features = dataclasses.replace(features, **context.feature_arrays(
-            config.features.token_context))
+                table, sentences, run_encoder(config.features, config.vectors_path), cache)
+        features = dataclasses.replace(features, **context.feature_arrays())
     return table, features, vocab
-
-
-def _with_chains(store: Store, table: pd.DataFrame, config: RunConfig, doc_ids: list[str],
-                 parse_cache: str | Path | None) -> pd.DataFrame:
-    from aesi_lib.entities.chain_tables import chained_entity_table
-    from aesi_lib.parse.backends import make_parser
-
-    if parse_cache is None:
-        raise ValueError("features.chains reads the documents' parses: pass parse_cache (the "
-                         "folder given to ingest_documents)")
-    wanted = set(doc_ids)
-    documents = [d for d in store.documents() if d.doc_id in wanted]
-    parses, _ = parse_with_cache(make_parser(config.parser), documents, parse_cache)
-    chained, _, _ = chained_entity_table(table, parses, documents, config.features.pronouns)
-    return chained
 
 
 def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,

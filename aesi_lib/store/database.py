@@ -18,7 +18,6 @@ import duckdb
 import pandas as pd
 
 from aesi_lib.corpus.types import Document
-from aesi_lib.entities.chain_tables import CHAIN_COLUMNS
 from aesi_lib.entities.rules import ENTITY_COLUMNS as RECORD_COLUMNS
 from aesi_lib.errors import InputError, StoreDamagedError, StoreLockedError
 from aesi_lib.parse.types import ParsedDocument
@@ -33,6 +32,9 @@ ASSIGNMENT_COLUMNS = ["run_id", "doc_id", "sent_id", "entity_id", "head", "menti
                       "dep", "template", "slot"]
 JOURNAL_FIELDS = ["doc_id", "split", "source", "sha256", "header", "parse_config", "text",
                   "original"]
+#: Pairs of head words seen together in fewer documents get PMI 0 (``sql/head_pmi.sql``):
+#: every pair a document shares counts, and no preset asks for more support.
+MIN_PAIR_DOCS = 1
 DEFAULT_KEEP_RUNS = 3
 """Runs whose assignments :meth:`Store.record_run` keeps (the newest ones)."""
 
@@ -284,15 +286,14 @@ class Store:
 
     def delete_documents(self, doc_ids: Iterable[str] = (), splits: Iterable[str] = ()
                          ) -> dict[str, int]:
-        """Delete documents (named, and every one of ``splits``) with their sentences, tokens,
-        entities and coreference chains, in one transaction. The parse cache keeps their
+        """Delete documents (named, and every one of ``splits``) with their sentences, tokens
+        and entities, in one transaction. The parse cache keeps their
         parses; the assignments of recorded runs stay (they are those runs' results).
 
         Returns
         -------
         dict
-            Rows removed per table (``documents``, ``sentences``, ``tokens``, ``entities``,
-            ``chains``).
+            Rows removed per table (``documents``, ``sentences``, ``tokens``, ``entities``).
 
         Raises
         ------
@@ -313,7 +314,7 @@ class Store:
                              "nothing was deleted")
         doomed = sorted(set(doc_ids) | set(self.document_ids(splits) if splits else []))
         if not doomed:
-            return {"documents": 0, "sentences": 0, "tokens": 0, "entities": 0, "chains": 0}
+            return {"documents": 0, "sentences": 0, "tokens": 0, "entities": 0}
         self.con.begin()
         try:
             self.con.register("doomed", pd.DataFrame({"doc_id": doomed}))
@@ -327,23 +328,6 @@ class Store:
             raise
         return {name: int(counts[name]) for name in counts.index}
 
-    def replace_chains(self, doc_ids: Iterable[str], chains: pd.DataFrame) -> None:
-        """Replace the coreference chain rows of ``doc_ids`` (``chains``: the columns of
-        ``aesi_lib.entities.chain_tables.CHAIN_COLUMNS``) in one transaction."""
-        doomed = pd.DataFrame({"doc_id": sorted(set(doc_ids))})
-        self.con.begin()
-        try:
-            self.con.register("doomed", doomed)
-            self.con.execute(load_sql("delete_chain_rows"))
-            self.con.unregister("doomed")
-            if len(chains):
-                self.con.from_df(chains.reindex(columns=list(CHAIN_COLUMNS))).insert_into(
-                    "chains")
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            raise
-
     def _query_with(self, query: str, name: str, frame: pd.DataFrame,
                     params: dict[str, Any] | None = None) -> pd.DataFrame:
         """Run the named SQL file with ``frame`` visible to it as the table ``name``."""
@@ -356,17 +340,6 @@ class Store:
     def sentence_texts(self, doc_ids: Iterable[str]) -> pd.DataFrame:
         """``doc_id, sent_id, text`` of every sentence of ``doc_ids``, in document order."""
         return self._query_with("sentence_texts", "wanted_docs",
-                                pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
-
-    def mention_sentence_tokens(self, doc_ids: Iterable[str]) -> pd.DataFrame:
-        """``doc_id, sent_id, token_id, text`` of every token of the sentences of ``doc_ids``
-        that hold an entity mention, in order."""
-        return self._query_with("mention_sentence_tokens", "wanted_docs",
-                                pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
-
-    def chain_table(self, doc_ids: Iterable[str]) -> pd.DataFrame:
-        """The chain rows of ``doc_ids``, in document order."""
-        return self._query_with("chain_table", "wanted_docs",
                                 pd.DataFrame({"doc_id": sorted(set(doc_ids))}))
 
     def document_ids(self, splits: Iterable[str] | None = None) -> list[str]:
@@ -391,11 +364,12 @@ class Store:
                                else self._all_splits()})
         return self._query_with("entity_table", "wanted", wanted)
 
-    def head_pmi(self, doc_ids: Iterable[str] | None = None, min_pair_docs: int = 1
-                 ) -> pd.DataFrame:
-        """Document-level PMI between head lemmas (``sql/head_pmi.sql``).
+    def head_pmi(self, doc_ids: Iterable[str] | None = None,
+                 min_pair_docs: int = MIN_PAIR_DOCS) -> pd.DataFrame:
+        """Document-level PMI between head lemmas (``sql/head_pmi.sql``) over the pairs seen
+        together in at least ``min_pair_docs`` documents (:data:`MIN_PAIR_DOCS`).
 
-        Columns ``word1, word2, pmi, npmi, pair_docs``, both orders of every pair.
+        Columns ``word1, word2, pmi, pair_docs``, both orders of every pair.
         """
         ids = list(doc_ids) if doc_ids is not None else self.document_ids()
         return self._query_with("head_pmi", "wanted_docs", pd.DataFrame({"doc_id": ids}),

@@ -266,9 +266,8 @@ def cmd_delete(args: argparse.Namespace) -> int:
     with Store(db) as store:
         removed = store.delete_documents(args.doc_ids, args.split or [])
         left = len(store.document_ids())
-    chains = f", {removed['chains']} chain rows" if removed.get("chains") else ""
     print(f"deleted {removed['documents']} documents ({removed['sentences']} sentences, "
-          f"{removed['tokens']} tokens, {removed['entities']} entities{chains}) from {db}; "
+          f"{removed['tokens']} tokens, {removed['entities']} entities) from {db}; "
           f"{left} documents left. Their parses stay in the parse cache; the next `aesi "
           "update` or `aesi run` solves without them (a run whose corpus holds them adds them "
           "again).")

@@ -61,14 +61,13 @@ CONFIG_FLAGS: tuple[tuple[str, str, str, str], ...] = (
      "model (about 0.4 GiB); 0: one per usable core, fewer for a few documents"),
     ("--type-scheme", "SCHEME", "features.type_scheme",
      "semantic types: hypernyms, lexname or depth:N"),
-    ("--pmi", "VARIANT", "features.pmi_variant", "PMI variant in W_T"),
     ("--vectors", "FILE", "vectors_path", "word vectors file (word2vec, GloVe or gensim .kv); "
      "none: the embedded GloVe 6B 50d vectors"),
     ("--wordnet", "DIR", "wordnet_path", "WordNet database folder; none: NLTK's or the "
      "system's WordNet"),
 )
 
-SET_EXAMPLES = "model.n_init=8, parser.ner=true, model.similarity.pmi_weight=0.5"
+SET_EXAMPLES = "model.n_init=8, features.type_scheme=lexname, model.similarity.pmi_weight=0.5"
 
 
 def _dest(flag: str) -> str:

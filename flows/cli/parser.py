@@ -121,9 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sw = sub.add_parser(
         "sweep", help="run several configurations with several seeds and score them",
-        description="For each named configuration of --configs ({\"base\": {...}, "
-        "\"configurations\": {name: overrides}}) and each seed: features (cached, shared by "
-        "configurations with the same feature options), solve (cached), export and scores. "
+        description="For each named configuration of --configs ({\"base\": PRESET or "
+        "{...}, \"configurations\": {name: overrides}}: each configuration is the base, a "
+        "preset such as \"default\" or a configuration, with its overrides) and each seed: "
+        "features (cached, shared by configurations with the same feature options), solve "
+        "(cached), export and scores. "
         "Rows are appended to OUT/results.parquet and summarised (mean ± std over seeds) in "
         "OUT/results.md. Needs a corpus with answer keys.")
     sw.add_argument("--configs", required=True, help="the sweep JSON file")

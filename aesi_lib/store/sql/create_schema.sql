@@ -50,17 +50,9 @@ ALTER TABLE entities ADD COLUMN IF NOT EXISTS end_char INTEGER DEFAULT -1;
 -- Stores made before mentions had their predicate's token index: -1 until re-ingested (the
 -- ingest re-extracts them from the parse cache, see ENTITY_FORMAT_VERSION).
 ALTER TABLE entities ADD COLUMN IF NOT EXISTS predicate_index INTEGER DEFAULT -1;
--- Coreference chains (aesi_lib.entities.chain_tables): one row per mention of a document.
-CREATE TABLE IF NOT EXISTS chains (
-    doc_id     VARCHAR NOT NULL,
-    sent_id    INTEGER NOT NULL,
-    head_index INTEGER NOT NULL,
-    chain      INTEGER NOT NULL,
-    kind       VARCHAR NOT NULL,
-    head       VARCHAR NOT NULL,
-    head_lemma VARCHAR NOT NULL,
-    mention    VARCHAR NOT NULL
-);
+-- Stores made while coreference chains were an option (features.chains, removed) have a
+-- table of chain rows that nothing reads any more: it goes at the first write.
+DROP TABLE IF EXISTS chains;
 CREATE TABLE IF NOT EXISTS runs (
     run_id      VARCHAR PRIMARY KEY,
     started_at  TIMESTAMP NOT NULL,

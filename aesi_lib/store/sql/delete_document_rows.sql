@@ -2,5 +2,4 @@
 DELETE FROM sentences WHERE doc_id IN (SELECT doc_id FROM doomed);
 DELETE FROM tokens WHERE doc_id IN (SELECT doc_id FROM doomed);
 DELETE FROM entities WHERE doc_id IN (SELECT doc_id FROM doomed);
-DELETE FROM chains WHERE doc_id IN (SELECT doc_id FROM doomed);
 DELETE FROM documents WHERE doc_id IN (SELECT doc_id FROM doomed);

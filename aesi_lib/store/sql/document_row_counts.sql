@@ -4,5 +4,4 @@ SELECT
     (SELECT count(*) FROM documents WHERE doc_id IN (SELECT doc_id FROM doomed)) AS documents,
     (SELECT count(*) FROM sentences WHERE doc_id IN (SELECT doc_id FROM doomed)) AS sentences,
     (SELECT count(*) FROM tokens WHERE doc_id IN (SELECT doc_id FROM doomed)) AS tokens,
-    (SELECT count(*) FROM entities WHERE doc_id IN (SELECT doc_id FROM doomed)) AS entities,
-    (SELECT count(*) FROM chains WHERE doc_id IN (SELECT doc_id FROM doomed)) AS chains;
+    (SELECT count(*) FROM entities WHERE doc_id IN (SELECT doc_id FROM doomed)) AS entities;

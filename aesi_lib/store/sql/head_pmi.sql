@@ -3,7 +3,6 @@
 --   p(w)      = (#documents containing w) / N
 --   p(w1, w2) = (#documents containing both) / N
 --   pmi       = ln(p(w1, w2) / (p(w1) p(w2)))
---   npmi      = pmi / -ln p(w1, w2)            (in [-1, 1]; 1 for words that always co-occur)
 -- Only pairs seen together in at least $min_pair_docs documents are returned; every other pair,
 -- negative ones included, is treated as 0 by the caller (positive PMI). Both orders of each pair
 -- are returned, and the diagonal (w, w).
@@ -23,8 +22,6 @@ pair_docs AS (
 SELECT
     p.word1, p.word2,
     ln(p.df * n.n / (w1.df * w2.df)) AS pmi,
-    CASE WHEN p.df = n.n THEN 1.0
-         ELSE ln(p.df * n.n / (w1.df * w2.df)) / (-ln(p.df / n.n)) END AS npmi,
     p.df AS pair_docs
 FROM pair_docs p
 JOIN word_docs w1 ON w1.word = p.word1
