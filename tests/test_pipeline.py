@@ -145,9 +145,8 @@ def test_without_wordnet_the_rules_and_the_lexicon_fall_back_and_a_chosen_path_f
     assert [r.getMessage() for r in caplog.records] == [
         "WordNet unavailable, entity rule R12 (features.event_nouns) is left out: no WordNet "
         "at the usual places",
-        "WordNet unavailable, semantic types fall back to NER classes and no predicate is "
-        "salient (model.similarity.salience_weight adds nothing): no WordNet at the usual "
-        "places"]
+        "WordNet unavailable, no head has a semantic type and no predicate is salient "
+        "(model.similarity.salience_weight adds nothing): no WordNet at the usual places"]
     # A WordNet the user named never falls back.
     chosen = RunConfig.from_dict(deep_merge(preset("default"),
                                             {"wordnet_path": str(tmp_path / "wn")}))
