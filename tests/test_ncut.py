@@ -1,4 +1,4 @@
-"""Multiclass normalized cut (Eqs. 3-5, Yu & Shi 2003)."""
+"""Multiclass normalized cut (Eqs. 3-6, Yu & Shi 2003)."""
 
 from __future__ import annotations
 

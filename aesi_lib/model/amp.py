@@ -12,7 +12,7 @@ solves it by alternating normalized cuts (AMP) on modified graphs with ``D* = D`
     W*_S = (1/|S|) W_S + ½ f(X_T) [D_S (E - JJᵀ) Ω_S + Ω_S (E - JJᵀ) D_S]
     W*_T = (1/|T|) W_T + 1/(2 f(X_S)) [JJᵀ D_T Ω_T + Ω_T D_T JJᵀ]
 
-J is the |E|×N_sentence indicator (Eq. 6), E = 11ᵀ, and Ω is the cluster-size prior; with the
+J is the |E|×N_sentence indicator (Eq. 7), E = 11ᵀ, and Ω is the cluster-size prior; with the
 paper's equal-size prior ``Ω_S = X_S_lᵀ X_S_l = |E|/|S|`` is a scalar (a |S|×|S| matrix would
 not fit the |E|×|E| products). Everything is matrix-free: ``JJᵀx`` is a per-sentence sum
 broadcast back, ``E x = 1 (1ᵀx)``.
@@ -94,7 +94,7 @@ Progress = Callable[[int, dict[str, Any]], None]
 AMP_TOL = 1e-6
 
 # --------------------------------------------------------------------------------------------
-# The AMP operators (appendix Eqs. for W*_S and W*_T)
+# The AMP operators (the appendix's W*_S and W*_T)
 # --------------------------------------------------------------------------------------------
 
 
@@ -324,7 +324,7 @@ def solve_amp(
     W_T, W_S : LinearOperator of shape (E, E)
         Template and slot similarity graphs (Eqs. 1-2).
     sentence_ids : ndarray of shape (E,)
-        Sentence of each entity (defines J, Eq. 6).
+        Sentence of each entity (defines J, Eq. 7).
     n_templates, n_slots : int
         |T| and |S|.
     mode : {"literal", "scaled"}

@@ -1,6 +1,6 @@
-"""The sentence constraint (Eqs. 6-8 and the appendix's f(X_T), f(X_S)), matrix-free.
+"""The sentence constraint (Eqs. 7-8 and the appendix's f(X_T), f(X_S)), matrix-free.
 
-J is the |E|×N_sentence indicator of Eq. 6; ``J Jᵀ`` is the same-sentence indicator and
+J is the |E|×N_sentence indicator of Eq. 7; ``J Jᵀ`` is the same-sentence indicator and
 ``Jᵀ X`` the sentence-by-cluster counts G of Section 3.3. The template constraint rewards
 entities of one sentence that share a template (``f(X_T) = tr(X_Tᵀ J Jᵀ X_T)``), the slot
 constraint entities of one sentence in different slots (the appendix's
@@ -24,7 +24,7 @@ ConstraintKind = Literal["same", "complement", "normalized"]
 
 
 def sentence_indicator(sentence_ids: np.ndarray) -> sp.csr_matrix:
-    """J (Eq. 6): ``J[i, s] = 1`` iff entity i is in sentence s, shape (E, N_sentence).
+    """J (Eq. 7): ``J[i, s] = 1`` iff entity i is in sentence s, shape (E, N_sentence).
 
     Sentence ids are compacted to ``0..N-1`` in sorted order. (The paper calls J
     N_sentence×|E| but uses ``J Jᵀ`` as the |E|×|E| same-sentence indicator and ``Jᵀ X`` as the
@@ -60,7 +60,8 @@ def template_constraint(J: sp.csr_matrix, labels_t: np.ndarray, k: int) -> float
 
 
 def same_slot_pairs(J: sp.csr_matrix, labels_s: np.ndarray, k: int) -> float:
-    """tr(X_Sᵀ J Jᵀ X_S): ordered same-sentence pairs (self included) sharing a slot (Eq. 8)."""
+    """tr(X_Sᵀ J Jᵀ X_S): ordered same-sentence pairs (self included) sharing a slot (Eq. 8
+    denominator)."""
     return template_constraint(J, labels_s, k)
 
 

@@ -1,4 +1,4 @@
-"""Multiclass normalized cut (Eqs. 3-5; Yu & Shi 2003, "Multiclass spectral clustering").
+"""Multiclass normalized cut (Eqs. 3-6; Yu & Shi 2003, "Multiclass spectral clustering").
 
 The k-way normalized cut maximises
 
@@ -137,7 +137,7 @@ def spectral_embedding(
         Symmetric affinity; only products ``W @ X`` are used.
     degrees : ndarray of shape (E,)
         The diagonal of D, all positive. Usually ``W·1``; the AMP steps pass ``D* = D`` of the
-        unconstrained graph (appendix Eqs. for W*_S, W*_T).
+        unconstrained graph (the appendix's W*_S, W*_T).
     k : int
         Number of eigenpairs (clusters).
     seed : int
@@ -386,8 +386,8 @@ def _empty_cluster_axes(V: np.ndarray, null_basis: np.ndarray, own_scores: np.nd
 
 
 def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
-    """Partition matrix X (Eq. 3): ``X[i, l] = 1`` iff entity i is in cluster l, shape (E, k).
-    ValueError for a label outside ``[0, k)``."""
+    """Partition matrix X (X_T of Eq. 3, X_S of Eq. 6): ``X[i, l] = 1`` iff entity i is in
+    cluster l, shape (E, k). ValueError for a label outside ``[0, k)``."""
     labels = np.asarray(labels, dtype=np.int64)
     if labels.size and (labels.min() < 0 or labels.max() >= k):
         raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
@@ -440,7 +440,7 @@ def normalized_cut(
     init_labels: np.ndarray | None = None,
     return_embedding: bool = False,
 ) -> np.ndarray | tuple[np.ndarray, SpectralEmbedding]:
-    """k-way normalized cut of a matrix-free graph (Eqs. 3-5, Yu & Shi 2003).
+    """k-way normalized cut of a matrix-free graph (Eqs. 3-6, Yu & Shi 2003).
 
     Parameters
     ----------
