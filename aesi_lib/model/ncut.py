@@ -406,7 +406,7 @@ def rayleigh_terms(
     return np.divide(num, den, out=np.zeros(k), where=den != 0)
 
 
-def ncut_objective(
+def normalized_association(
     W: LinearOperator, degrees: np.ndarray, labels: np.ndarray, k: int
 ) -> float:
     """Normalized association ε(X) = (1/k) Σ_l X_lᵀ W X_l / X_lᵀ D X_l (Eqs. 4-5).
@@ -458,9 +458,9 @@ def normalized_cut(
         Discretisation iterations.
     n_init : int
         Discretisations from seeds ``seed, seed+1, ...``; the partition with the largest
-        ``ncut_objective`` wins (a later one only when larger by a relative 1e-9: rounding
-        noise does not decide). The discretisation has local optima of nearly equal objective
-        that can differ substantially (ARI ≈ 0.6 between seeds on noisy graphs).
+        :func:`normalized_association` wins (a later one only when larger by a relative 1e-9:
+        rounding noise does not decide). The discretisation has local optima of nearly equal
+        objective that can differ substantially (ARI ≈ 0.6 between seeds on noisy graphs).
     init_labels : ndarray of shape (E,), int, optional
         Warm start of the discretisation (:func:`discretize`): one discretisation from this
         partition (-1 where none), instead of ``n_init`` from seeds, so that a re-solve on a
@@ -484,10 +484,10 @@ def normalized_cut(
         return (labels, emb) if return_embedding else labels
     labels = discretize(emb.eigenvectors, seed=seed, max_iter=max_iter)
     if n_init > 1:
-        best = ncut_objective(W, degrees, labels, k)
+        best = normalized_association(W, degrees, labels, k)
         for s in range(seed + 1, seed + n_init):
             candidate = discretize(emb.eigenvectors, seed=s, max_iter=max_iter)
-            value = ncut_objective(W, degrees, candidate, k)
+            value = normalized_association(W, degrees, candidate, k)
             if value > best + 1e-9 * abs(best):
                 labels, best = candidate, value
     labels = canonical_labels(labels)

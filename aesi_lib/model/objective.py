@@ -12,7 +12,7 @@ from aesi_lib.model.constraint import (
     slot_constraint,
     template_constraint,
 )
-from aesi_lib.model.ncut import ncut_objective
+from aesi_lib.model.ncut import normalized_association
 
 
 def joint_objective(
@@ -33,8 +33,8 @@ def joint_objective(
     ``f_t``, ``f_s``, ``same_slot_pairs`` and the pair fractions ``template_agreement`` (same-
     sentence pairs i≠j sharing a template) and ``slot_disagreement`` (... in different slots).
     """
-    eps1 = ncut_objective(W_T, degrees_t, labels_t, n_templates)
-    eps2 = ncut_objective(W_S, degrees_s, labels_s, n_slots)
+    eps1 = normalized_association(W_T, degrees_t, labels_t, n_templates)
+    eps2 = normalized_association(W_S, degrees_s, labels_s, n_slots)
     f_t = template_constraint(J, labels_t, n_templates)
     f_s = slot_constraint(J, labels_s, n_slots)
     same = same_slot_pairs(J, labels_s, n_slots)
