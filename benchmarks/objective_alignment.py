@@ -1,17 +1,17 @@
 """Does the paper's objective prefer the template partitions that score better?
 
 The templates of the runs of one or more ``aesi sweep`` folders are scored by the normalized
-association of Eqs. 4-5 (``aesi_lib.model.ncut.ncut_objective``) under one W_T: Eq. 1 with
-the options of ``--preset``, built from the feature file of the last ``aesi run`` (which its
-``out/results.json`` names) or from ``--features``. Beside each run stand its selection-split
-scores from the sweep's ``results.parquet``. If the objective tracked the score, the better
-cuts would be the better templates, and a better optimiser (more discretisations, more
-members) would buy F1; a rank correlation near zero or below says the choice between the
+association of Eqs. 4-5 (``aesi_lib.model.ncut.normalized_association``) under one W_T: Eq. 1
+with the options of ``--preset``, built from the feature file of the last ``aesi run`` (which
+its ``out/results.json`` names) or from ``--features``. Beside each run stand its
+selection-split scores from the sweep's ``results.parquet``. If the objective tracked the score,
+the better cuts would be the better templates, and a better optimiser (more discretisations,
+more members) would buy F1; a rank correlation near zero or below says the choice between the
 nearby partitions is not the objective's. Consensus templates are the cut of the members'
-co-association, not of W_T: the question is whether W_T itself prefers them. Rows that
-change only the slots (the type weight of W_H, the class count) share the templates, and so
-the objective, of the run they vary, while their scores differ: leave them out of a question
-about templates with ``--configurations``.
+co-association, not of W_T: the question is whether W_T itself prefers them. Rows that change
+only the slots (the type weight of W_H, the class count) share the templates, and so the
+objective, of the run they vary, while their scores differ: leave them out of a question about
+templates with ``--configurations``.
 
 After a MUC-4 run of the default (``./scripts/run.sh``) and the sweeps of the README::
 
@@ -49,7 +49,7 @@ from scipy.stats import spearmanr
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from aesi_lib.model.ncut import ncut_objective  # noqa: E402
+from aesi_lib.model.ncut import normalized_association  # noqa: E402
 
 #: The sweep's score columns read beside the objective.
 SCORES = {"tst_test_lenient_f1": "test-mapped", "tst_dev_lenient_f1": "dev-mapped",
@@ -89,8 +89,9 @@ def objective_table(W: LinearOperator, degrees: np.ndarray, k: int, runs: list[R
     """
     rows = []
     for run in runs:
+        objective = normalized_association(W, degrees, run.templates, k)
         rows.append({"sweep": run.sweep, "configuration": run.configuration, "seed": run.seed,
-                     "objective": ncut_objective(W, degrees, run.templates, k), **run.scores})
+                     "objective": objective, **run.scores})
     return pd.DataFrame(rows)
 
 
@@ -314,7 +315,7 @@ def refinement_table(features: Any, model: Any, W: LinearOperator, runs: list[Ru
         after = score_row(assignments, tst, dev)
         rows.append({"configuration": run.configuration,
                      "objective": objective,
-                     "refined objective": ncut_objective(Wu, du, refined, k),
+                     "refined objective": normalized_association(Wu, du, refined, k),
                      "units moved": int((refined != start).sum()), "sweeps": sweeps,
                      **run.scores,
                      **{f"refined {name}": after[col] for col, name in SCORES.items()}})

@@ -1,4 +1,4 @@
-"""Sentence constraint and AMP (Eqs. 6-9 and the appendix)."""
+"""Sentence constraint and AMP (Eqs. 7-9 and the appendix)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Multiclass normalized cut (Eqs. 3-5, Yu & Shi 2003)."""
+"""Multiclass normalized cut (Eqs. 3-6, Yu & Shi 2003)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 from aesi_lib.model.ncut import (
     discretize,
     indicator_matrix,
-    ncut_objective,
+    normalized_association,
     normalized_cut,
     spectral_embedding,
 )
@@ -93,17 +93,18 @@ def test_discretize_recovers_rotated_indicators() -> None:
     assert adjusted_rand_score(truth, labels) == 1.0
 
 
-def test_ncut_objective_matches_definition() -> None:
+def test_normalized_association_matches_definition() -> None:
     W, truth = planted_graph([30, 20, 25], 1.0, 0.2, seed=1)
     d = W.sum(axis=1)
     labels = np.random.default_rng(0).integers(3, size=75)
     X = indicator_matrix(labels, 3)
     expected = np.mean([X[:, l] @ W @ X[:, l] / (X[:, l] @ d) for l in range(3)])
-    assert ncut_objective(aslinearoperator(W), d, labels, 3) == pytest.approx(expected)
+    assert normalized_association(aslinearoperator(W), d, labels, 3) == pytest.approx(expected)
     # Disconnected blocks cut perfectly: ε = 1.
     block = W * (truth[:, None] == truth[None, :])
-    assert ncut_objective(aslinearoperator(block), block.sum(1), truth, 3) == pytest.approx(1.0)
-    assert ncut_objective(aslinearoperator(W), d, truth, 3) > expected
+    assert normalized_association(aslinearoperator(block), block.sum(1), truth, 3) == \
+        pytest.approx(1.0)
+    assert normalized_association(aslinearoperator(W), d, truth, 3) > expected
 
 
 def test_negative_degrees_rejected() -> None:
@@ -123,10 +124,10 @@ def test_n_init_keeps_the_best_discretisation() -> None:
     one = normalized_cut(W, 6, seed=0, degrees=d)
     best = normalized_cut(W, 6, seed=0, degrees=d, n_init=5)
     values = [
-        ncut_objective(W, d, normalized_cut(W, 6, seed=s, degrees=d), 6) for s in range(5)
+        normalized_association(W, d, normalized_cut(W, 6, seed=s, degrees=d), 6) for s in range(5)
     ]
-    assert ncut_objective(W, d, best, 6) == pytest.approx(max(values))
-    assert ncut_objective(W, d, best, 6) >= ncut_objective(W, d, one, 6)
+    assert normalized_association(W, d, best, 6) == pytest.approx(max(values))
+    assert normalized_association(W, d, best, 6) >= normalized_association(W, d, one, 6)
 
 
 # ---------------------------------------------------------------- machine independence

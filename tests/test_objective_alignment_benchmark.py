@@ -104,7 +104,7 @@ def test_a_folder_that_is_not_a_sweep_is_refused_before_any_work(tmp_path, capsy
 
 def test_refinement_reaches_the_block_cut_and_a_local_optimum_of_the_objective():
     bench = load_benchmark("objective_alignment")
-    from aesi_lib.model.ncut import ncut_objective
+    from aesi_lib.model.ncut import normalized_association
 
     W = _two_blocks()
     labels, sweeps = bench.refine_to_local_optimum(aslinearoperator(W), W.sum(axis=1),
@@ -118,10 +118,10 @@ def test_refinement_reaches_the_block_cut_and_a_local_optimum_of_the_objective()
     degrees, k = W.sum(axis=1), 4
     start = rng.integers(0, k, 30)
     labels, _ = bench.refine_to_local_optimum(aslinearoperator(W), degrees, start, k)
-    best = ncut_objective(aslinearoperator(W), degrees, labels, k)
-    assert best > ncut_objective(aslinearoperator(W), degrees, start, k)
+    best = normalized_association(aslinearoperator(W), degrees, labels, k)
+    assert best > normalized_association(aslinearoperator(W), degrees, start, k)
     for item in range(30):                  # no single move raises ε any more
         for cluster in range(k):
             moved = labels.copy()
             moved[item] = cluster
-            assert ncut_objective(aslinearoperator(W), degrees, moved, k) <= best + 1e-12
+            assert normalized_association(aslinearoperator(W), degrees, moved, k) <= best + 1e-12

@@ -11,7 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from aesi_lib.model.features import FeatureVocabulary
 from aesi_lib.model.induction import ModelConfig, induce
-from aesi_lib.model.ncut import ncut_objective
+from aesi_lib.model.ncut import normalized_association
 from aesi_lib.model.sc import solve_sc
 from aesi_lib.model.similarity import slot_similarity, template_similarity
 from aesi_lib.model.synthetic import planted_features
@@ -101,9 +101,9 @@ def test_tied_objective_equals_the_mention_objective_of_the_expanded_labels():
     units = np.array([0, 0, 1, 1, 1, 2, 3, 3, 4, 4, 5, 5])
     G = unit_indicator(units)
     unit_labels = np.array([0, 1, 0, 2, 1, 2])
-    tied = ncut_objective(tied_operator(aslinearoperator(W), G), G.T @ W.sum(axis=1),
+    tied = normalized_association(tied_operator(aslinearoperator(W), G), G.T @ W.sum(axis=1),
                           unit_labels, 3)
-    mention = ncut_objective(aslinearoperator(W), W.sum(axis=1), unit_labels[units], 3)
+    mention = normalized_association(aslinearoperator(W), W.sum(axis=1), unit_labels[units], 3)
     assert tied == pytest.approx(mention)
 
 

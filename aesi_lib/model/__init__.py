@@ -14,9 +14,9 @@ Read it top down, following a run:
 - :mod:`~aesi_lib.model.sc`: the -SC model, independent cuts (Eqs. 4-5);
   :mod:`~aesi_lib.model.amp`: the appendix's alternating maximisation with W*_S and W*_T;
   :mod:`~aesi_lib.model.cut_step`: one cut of either, with diagnostics;
-- :mod:`~aesi_lib.model.ncut`: the multiclass normalized cut (Eqs. 3-5; Yu & Shi 2003): the
+- :mod:`~aesi_lib.model.ncut`: the multiclass normalized cut (Eqs. 3-6; Yu & Shi 2003): the
   eigensolver and the discretisation;
-- :mod:`~aesi_lib.model.constraint`: the sentence constraint (Eqs. 6-8);
+- :mod:`~aesi_lib.model.constraint`: the sentence constraint (Eqs. 7-8);
   :mod:`~aesi_lib.model.objective`: the joint objective (Eq. 9);
 - :mod:`~aesi_lib.model.tying`: labels tied to units (predicates, patterns, head words);
   :mod:`~aesi_lib.model.factored_slots`: slots as argument position × semantic class;

@@ -1,18 +1,19 @@
-"""The alternating maximisation procedure (AMP) of the appendix: the graphs W*_S and W*_T.
+"""The AMP of Sha et al. 2016's appendix for Eq. 9: ``W*_S``, ``W*_T`` and the stopping rule.
 
-The joint model (Eq. 9) maximises ε1(X_T) + ε2(X_S) + ε3(X_T, X_S) where ε1, ε2 are the
+The joint model of [1] (Eq. 9) maximises ε1(X_T) + ε2(X_S) + ε3(X_T, X_S) where ε1, ε2 are the
 normalized associations of the template and slot graphs (Eqs. 4-5) and ε3 rewards templates
-shared within a sentence and slots differing within a sentence. The appendix writes it as
+shared within a sentence and slots differing within a sentence. The appendix [2] writes it as
 
     ε3 = f(X_T) · f(X_S),   f(X_T) = tr(X_Tᵀ J Jᵀ X_T),   f(X_S) = tr(X_Sᵀ (E - J Jᵀ) X_S)
 
 (the main text's Eq. 8 is the ratio ``f(X_T) / tr(X_Sᵀ J Jᵀ X_S)``; both are recorded) and
-solves it by alternating normalized cuts (AMP) on modified graphs with ``D* = D``:
+solves it by alternating normalized cuts (AMP; each cut as Yu and Shi [3]) on modified graphs
+with ``D* = D``:
 
     W*_S = (1/|S|) W_S + ½ f(X_T) [D_S (E - JJᵀ) Ω_S + Ω_S (E - JJᵀ) D_S]
     W*_T = (1/|T|) W_T + 1/(2 f(X_S)) [JJᵀ D_T Ω_T + Ω_T D_T JJᵀ]
 
-J is the |E|×N_sentence indicator (Eq. 6), E = 11ᵀ, and Ω is the cluster-size prior; with the
+J is the |E|×N_sentence indicator (Eq. 7), E = 11ᵀ, and Ω is the cluster-size prior; with the
 paper's equal-size prior ``Ω_S = X_S_lᵀ X_S_l = |E|/|S|`` is a scalar (a |S|×|S| matrix would
 not fit the |E|×|E| products). Everything is matrix-free: ``JJᵀx`` is a per-sentence sum
 broadcast back, ``E x = 1 (1ᵀx)``.
@@ -20,9 +21,9 @@ broadcast back, ``E x = 1 (1ᵀx)``.
 Two readings of the appendix to keep in mind: (1) X_T and X_S interact only through the
 scalars f(X_T) and f(X_S), so each step's partition depends on the other only through one
 weight, and a random and an -SC initialisation lead to the same fixed point; (2) with the product
-form ε3 = f(X_T) f(X_S) the template step's weight would be f(X_S), but W*_T carries
+form ε3 = f(X_T) f(X_S) the template step's weight would be f(X_S), but ``W*_T`` carries
 1/(2 f(X_S)), which matches the main text's ratio form (with f(X_S) read as tr(X_Sᵀ JJᵀ X_S)).
-``literal`` implements W*_T as printed, with the appendix's f(X_S) = tr(X_Sᵀ (E - JJᵀ) X_S).
+``literal`` implements ``W*_T`` as printed, with the appendix's f(X_S) = tr(X_Sᵀ (E - JJᵀ) X_S).
 
 Two modes:
 
@@ -57,6 +58,16 @@ Indefiniteness. With ``D* = D`` (the appendix's choice, kept in both modes) ``W*
 eigensolver (``eigsh`` with ``which="LA"`` on a symmetric operator) and it is exactly what makes
 the discrete objective ``Σ_l X_lᵀ W* X_l / X_lᵀ D X_l`` equal to "cut term + λ·constraint"; in
 ``literal`` mode the scale is dictated by the constraint.
+
+References
+----------
+.. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+   Induction", NAACL 2016, Eqs. 4-5, 7-9.
+
+.. [2] L. Sha, "The Solving Method of the Event Schema Induction Joint Model", the appendix of Sha
+   et al., NAACL 2016: ε3 as a product, ``W*_S``, ``W*_T``, the stopping rule and the algorithm.
+
+.. [3] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003: the cut of each step.
 """
 
 from __future__ import annotations
@@ -94,7 +105,7 @@ Progress = Callable[[int, dict[str, Any]], None]
 AMP_TOL = 1e-6
 
 # --------------------------------------------------------------------------------------------
-# The AMP operators (appendix Eqs. for W*_S and W*_T)
+# The AMP operators (the appendix's W*_S and W*_T)
 # --------------------------------------------------------------------------------------------
 
 
@@ -105,9 +116,9 @@ class AugmentedGraph:
     Attributes
     ----------
     operator : LinearOperator
-        W*, shape (E, E).
+        ``W*``, shape (E, E).
     degrees : ndarray of shape (E,)
-        D* = D of the unconstrained graph.
+        ``D* = D`` of the unconstrained graph.
     cut_weight, coefficient : float
         The scalars in front of W and of the constraint operator C.
     cut_scale, constraint_scale : float
@@ -165,7 +176,7 @@ def slot_step_graph(
     mode: Mode,
     weight: float = 1.0,
 ) -> AugmentedGraph:
-    """W*_S for fixed X_T (appendix, "When X_T is fixed"), D*_S = D_S.
+    """``W*_S`` for fixed X_T (appendix, "When X_T is fixed"), ``D*_S = D_S``.
 
     literal: ``W*_S = W_S/|S| + f(X_T) Ω_S · ½[D_S (E - JJᵀ) + (E - JJᵀ) D_S]``, Ω_S = |E|/|S|.
     scaled: ``W*_S = W_S - λ a_T α_S · ½[D_S P + P D_S]`` (see the module docstring).
@@ -181,6 +192,16 @@ def slot_step_graph(
     mode : {"literal", "scaled"}
     weight : float
         λ (scaled mode only).
+
+    Returns
+    -------
+    AugmentedGraph
+
+    References
+    ----------
+    .. [1] L. Sha, "The Solving Method of the Event Schema Induction Joint Model", the appendix of
+       Sha et al., NAACL 2016: ``W*_S`` and ``D*_S`` ("When X_T is fixed"), the literal mode; the
+       scaled mode is aesi's.
     """
     n = W_S.shape[0]
     if mode == "literal":
@@ -206,12 +227,18 @@ def template_step_graph(
     mode: Mode,
     weight: float = 1.0,
 ) -> AugmentedGraph:
-    """W*_T for fixed X_S (appendix, "When X_S is fixed"), D*_T = D_T.
+    """``W*_T`` for fixed X_S (appendix, "When X_S is fixed"), ``D*_T = D_T``.
 
     literal: ``W*_T = W_T/|T| + Ω_T / f(X_S) · ½[JJᵀ D_T + D_T JJᵀ]``, Ω_T = |E|/|T|.
     scaled: ``W*_T = W_T + λ a_S α_T · ½[D_T P + P D_T]`` (see the module docstring).
 
     Parameters are as in :func:`slot_step_graph`, with the fixed slot partition ``labels_s``.
+
+    References
+    ----------
+    .. [1] L. Sha, "The Solving Method of the Event Schema Induction Joint Model", the appendix of
+       Sha et al., NAACL 2016: ``W*_T`` and ``D*_T`` ("When X_S is fixed"), the literal mode; the
+       scaled mode is aesi's.
     """
     n = W_T.shape[0]
     if mode == "literal":
@@ -242,6 +269,11 @@ def rotation_residual(labels_new: np.ndarray, labels_old: np.ndarray, k: int) ->
     when the two partitions agree up to relabelling. Empty clusters are dropped from both
     partitions first (``X_newᵀ X_new`` would be singular); if the numbers of non-empty clusters
     differ, R is rectangular and the residual is positive.
+
+    References
+    ----------
+    .. [1] L. Sha, "The Solving Method of the Event Schema Induction Joint Model", the appendix of
+       Sha et al., NAACL 2016: the stopping criteria, R in closed form and ‖RᵀR - I‖.
     """
     new = indicator_matrix(labels_new, k)
     old = indicator_matrix(labels_old, k)
@@ -266,7 +298,7 @@ class AMPResult:
     history : list of dict
         One entry per iteration (iteration 0 = the initial partition): objective terms
         (:func:`joint_objective`), the stopping residuals ``delta_t``, ``delta_s``, ``delta``,
-        and for each step (``slot_step``, ``template_step``) the scalars and scales of W*, the
+        and for each step (``slot_step``, ``template_step``) the scalars and scales of ``W*``, the
         eigenvalues, the largest eigen residual, operator applications and seconds.
     converged : bool
         Whether the stopping rule fired before ``max_iter``.
@@ -313,8 +345,8 @@ def solve_amp(
 ) -> AMPResult:
     """Alternating maximisation of ε1 + ε2 + ε3 (Eq. 9; appendix Algorithm 1).
 
-    Each iteration fixes X_T and solves the slot cut on W*_S (D*_S = D_S), then fixes the new
-    X_S and solves the template cut on W*_T (D*_T = D_T); it stops when
+    Each iteration fixes X_T and solves the slot cut on ``W*_S`` (``D*_S = D_S``), then fixes
+    the new X_S and solves the template cut on ``W*_T`` (``D*_T = D_T``); it stops when
     ``‖R_TᵀR_T - I‖ + ‖R_SᵀR_S - I‖ < tol`` (:func:`rotation_residual`) or after ``max_iter``.
     Each cut is solved to a discrete partition (Yu & Shi), so the final "discretize" step of
     the appendix's algorithm is part of every iteration.
@@ -324,7 +356,7 @@ def solve_amp(
     W_T, W_S : LinearOperator of shape (E, E)
         Template and slot similarity graphs (Eqs. 1-2).
     sentence_ids : ndarray of shape (E,)
-        Sentence of each entity (defines J, Eq. 6).
+        Sentence of each entity (defines J, Eq. 7).
     n_templates, n_slots : int
         |T| and |S|.
     mode : {"literal", "scaled"}
@@ -353,6 +385,16 @@ def solve_amp(
     Returns
     -------
     AMPResult
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eq. 9.
+
+    .. [2] L. Sha, "The Solving Method of the Event Schema Induction Joint Model", the appendix of
+       Sha et al., NAACL 2016: the algorithm (``W*_S``, ``W*_T``, the stopping criteria).
+
+    .. [3] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003: the cut of each step.
     """
     if mode not in ("literal", "scaled"):
         raise ValueError(f"mode must be 'literal' or 'scaled', got {mode!r}")

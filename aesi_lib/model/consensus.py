@@ -21,6 +21,11 @@ C is never built: with Z the |E|×Rk sparse indicator of the R partitions side b
 ``C = Z Zᵀ / R`` is applied as two sparse products (:func:`coassociation_operator`), and cut
 through the same tied cut as W_T (``aesi_lib.model.cut_step``), which reduces Z to the units
 once (:meth:`CoassociationOperator.tied`).
+
+References
+----------
+.. [1] A. L. N. Fred and A. K. Jain, "Combining Multiple Clusterings Using Evidence Accumulation",
+   IEEE TPAMI 27(6), 2005: the co-association matrix.
 """
 
 from __future__ import annotations
@@ -76,6 +81,11 @@ def coassociation_operator(partitions: Sequence[np.ndarray]) -> CoassociationOpe
         ``C = Z Zᵀ / R`` with Z the (E, Σ_r k_r) indicator of all partitions side by side:
         ``C(i, j)`` is the share of partitions that put i and j together (1 on the diagonal).
         Symmetric and nonnegative; its degrees ``C·1`` are each item's mean cluster size.
+
+    References
+    ----------
+    .. [1] A. L. N. Fred and A. K. Jain, "Combining Multiple Clusterings Using Evidence
+       Accumulation", IEEE TPAMI 27(6), 2005: the co-association matrix.
     """
     if not partitions:
         raise ValueError("the co-association of no partition is undefined")

@@ -9,7 +9,7 @@ a slot and Instrument F1 was 0. A factored slot keeps the two signals apart:
 * the **argument position** of the dependency label, a fixed linguistic grouping
   (:data:`aesi_lib.entities.positions.ARGUMENT_POSITIONS`): subject, object, locative
   oblique, other;
-* the **semantic class** of the head word, induced by a normalized cut (Eqs. 3-5) of
+* the **semantic class** of the head word, induced by a normalized cut (Eqs. 3-6) of
   W_H = δ(shared type) + cos(head vectors)
   (:func:`aesi_lib.model.similarity.head_class_similarity`), with the labels of all mentions of
   one head word tied (:func:`aesi_lib.model.tying.unit_indicator`).

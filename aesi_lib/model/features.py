@@ -35,7 +35,7 @@ class EntityFeatures:
     types : csr_matrix of shape (E, H)
         Binary indicator of the head's semantic types (the paper: direct WordNet hypernyms).
     sentence_ids : ndarray of shape (E,), int
-        Corpus-wide sentence index (rows of the paper's J, Eq. 6, transposed).
+        Corpus-wide sentence index (rows of the paper's J, Eq. 7, transposed).
     doc_ids : ndarray of shape (E,), int
         Corpus-wide document index.
     pmi : csr_matrix of shape (V, V)

@@ -1,10 +1,12 @@
-"""Multiclass normalized cut (Eqs. 3-5; Yu & Shi 2003, "Multiclass spectral clustering").
+"""The k-way normalized cut of Sha et al. 2016 (Eqs. 3-6), solved as Yu & Shi 2003 do.
 
-The k-way normalized cut maximises
+The template and slot clusterings (Eqs. 4 and 5 of [1], over the partition matrices X_T and X_S
+of Eqs. 3 and 6) are Shi and Malik's normalized cut [2] in the k-way form of Yu and Shi [3]:
+maximise the normalized association
 
-    ε(X) = (1/k) Σ_l X_lᵀ W X_l / X_lᵀ D X_l,      X ∈ {0,1}^{|E|×k}, X 1_k = 1_|E|,
+    ε(X) = (1/k) Σ_l X_lᵀ W X_l / X_lᵀ D X_l,      X ∈ {0,1}^{|E|×k}, X 1_k = 1_|E|.
 
-(Eq. 4 for templates, Eq. 5 for slots). Yu and Shi solve it in two steps:
+Yu and Shi solve it in two steps:
 
 1. the relaxed optimum is spanned by the top-k eigenvectors of ``N = D^-1/2 W D^-1/2``
    (:func:`spectral_embedding`, matrix-free: only ``W @ x`` is needed);
@@ -17,6 +19,15 @@ is nearly complete:
 eigenvalues that are small and close together, and a bulk near 0. Lanczos (``eigsh``) resolves
 them reliably when given a tight tolerance (:data:`EIG_TOL`) and a Krylov space of
 ``ncv ≥ 2k+1`` vectors; every call reports the residuals ``‖N v - λ v‖`` so a caller can check.
+
+References
+----------
+.. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+   Induction", NAACL 2016, Eqs. 3-6.
+
+.. [2] J. Shi and J. Malik, "Normalized Cuts and Image Segmentation", IEEE TPAMI 22(8), 2000.
+
+.. [3] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003.
 """
 
 from __future__ import annotations
@@ -93,6 +104,14 @@ def normalized_operator(W: LinearOperator, degrees: np.ndarray) -> LinearOperato
     ----------
     W : LinearOperator of shape (E, E), symmetric
     degrees : ndarray of shape (E,), all > 0
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eqs. 4-5.
+
+    .. [2] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003: the relaxed k-way
+       problem.
     """
     return _Counted(W, _inv_sqrt_degrees(degrees))
 
@@ -137,7 +156,7 @@ def spectral_embedding(
         Symmetric affinity; only products ``W @ X`` are used.
     degrees : ndarray of shape (E,)
         The diagonal of D, all positive. Usually ``W·1``; the AMP steps pass ``D* = D`` of the
-        unconstrained graph (appendix Eqs. for W*_S, W*_T).
+        unconstrained graph (the appendix's ``W*_S``, ``W*_T``).
     k : int
         Number of eigenpairs (clusters).
     seed : int
@@ -155,6 +174,14 @@ def spectral_embedding(
     Returns
     -------
     SpectralEmbedding
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eqs. 4-5.
+
+    .. [2] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003: the continuous optimum,
+       spanned by the top-k eigenvectors.
     """
     n = W.shape[0]
     if not 1 <= k <= n:
@@ -286,6 +313,12 @@ def discretize(
     Returns
     -------
     labels : ndarray of shape (E,), int
+
+    References
+    ----------
+    .. [1] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003: the discretisation,
+       alternating between X and R (the warm start, the null-space completion and the rounding
+       are aesi's additions).
     """
     V = np.asarray(vectors, dtype=np.float64)
     n, k = V.shape
@@ -386,8 +419,14 @@ def _empty_cluster_axes(V: np.ndarray, null_basis: np.ndarray, own_scores: np.nd
 
 
 def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
-    """Partition matrix X (Eq. 3): ``X[i, l] = 1`` iff entity i is in cluster l, shape (E, k).
-    ValueError for a label outside ``[0, k)``."""
+    """Partition matrix X (X_T of Eq. 3, X_S of Eq. 6): ``X[i, l] = 1`` iff entity i is in
+    cluster l, shape (E, k). ValueError for a label outside ``[0, k)``.
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eqs. 3 and 6.
+    """
     labels = np.asarray(labels, dtype=np.int64)
     if labels.size and (labels.min() < 0 or labels.max() >= k):
         raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
@@ -399,14 +438,21 @@ def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
 def rayleigh_terms(
     W: LinearOperator, degrees: np.ndarray, labels: np.ndarray, k: int
 ) -> np.ndarray:
-    """``X_lᵀ W X_l / X_lᵀ D X_l`` for each cluster l (0 for an empty cluster), shape (k,)."""
+    """``X_lᵀ W X_l / X_lᵀ D X_l`` for each cluster l (0 for an empty cluster), shape (k,): the
+    terms of :func:`normalized_association`.
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, the terms of the sums of Eqs. 4-5.
+    """
     X = indicator_matrix(labels, k)
     num = np.einsum("il,il->l", X, np.asarray(W @ X))
     den = X.T @ np.asarray(degrees, dtype=np.float64)
     return np.divide(num, den, out=np.zeros(k), where=den != 0)
 
 
-def ncut_objective(
+def normalized_association(
     W: LinearOperator, degrees: np.ndarray, labels: np.ndarray, k: int
 ) -> float:
     """Normalized association ε(X) = (1/k) Σ_l X_lᵀ W X_l / X_lᵀ D X_l (Eqs. 4-5).
@@ -421,7 +467,20 @@ def ncut_objective(
 
     Returns
     -------
-    float in [0, 1] for a nonnegative W with ``D = W·1`` (1 means no edge is cut).
+    float
+        In [0, 1] for a nonnegative W with ``D = W·1``, where it is 1 minus the k-way normalized
+        cut [3] (1: no edge is cut), so that maximising it minimises the cut.
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eqs. 4-5 (ε1, ε2).
+
+    .. [2] J. Shi and J. Malik, "Normalized Cuts and Image Segmentation", IEEE TPAMI 22(8), 2000:
+       the normalized association and the normalized cut.
+
+    .. [3] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003: the k-way normalized
+       association.
     """
     return float(rayleigh_terms(W, degrees, labels, k).sum() / k)
 
@@ -440,7 +499,7 @@ def normalized_cut(
     init_labels: np.ndarray | None = None,
     return_embedding: bool = False,
 ) -> np.ndarray | tuple[np.ndarray, SpectralEmbedding]:
-    """k-way normalized cut of a matrix-free graph (Eqs. 3-5, Yu & Shi 2003).
+    """k-way normalized cut of a matrix-free graph (Eqs. 3-6, Yu & Shi 2003).
 
     Parameters
     ----------
@@ -458,9 +517,9 @@ def normalized_cut(
         Discretisation iterations.
     n_init : int
         Discretisations from seeds ``seed, seed+1, ...``; the partition with the largest
-        ``ncut_objective`` wins (a later one only when larger by a relative 1e-9: rounding
-        noise does not decide). The discretisation has local optima of nearly equal objective
-        that can differ substantially (ARI ≈ 0.6 between seeds on noisy graphs).
+        :func:`normalized_association` wins (a later one only when larger by a relative 1e-9:
+        rounding noise does not decide). The discretisation has local optima of nearly equal
+        objective that can differ substantially (ARI ≈ 0.6 between seeds on noisy graphs).
     init_labels : ndarray of shape (E,), int, optional
         Warm start of the discretisation (:func:`discretize`): one discretisation from this
         partition (-1 where none), instead of ``n_init`` from seeds, so that a re-solve on a
@@ -475,6 +534,17 @@ def normalized_cut(
         Numbered in order of first appearance (:func:`canonical_labels`), except after a warm
         start, which keeps the numbers of ``init_labels``.
     embedding : SpectralEmbedding, only if ``return_embedding``
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eqs. 3-6.
+
+    .. [2] J. Shi and J. Malik, "Normalized Cuts and Image Segmentation", IEEE TPAMI 22(8), 2000:
+       the normalized cut criterion.
+
+    .. [3] S. X. Yu and J. Shi, "Multiclass Spectral Clustering", ICCV 2003: the solution method,
+       eigenvectors and discretisation.
     """
     if degrees is None:
         degrees = np.asarray(W @ np.ones(W.shape[0])).reshape(-1)
@@ -484,10 +554,10 @@ def normalized_cut(
         return (labels, emb) if return_embedding else labels
     labels = discretize(emb.eigenvectors, seed=seed, max_iter=max_iter)
     if n_init > 1:
-        best = ncut_objective(W, degrees, labels, k)
+        best = normalized_association(W, degrees, labels, k)
         for s in range(seed + 1, seed + n_init):
             candidate = discretize(emb.eigenvectors, seed=s, max_iter=max_iter)
-            value = ncut_objective(W, degrees, candidate, k)
+            value = normalized_association(W, degrees, candidate, k)
             if value > best + 1e-9 * abs(best):
                 labels, best = candidate, value
     labels = canonical_labels(labels)

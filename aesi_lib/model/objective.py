@@ -12,7 +12,7 @@ from aesi_lib.model.constraint import (
     slot_constraint,
     template_constraint,
 )
-from aesi_lib.model.ncut import ncut_objective
+from aesi_lib.model.ncut import normalized_association
 
 
 def joint_objective(
@@ -32,9 +32,17 @@ def joint_objective(
     Eq. 8 ``f(X_T) / tr(X_Sᵀ JJᵀ X_S)``. ``objective = eps1 + eps2 + eps3``. Also returns
     ``f_t``, ``f_s``, ``same_slot_pairs`` and the pair fractions ``template_agreement`` (same-
     sentence pairs i≠j sharing a template) and ``slot_disagreement`` (... in different slots).
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eq. 9, with ε1, ε2 of Eqs. 4-5 and ε3 of Eq. 8.
+
+    .. [2] L. Sha, "The Solving Method of the Event Schema Induction Joint Model", the appendix of
+       Sha et al., NAACL 2016: ε3 as the product f(X_T) f(X_S).
     """
-    eps1 = ncut_objective(W_T, degrees_t, labels_t, n_templates)
-    eps2 = ncut_objective(W_S, degrees_s, labels_s, n_slots)
+    eps1 = normalized_association(W_T, degrees_t, labels_t, n_templates)
+    eps2 = normalized_association(W_S, degrees_s, labels_s, n_slots)
     f_t = template_constraint(J, labels_t, n_templates)
     f_s = slot_constraint(J, labels_s, n_slots)
     same = same_slot_pairs(J, labels_s, n_slots)

@@ -56,6 +56,11 @@ def solve_sc(
         ``template_step`` / ``slot_step`` eigen diagnostics; with members, ``template_step``
         is the consensus cut's and lists the members' own under ``"members"``, and
         ``template_members`` holds the members' cuts, shape (R, E).
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eqs. 4 and 5, the "-SC" model of Table 2.
     """
     ncut_options = ncut_options or {}
     ds = graph_degrees(W_S) if degrees_s is None else degrees_s
@@ -100,6 +105,12 @@ def consensus_template_cut(
         The consensus cut's eigen diagnostics, with the members' under ``"members"``.
     member_labels : ndarray of shape (R, E)
         The members' template cuts.
+
+    References
+    ----------
+    .. [1] A. L. N. Fred and A. K. Jain, "Combining Multiple Clusterings Using Evidence
+       Accumulation", IEEE TPAMI 27(6), 2005: the co-association of the members (cut here by a
+       normalized cut, not by their hierarchical clustering).
     """
     partitions, member_info = [], []
     # The members share W_T's terms and differ in their weights only: reduce each term to the

@@ -1,4 +1,7 @@
-"""The similarity graphs: W_T (Eq. 1), W_S (Eq. 2) and W_H (factored slots), matrix-free.
+"""The similarity graphs of Sha et al. 2016, W_T (Eq. 1) and W_S (Eq. 2), and W_H, matrix-free.
+
+W_T and W_S are the template and slot level connectivity of [1]; W_H, the graph of the semantic
+classes of factored slots, is aesi's.
 
 Each graph is one function that lists its weighted terms (:func:`template_terms`,
 :func:`slot_terms`, :func:`head_class_terms`); everything else reuses them: the operators the
@@ -15,6 +18,11 @@ Conventions, the same in every configuration:
   the degrees ``D = W·1`` include it;
 * negative PMI is clipped to 0 (positive PMI, :func:`positive_pmi`);
 * the terms are added with their weights, as in the paper.
+
+References
+----------
+.. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+   Induction", NAACL 2016, Eqs. 1-2.
 """
 
 from __future__ import annotations
@@ -138,6 +146,11 @@ def template_terms(
     Returns
     -------
     list of (weight, term)
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eq. 1.
     """
     row_heads = None if rows is None else rows.head_ids
     row_vectors = None if rows is None else [rows.head_vectors, rows.predicate_vectors]
@@ -176,6 +189,11 @@ def slot_terms(
 
     Parameters are as in :func:`template_terms` (``rows``: dependency ids in the label space
     of ``features``, -1 for a label it lacks; types over the same type columns).
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eq. 2.
     """
     dep = np.asarray(features.dep_ids, dtype=np.int64)
     row_vectors = None if rows is None else [rows.predicate_vectors]
@@ -233,7 +251,13 @@ def template_similarity(
     rows: EntityFeatures | None = None,
 ) -> SimilarityOperator:
     """W_T (Eq. 1, :func:`template_terms`) as a matrix-free operator of shape (E, E), or
-    (N, E) with ``rows``."""
+    (N, E) with ``rows``.
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eq. 1.
+    """
     return similarity_operator(template_terms, features, options, rows)
 
 
@@ -271,7 +295,13 @@ def slot_similarity(
     rows: EntityFeatures | None = None,
 ) -> SimilarityOperator:
     """W_S (Eq. 2, :func:`slot_terms`) as a matrix-free operator of shape (E, E), or (N, E)
-    with ``rows``."""
+    with ``rows``.
+
+    References
+    ----------
+    .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
+       Induction", NAACL 2016, Eq. 2.
+    """
     return similarity_operator(slot_terms, features, options, rows)
 
 

@@ -41,7 +41,7 @@ def tied_operator(W: LinearOperator, G: sp.csr_matrix,
     (:meth:`aesi_lib.model.terms.SimilarityOperator.tied`; ``reduced`` keeps the reduced terms
     across operators that share them, for the same G), and the consensus' co-association
     to its units' factor (:meth:`aesi_lib.model.consensus.CoassociationOperator.tied`); any
-    other operator (the AMP's W*) is applied through the mentions each time.
+    other operator (the AMP's ``W*``) is applied through the mentions each time.
     """
     if isinstance(W, CoassociationOperator):
         return W.tied(G)
