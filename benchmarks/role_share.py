@@ -5,10 +5,10 @@ the role-to-slot mapping on the DEV messages and their keys (evaluation.md, step
 lenient) and prints the share of its template's mentions that each mapped (template, slot)
 holds, then, for each candidate share, how many of the mapped slots fall below it and how
 many roles the templates have on average. The rows go to ``--rows`` as CSV (one row per seed
-and mapped slot), the record of docs/experiments/role-share.md.
+and mapped slot) and the table to ``--table``: the record of docs/experiments/role-share.md.
 
     .venv/bin/python benchmarks/role_share.py --runs sweep-default/runs/default \
-        --rows docs/experiments/role-share.csv
+        --rows docs/experiments/role-share-rows.csv --table docs/experiments/role-share.csv
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder of seed-N/assignments.parquet exports of one configuration")
     parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
     parser.add_argument("--rows", help="write the per-seed rows here as CSV")
+    parser.add_argument("--table", help="write the printed table here as CSV")
     args = parser.parse_args(argv)
 
     corpus = load_corpus(args.muc4_dir)
@@ -75,8 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         table.append([f"{share:.1%}", f"{len(below)} of {len(rows)}",
                       f"{below['seed'].nunique()} of {len(exports)}",
                       f"{sum(c[share] for c in counts.values()) / len(counts):.1f}"])
-    print(markdown_table(("least share of a role", "mapped slots below it",
-                          "seeds with one below it", "roles per template (mean)"), table))
+    header = ("least share of a role", "mapped slots below it", "seeds with one below it",
+              "roles per template (mean)")
+    print(markdown_table(header, table))
+    if args.table:
+        pd.DataFrame(table, columns=list(header)).to_csv(args.table, index=False)
     print(f"smallest share of a mapped slot: {rows['share'].min():.4f} "
           f"(seed {int(rows.loc[rows['share'].idxmin(), 'seed'])})")
     return 0

@@ -123,6 +123,14 @@ def test_a_recorded_table_stands_as_it_was_measured(tmp_path):
     assert "commit `5ff1b42`" in body
 
 
+def test_a_recorded_table_names_the_rows_it_was_made_from(tmp_path):
+    (tmp_path / "t.csv").write_text("share,slots below\n3%,0 of 80\n")
+    body = renderers()["results"]({"rows": "t.csv", "per_seed": "rows.csv"}, tmp_path)
+    assert "| 3% | 0 of 80 |" in body
+    assert "from the per-seed rows in [`rows.csv`](rows.csv)" in body
+    assert "not kept" not in body
+
+
 def test_a_missing_or_empty_rows_file_is_named(tmp_path):
     with pytest.raises(InputError, match="no such rows file"):
         renderers()["results"]({"rows": "gone.csv"}, tmp_path)

@@ -74,9 +74,13 @@ def _provenance(arguments: Mapping[str, str], rows_name: str, rows: pd.DataFrame
     if per_seed:
         n_conf = rows["configuration"].nunique()
         n_seed = rows["seed"].nunique()
+        configurations = "1 configuration" if n_conf == 1 else f"{n_conf} configurations"
         parts.append(f"Mean ± sample standard deviation over {n_seed} seeds of the "
-                     f"{len(rows)} rows ({n_conf} configurations) in "
-                     f"[`{rows_name}`]({rows_name}).")
+                     f"{len(rows)} rows ({configurations}) in [`{rows_name}`]({rows_name}).")
+    elif arguments.get("per_seed"):
+        per_seed_name = arguments["per_seed"]
+        parts.append(f"The table as it was measured ([`{rows_name}`]({rows_name})), from the "
+                     f"per-seed rows in [`{per_seed_name}`]({per_seed_name}).")
     else:
         parts.append(f"The table as it was measured ([`{rows_name}`]({rows_name})); its "
                      "per-seed rows were not kept.")
@@ -89,7 +93,8 @@ def _provenance(arguments: Mapping[str, str], rows_name: str, rows: pd.DataFrame
 
 def render_results(arguments: Mapping[str, str], folder: Path) -> str:
     """A results region: ``rows=FILE.csv`` (per-seed rows or a recorded table; which is told
-    by the columns), with optional ``commit=`` and ``command=``.
+    by the columns), with optional ``commit=``, ``command=`` and, for a recorded table made
+    from rows kept beside it, ``per_seed=FILE.csv``.
 
     Raises
     ------
