@@ -370,7 +370,9 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
     export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
-            "schema": export["schema"], "ids_kept": ids_kept, "warm": previous is not None}
+            "schema": export["schema"], "schema_md": export["schema_md"],
+            "events": export["events"], "events_parquet": export["events_parquet"],
+            "ids_kept": ids_kept, "warm": previous is not None}
 
 
 def solve_summary(info_path: str) -> dict[str, Any]:

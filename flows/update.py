@@ -54,7 +54,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     Only new documents and documents whose text changed are parsed (a changed document's old
     rows are replaced in one transaction); PMI, features and the solve are then refreshed over
     every stored document (cached steps whose inputs did not change are reused). Writes the
-    full export, ``new_documents.csv`` / ``.parquet`` (the rows of the documents just given)
+    full export with its schema and events, ``new_documents.csv`` / ``.parquet`` and
+    ``new_events.jsonl`` / ``.parquet`` (the rows and the events of the documents just given)
     and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -113,7 +114,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                             previous=state.get("last_solution"))
     given = [d.doc_id for d in documents]
     new_export = steps.run("export-new-documents", export_documents_task,
-                           artifacts["assignments_parquet"], given, out_dir, "new_documents")
+                           artifacts["assignments_parquet"], given, out_dir, "new_documents",
+                           "new_events")
 
     scores: dict[str, Any] = {}
     base = state.get("corpus")

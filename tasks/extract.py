@@ -22,7 +22,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
                     ) -> dict[str, str]:
     """Assign the new mentions to the run's templates and slots (``aesi_lib.model.extract``) and
     write ``assignments.csv`` / ``.parquet`` for them, with the similarity score of each label
-    and the rule that chose it (``unit``: a unit the run has seen; ``similarity``).
+    and the rule that chose it (``unit``: a unit the run has seen; ``similarity``), and their
+    filled events (``events.jsonl`` / ``.parquet``) with the run's roles and template names.
 
     With ``features.context``, the new mentions' context vectors come from the function the
     run's ``context-vectors`` step used, over ``sentences`` (the new documents' rows,
@@ -61,4 +62,7 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     log.info("filled %d mentions of %d documents: template by a known unit for %d, slot for %d; "
              "the others by similarity", len(frame), frame["doc_id"].nunique(),
              int(fill.template_known.sum()), int(fill.slot_known.sum()))
-    return pipeline.write_export(frame, out_dir)
+    paths = pipeline.write_export(frame, out_dir)
+    roles, names = pipeline.run_schema(pd.read_parquet(artifacts["assignments_parquet"]))
+    events = pipeline.write_events(frame, out_dir, roles, names)
+    return {**paths, "events": events["jsonl"], "events_parquet": events["parquet"]}

@@ -160,14 +160,16 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
 
 @task(name="export", cache_policy=NO_CACHE)
 def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> dict[str, str]:
-    """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot) and
-    ``schema.json`` (each template's top predicates, each slot's top heads)."""
+    """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot), and
+    what a person reads beside them (``pipeline.write_readable``): ``schema.json`` and
+    ``schema.md`` (templates with their roles) and ``events.jsonl`` / ``.parquet`` (each
+    document's incidents with their fillers)."""
     table = pd.read_parquet(entities_path)
     labels = load_labels(solution["labels"])
     assignments = table.assign(template=labels.template, slot=labels.slot)
     export = assignments[pipeline.EXPORT_COLUMNS]
     paths = pipeline.write_export(export, out_dir)
-    return {**paths, "schema": pipeline.write_schema(export, out_dir)}
+    return {**paths, **pipeline.write_readable(export, out_dir)}
 
 
 @task(name="record-run", cache_policy=NO_CACHE, **RETRY)
@@ -183,8 +185,13 @@ def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignmen
 
 @task(name="export-documents", cache_policy=NO_CACHE)
 def export_documents_task(assignments_path: str, doc_ids: list[str], out_dir: str,
-                          name: str) -> dict[str, str]:
-    """The rows of ``doc_ids`` from an export, as ``<name>.csv`` / ``.parquet``."""
-    frame = pd.read_parquet(assignments_path)
-    frame = frame[frame["doc_id"].isin(set(doc_ids))].reset_index(drop=True)
-    return pipeline.write_export(frame, out_dir, name)
+                          name: str, events_name: str) -> dict[str, str]:
+    """The rows of ``doc_ids`` from an export, as ``<name>.csv`` / ``.parquet``, and their
+    filled events, with the roles of the whole export, as ``<events_name>.jsonl`` /
+    ``.parquet``."""
+    export = pd.read_parquet(assignments_path)
+    frame = export[export["doc_id"].isin(set(doc_ids))].reset_index(drop=True)
+    paths = pipeline.write_export(frame, out_dir, name)
+    roles, names = pipeline.run_schema(export)
+    events = pipeline.write_events(frame, out_dir, roles, names, events_name)
+    return {**paths, "events": events["jsonl"], "events_parquet": events["parquet"]}

@@ -454,6 +454,11 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert new_rows["template"].between(0, model.n_templates - 1).all()
     assert new_rows["slot"].between(0, model.n_slots - 1).all()
     assert set(r["new_documents"]["summary"]) == {"NEW-1", "NEW-2", changed_id}
+    new_events = pd.read_parquet(out / "new_events.parquet")
+    assert set(new_events["doc_id"]) == {"NEW-1", "NEW-2", changed_id}
+    assert len(new_events) == len(new_rows)
+    assert {"schema.json", "schema.md", "events.jsonl", "new_events.jsonl"} <= {
+        p.name for p in out.iterdir()}
     # Labels carried forward: the mentions the full run had keep their ids.
     carried = r["solve"]["carried"]
     print("\nupdate carried labels:", carried)
@@ -491,10 +496,9 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
 
     demo = load_demo_corpus().documents
     copy = demo[4]
-    docs = _write_jsonl(tmp_path / "docs.jsonl", [
-        ("COPY-1", copy.text),
-        ("FRESH-1", "ARMED MEN ATTACKED THE POWER STATION WITH GRENADES. " + DEMO_EXTRA),
-    ])
+    given = [("COPY-1", copy.text),
+             ("FRESH-1", "ARMED MEN ATTACKED THE POWER STATION WITH GRENADES. " + DEMO_EXTRA)]
+    docs = _write_jsonl(tmp_path / "docs.jsonl", given)
     db = reference["project"] / "aesi.duckdb"
     with Store(db, read_only=True) as store:
         before = store.con.execute("SELECT count(*) FROM entities").fetchone()
@@ -517,7 +521,12 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
     trained = trained[trained["doc_id"] == copy.doc_id]
     mine = filled[filled["doc_id"] == "COPY-1"]
     assert len(mine) == len(trained)
-    both = mine.merge(trained, on=["sent_id", "head", "mention", "predicate", "dep"])
+    # Matched by position in the sentence, not by mention: a mention is the slice of the
+    # text as given, and the training document's original has other line breaks than its
+    # copy's normalised text. The n-th mention of a key pairs with the n-th.
+    key = ["sent_id", "head", "predicate", "dep"]
+    mine, trained = (f.assign(nth=f.groupby(key).cumcount()) for f in (mine, trained))
+    both = mine.merge(trained, on=[*key, "nth"])
     assert len(both) == len(trained)
     assert (both["template_x"] == both["template_y"]).mean() >= 0.99
     assert (both["slot_x"] == both["slot_y"]).mean() >= 0.99
@@ -526,6 +535,25 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
     assert (mine["mention"].tolist()
             == [copy.text[a:b] for a, b in zip(mine["start_char"], mine["end_char"],
                                                strict=True)])
+    # The new documents' events: their fillers are their own text, their template names and
+    # roles those of the run's schema.
+    texts = dict(given)
+    schema = json.loads((reference["out"] / "schema.json").read_text())
+    names = {t["template"]: t["name"] for t in schema["templates"]}
+    roles = {(t["template"], s["slot"]): s["role"] for t in schema["templates"]
+             for s in t["slots"]}
+    events = [json.loads(line) for line in (tmp_path / "filled" / "events.jsonl").open()]
+    assert [e["doc_id"] for e in events] == ["COPY-1", "FRESH-1"]
+    fillers = 0
+    for record in events:
+        for incident in record["incidents"]:
+            assert incident["template_name"] == names[incident["template"]]
+            for role in incident["roles"]:
+                assert role["role"] == roles.get((incident["template"], role["slot"]), "")
+                for f in role["fillers"]:
+                    assert texts[record["doc_id"]][f["start_char"]:f["end_char"]] == f["mention"]
+                    fillers += 1
+    assert fillers == len(filled)
 
 
 def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tmp_path,

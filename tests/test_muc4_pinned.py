@@ -85,6 +85,30 @@ def test_default_seed0_scores_are_the_readmes(default_run):
     assert _f1s(results, DEFAULT_SEED0) == DEFAULT_SEED0
 
 
+def test_every_mention_and_event_filler_is_the_messages_own_text(default_run):
+    """``mention`` is exactly ``text[start_char:end_char]`` of the message as the file has it,
+    for every row of the export and every filler of ``events.jsonl``."""
+    from aesi_lib.corpus.sources import load_corpus
+
+    originals = {d.doc_id: d.original for d in load_corpus(str(default_run["muc4"])).documents}
+    export = pd.read_parquet(default_run["out"] / "assignments.parquet")
+    sliced = [originals[d][a:b] for d, a, b in zip(export["doc_id"], export["start_char"],
+                                                    export["end_char"], strict=True)]
+    assert (export["mention"] == sliced).all()
+    assert export["mention"].str.contains("\n").sum() > 1000     # line breaks kept
+    fillers = 0
+    with open(default_run["out"] / "events.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            record = json.loads(line)
+            for incident in record["incidents"]:
+                for role in incident["roles"]:
+                    for f in role["fillers"]:
+                        text = originals[record["doc_id"]][f["start_char"]:f["end_char"]]
+                        assert text == f["mention"]
+                        fillers += 1
+    assert fillers == len(export)
+
+
 def test_extract_gives_the_training_mentions_their_induced_labels(default_run):
     """``aesi extract`` applies the run's own rule: re-extracting TST1+TST2 with the run's
     schema gives back (at least 99 % of) the induced labels and the same F1."""
@@ -101,7 +125,9 @@ def test_extract_gives_the_training_mentions_their_induced_labels(default_run):
     extracted = pd.read_parquet(out / "assignments.parquet")
     run = pd.read_parquet(default_run["out"] / "assignments.parquet")
     run = run[run["doc_id"].isin({d.doc_id for d in tst})]
-    key = ["doc_id", "sent_id", "head", "predicate", "dep", "mention"]
+    # Not the mention: it is the slice of the text as given, here the messages' bodies, in
+    # the run the message as the file has it (other line breaks).
+    key = ["doc_id", "sent_id", "head", "predicate", "dep"]
     both = extracted.drop_duplicates(key).merge(run.drop_duplicates(key), on=key,
                                                 suffixes=("", "_run"))
     assert len(both) >= 0.99 * len(run)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from aesi_lib.run.outputs import document_summary, mapped_templates, schema_summary
+from aesi_lib.run.outputs import (
+    document_summary,
+    mapped_templates,
+    schema_markdown,
+    schema_summary,
+)
 
 
 def _export(rows: list[tuple[str, int, int, str, str]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["doc_id", "template", "slot", "predicate", "head"]).assign(
-        mention=lambda f: f["head"])
+        mention=lambda f: f["head"], dep="nsubj")
 
 
 # Template 0 is the reporting template of every document; template 1 the attack template of
@@ -28,8 +33,21 @@ def test_schema_names_templates_by_predicates_and_slots_by_heads():
     assert first["template"] == 0 and first["mentions"] == 7 and first["documents"] == 3
     assert first["name"] == "say/report" and first["predicates"] == [["say", 6], ["report", 1]]
     assert first["slots"][0] == {"slot": 0, "name": "police/army", "mentions": 5,
-                                 "heads": [["police", 3], ["army", 2]]}
+                                 "heads": [["police", 3], ["army", 2]], "position": "subject",
+                                 "share": round(5 / 7, 4), "minor": False,
+                                 "role": "subject of say: police, army"}
     assert [t["template"] for t in schema["templates"]] == [0, 1, 2]
+    assert first["roles"][0] == {"slot": 0, "role": first["slots"][0]["role"],
+                                 "share": round(5 / 7, 4)}
+
+
+def test_schema_markdown_lists_each_templates_roles_and_its_minor_slots():
+    export = pd.concat([EXPORT] + [EXPORT[EXPORT["slot"] == 0]] * 20, ignore_index=True)
+    text = schema_markdown(schema_summary(export))
+    assert text.startswith("# Schema\n")
+    section = text[text.index("## Template 0: say/report"):text.index("## Template 1")]
+    assert "| slot 0 | 98.1% | subject of say: police, army |" in section
+    assert "Minor slots (1, 1.9% of the mentions): 1." in section
 
 
 def test_document_template_is_the_over_represented_or_the_mapped_one():

@@ -27,7 +27,8 @@ def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Docu
                       rules: EntityRules = DEFAULT_RULES) -> pd.DataFrame:
     """The entity rows of parsed documents (:func:`extract_entities`), with each mention's
     ``start_char``/``end_char`` in the text as the user gave it: the document's ``original``
-    when its reader normalised the layout (:func:`aesi_lib.corpus.offsets.original_span`).
+    when its reader normalised the layout (:func:`aesi_lib.corpus.offsets.original_span`),
+    and its ``mention`` that text's slice (:func:`mentions_as_given`).
     Every ingest (the flow's parse batches, the notebook path) makes its rows here.
 
     Parameters
@@ -38,7 +39,22 @@ def document_entities(parses: Sequence[ParsedDocument], documents: Sequence[Docu
         configuration: the training corpus and new documents get the same).
     """
     frame = entities_frame(r for p in parses for r in extract_entities(p, rules))
-    return spans_in_original(frame, documents)
+    return mentions_as_given(spans_in_original(frame, documents), documents)
+
+
+def mentions_as_given(frame: pd.DataFrame, documents: Sequence[Document]) -> pd.DataFrame:
+    """``frame`` with each ``mention`` the user's own text of its span: ``text[start_char:
+    end_char]`` of the document as the user gave it (``Document.original`` when the reader
+    normalised the layout, else ``Document.text``), line breaks, runs of blanks and
+    line-end hyphens included. A row without a span (-1: a parse made before spans were
+    recorded) keeps the mention its rule wrote, the noun phrase's tokens joined by their
+    whitespace."""
+    texts = {d.doc_id: d.original or d.text for d in documents}
+    mentions = [texts[doc][start:end] if start >= 0 and doc in texts else mention
+                for doc, start, end, mention in zip(frame["doc_id"], frame["start_char"],
+                                                    frame["end_char"], frame["mention"],
+                                                    strict=True)]
+    return frame.assign(mention=mentions)
 
 
 def spans_in_original(frame: pd.DataFrame, documents: Sequence[Document]) -> pd.DataFrame:

@@ -159,8 +159,9 @@ from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
 # Bump when the rules or the columns of an entity row change: a store whose documents were
 # extracted by other rules re-extracts them (from the parse cache, nothing is parsed again).
-# 2: rows carry ``predicate_index``; 3: character spans index the user's original text.
-ENTITY_FORMAT_VERSION = 3
+# 2: rows carry ``predicate_index``; 3: character spans index the user's original text;
+# 4: ``mention`` is the user's text of that span.
+ENTITY_FORMAT_VERSION = 4
 
 
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:

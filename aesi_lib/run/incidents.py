@@ -88,27 +88,36 @@ def document_events(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of :func:`event_rows` as one record per document (``events.jsonl``'s lines):
     ``{"doc_id", "incidents": [{"incident", "template", "template_name", "sentences",
     "mentions", "roles": [{"slot", "role", "minor", "fillers": [...]}]}]}``, a role's fillers
-    each ``{"entity_id", "mention", "head", "start_char", "end_char", "sent_id"}``."""
-    documents = []
-    for doc_id, doc in rows.groupby("doc_id", sort=False):
-        incidents = []
-        for number, group in doc.groupby("incident", sort=True):
-            roles = []
-            for slot, fillers in group.groupby("slot", sort=False):
-                roles.append({
-                    "slot": int(slot), "role": str(fillers["role"].iloc[0]),
-                    "minor": bool(fillers["minor"].iloc[0]),
-                    "fillers": [{"entity_id": int(f.entity_id), "mention": f.mention,
-                                 "head": f.head, "start_char": int(f.start_char),
-                                 "end_char": int(f.end_char), "sent_id": int(f.sent_id)}
-                                for f in fillers.itertuples(index=False)]})
-            incidents.append({
-                "incident": int(number), "template": int(group["template"].iloc[0]),
-                "template_name": str(group["template_name"].iloc[0]),
-                "sentences": sorted({int(s) for s in group["sent_id"]}),
-                "mentions": len(group), "roles": roles})
-        documents.append({"doc_id": str(doc_id), "incidents": incidents})
-    return documents
+    each ``{"entity_id", "mention", "head", "start_char", "end_char", "sent_id"}``, roles in
+    the order of their first filler.
+
+    One pass over the rows in their order (documents, then incidents, then text order), so
+    a corpus of 10^5 mentions takes a fraction of a second."""
+    documents: dict[str, dict[tuple[int, ...], Any]] = {}
+    columns = [rows[c].tolist() for c in EVENT_COLUMNS]
+    for (doc_id, incident, template, template_name, slot, role, minor, sent_id, entity_id,
+         mention, head, start, end) in zip(*columns, strict=True):
+        incidents = documents.setdefault(doc_id, {})
+        entry = incidents.get(incident)
+        if entry is None:
+            entry = incidents[incident] = {
+                "incident": int(incident), "template": int(template),
+                "template_name": str(template_name), "sentences": set(), "mentions": 0,
+                "roles": {}}
+        entry["sentences"].add(int(sent_id))
+        entry["mentions"] += 1
+        filled = entry["roles"].get(slot)
+        if filled is None:
+            filled = entry["roles"][slot] = {"slot": int(slot), "role": str(role),
+                                              "minor": bool(minor), "fillers": []}
+        filled["fillers"].append({"entity_id": int(entity_id), "mention": str(mention),
+                                  "head": str(head), "start_char": int(start),
+                                  "end_char": int(end), "sent_id": int(sent_id)})
+    return [{"doc_id": str(doc_id),
+             "incidents": [{**entry, "sentences": sorted(entry["sentences"]),
+                            "roles": list(entry["roles"].values())}
+                           for _, entry in sorted(incidents.items())]}
+            for doc_id, incidents in documents.items()]
 
 
 def write_events(rows: pd.DataFrame, out_dir: str | Path, name: str = "events"

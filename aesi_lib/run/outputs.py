@@ -1,8 +1,9 @@
 """What a run writes for a person beside its export: the schema file and per-document summaries.
 
 * :func:`schema_summary` names each template by its most frequent predicates and each slot by
-  its most frequent head words, so that "template 9" in an export has a readable name
-  (``schema.json`` in the output folder).
+  its most frequent head words and its role (``aesi_lib.run.roles``), so that "template 9"
+  in an export has a readable name (``schema.json`` in the output folder);
+  :func:`schema_markdown` writes the same as ``schema.md``, roles first.
 * :func:`document_summary` picks, for each document, the template that best describes it and a
   few fillers per slot. The most frequent template of a document is usually the one of
   reporting verbs (say, report, ...), present in every document; the template chosen here is a
@@ -18,44 +19,93 @@ from typing import Any
 
 import pandas as pd
 
+from aesi_lib.markdown import markdown_table
+from aesi_lib.run.roles import ROLE_SHARE, Role, template_name, template_roles
+
 
 def _top(values: pd.Series, n: int) -> list[list[Any]]:
     counts = values.value_counts()
     return [[str(v), int(c)] for v, c in counts.head(n).items()]
 
 
-def schema_summary(assignments: pd.DataFrame, top: int = 8) -> dict[str, Any]:
-    """Each template with its top predicates and each (template, slot) role with its top heads.
+def schema_summary(assignments: pd.DataFrame, top: int = 8,
+                   roles: list[Role] | None = None) -> dict[str, Any]:
+    """Each template with its top predicates, and each of its slots with its top heads and
+    its role (:func:`aesi_lib.run.roles.template_roles`).
 
     Parameters
     ----------
     assignments : DataFrame with the export columns (``template``, ``slot``, ``predicate``,
-        ``head``).
+        ``head``, ``dep``, ``doc_id``).
     top : int
         Words listed per template and per slot.
+    roles : list of Role, optional
+        The slots' roles (:func:`aesi_lib.run.roles.template_roles` of ``assignments``, what
+        it defaults to).
 
     Returns
     -------
     dict
-        ``{"templates": [{"template", "name", "mentions", "documents", "predicates",
-        "slots": [{"slot", "name", "mentions", "heads"}]}]}``, templates by decreasing size;
-        a name is the top words joined with ``/``.
+        ``{"role_share", "templates": [{"template", "name", "mentions", "documents",
+        "predicates", "roles", "slots": [{"slot", "name", "mentions", "heads", "position",
+        "share", "role", "minor"}]}]}``, templates by decreasing size; a template's name is
+        :func:`aesi_lib.run.roles.template_name`, a slot's its three commonest heads joined
+        with ``/``; ``roles`` lists the template's roles (its slots that are not minor) as
+        ``{"slot", "role", "share"}``, largest first.
     """
     heads = assignments["head"].astype(str).str.lower()
     frame = assignments.assign(_head=heads)
+    roles = template_roles(assignments) if roles is None else roles
+    described = {(r.template, r.slot): r for r in roles}
     templates = []
     for t, rows in frame.groupby("template", sort=False):
-        predicates = _top(rows["predicate"], top)
         slots = []
         for s, cell in rows.groupby("slot", sort=True):
             words = _top(cell["_head"], top)
+            role = described[(int(t), int(s))]
             slots.append({"slot": int(s), "name": "/".join(w for w, _ in words[:3]),
-                          "mentions": len(cell), "heads": words})
-        templates.append({"template": int(t), "name": "/".join(p for p, _ in predicates[:3]),
+                          "mentions": len(cell), "heads": words, "position": role.position,
+                          "share": round(role.share, 4), "role": role.description,
+                          "minor": role.minor})
+        major = sorted((slot for slot in slots if not slot["minor"]),
+                       key=lambda slot: (-slot["mentions"], slot["slot"]))
+        templates.append({"template": int(t), "name": template_name(rows["predicate"]),
                           "mentions": len(rows), "documents": int(rows["doc_id"].nunique()),
-                          "predicates": predicates, "slots": slots})
+                          "predicates": _top(rows["predicate"], top),
+                          "roles": [{"slot": r["slot"], "role": r["role"], "share": r["share"]}
+                                    for r in major],
+                          "slots": slots})
     templates.sort(key=lambda entry: (-entry["mentions"], entry["template"]))
-    return {"templates": templates}
+    return {"role_share": ROLE_SHARE, "templates": templates}
+
+
+def schema_markdown(schema: dict[str, Any]) -> str:
+    """The readable schema (``schema.md``) of :func:`schema_summary`: each template, largest
+    first, with its commonest predicates, its roles and, on one line, its minor slots."""
+    templates = schema["templates"]
+    mentions = sum(t["mentions"] for t in templates)
+    lines = ["# Schema", "",
+             f"{len(templates)} templates over {mentions:,} entity mentions. A template is "
+             "named by its commonest predicates. Its roles are the slots that hold at least "
+             f"{schema['role_share']:.0%} of its mentions, each described by its argument "
+             "position, its commonest predicates and its commonest head words; the smaller "
+             "slots are listed as minor. `schema.json` has every slot.", ""]
+    for t in templates:
+        predicates = ", ".join(f"{word} ({count:,})" for word, count in t["predicates"][:5])
+        lines += [f"## Template {t['template']}: {t['name']}", "",
+                  f"{t['mentions']:,} mentions in {t['documents']:,} documents; predicates: "
+                  f"{predicates}.", ""]
+        rows = [[f"slot {r['slot']}", f"{r['share']:.1%}", r["role"]] for r in t["roles"]]
+        if rows:
+            lines.append(markdown_table(("role", "share", "position of predicates: heads"),
+                                        rows))
+        minor = [s for s in t["slots"] if s["minor"]]
+        if minor:
+            held = sum(s["mentions"] for s in minor) / t["mentions"]
+            lines.append(f"Minor slots ({len(minor)}, {held:.1%} of the mentions): "
+                         + ", ".join(str(s["slot"]) for s in minor) + ".")
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def document_template(doc_rows: pd.DataFrame, document_frequency: pd.Series, n_docs: int,

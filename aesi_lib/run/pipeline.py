@@ -31,6 +31,7 @@ from aesi_lib.model.induction import InductionResult, induce
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.run.config import RunConfig
+from aesi_lib.run.roles import Role, template_name, template_roles
 from aesi_lib.store import Store
 
 log = logging.getLogger("aesi")
@@ -209,15 +210,49 @@ def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "as
     return {"csv": str(csv_path), "parquet": str(parquet_path)}
 
 
-def write_schema(assignments: pd.DataFrame, out_dir: str | Path) -> str:
-    """``schema.json`` in ``out_dir``: each template's top predicates and each slot's top heads
-    (:func:`aesi_lib.run.outputs.schema_summary`); returns its path."""
-    from aesi_lib.run.outputs import schema_summary
+def write_schema(assignments: pd.DataFrame, out_dir: str | Path,
+                 roles: list[Role] | None = None) -> dict[str, str]:
+    """``schema.json`` (:func:`aesi_lib.run.outputs.schema_summary`: every template and slot
+    with its role) and ``schema.md`` (:func:`aesi_lib.run.outputs.schema_markdown`: the
+    roles as a person reads them) in ``out_dir``; returns ``{"schema", "schema_md"}``."""
+    from aesi_lib.run.outputs import schema_markdown, schema_summary
 
-    path = Path(out_dir) / "schema.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(schema_summary(assignments), indent=1))
-    return str(path)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    schema = schema_summary(assignments, roles=roles)
+    (out / "schema.json").write_text(json.dumps(schema, indent=1))
+    (out / "schema.md").write_text(schema_markdown(schema), encoding="utf-8")
+    return {"schema": str(out / "schema.json"), "schema_md": str(out / "schema.md")}
+
+
+def run_schema(assignments: pd.DataFrame) -> tuple[list[Role], dict[int, str]]:
+    """The roles (:func:`aesi_lib.run.roles.template_roles`) and the template names
+    (:func:`aesi_lib.run.roles.template_name`) of a run's export: what its schema files and
+    the events of its documents, and of new documents filled with it, read."""
+    names = {int(t): template_name(rows["predicate"])
+             for t, rows in assignments.groupby("template")}
+    return template_roles(assignments), names
+
+
+def write_events(assignments: pd.DataFrame, out_dir: str | Path, roles: list[Role],
+                 names: dict[int, str], name: str = "events") -> dict[str, str]:
+    """The filled events of ``assignments`` (``aesi_lib.run.incidents``: an incident is a
+    template within a document) as ``<name>.jsonl`` and ``<name>.parquet`` in ``out_dir``,
+    with the roles and template names of the run's schema (:func:`run_schema`)."""
+    from aesi_lib.run.incidents import event_rows
+    from aesi_lib.run.incidents import write_events as write_event_files
+
+    return write_event_files(event_rows(assignments, roles, names), out_dir, name)
+
+
+def write_readable(assignments: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
+    """Everything a person reads beside a run's export: :func:`write_schema` and
+    :func:`write_events` of ``assignments``; returns the paths (``schema``, ``schema_md``,
+    ``events``, ``events_parquet``)."""
+    roles, names = run_schema(assignments)
+    paths = write_schema(assignments, out_dir, roles=roles)
+    events = write_events(assignments, out_dir, roles, names)
+    return {**paths, "events": events["jsonl"], "events_parquet": events["parquet"]}
 
 
 def evaluate_assignments(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
