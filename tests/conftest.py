@@ -73,10 +73,12 @@ CONTENT_ADDRESSED_CACHES = ("parse-cache", "context-vectors")
 @dataclass(frozen=True)
 class DemoSeed:
     """What one cold ``aesi run --demo`` leaves that other runs may start from: the demo's
-    parse and context-vector caches, and a Prefect home whose database exists already."""
+    parse and context-vector caches, and a Prefect home whose database exists already; and
+    what it wrote (``out``: the export of the default preset, seed 0)."""
 
     caches: Path
     prefect_home: Path
+    out: Path
 
     def copy_to(self, project: Path | None = None, prefect_home: Path | None = None) -> None:
         """Give a new run the caches in its ``project`` folder and its own copy of the Prefect
@@ -101,7 +103,7 @@ def demo_seed(tmp_path_factory) -> DemoSeed:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (root / "caches").is_dir():
             _make_demo_seed(root)
-    return DemoSeed(caches=root / "caches", prefect_home=root / "prefect-home")
+    return DemoSeed(caches=root / "caches", prefect_home=root / "prefect-home", out=root / "out")
 
 
 def _make_demo_seed(root: Path) -> None:

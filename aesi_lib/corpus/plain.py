@@ -123,11 +123,20 @@ def check_encoding(encoding: str) -> str:
     return encoding
 
 
+def user_document(doc_id: str, raw: str, split: str = "user", source: str = "") -> Document:
+    """A document of the user's own: its text as the parser reads it (the paragraphs of
+    :func:`text_to_paragraphs`, joined by :func:`paragraphs_to_text`), and ``raw`` as its
+    ``original`` when that differs, so that character spans index the text as given. Every
+    reader of user documents (``.txt`` files, JSONL lines, the Python API's strings) makes
+    its documents here."""
+    text = paragraphs_to_text(text_to_paragraphs(raw.splitlines()))
+    return Document(doc_id=doc_id, text=text, split=split, source=source,
+                    original="" if raw == text else raw)
+
+
 def _read_txt(path: Path, split: str, encoding: str) -> Document:
     raw = decode_text(path.read_bytes(), path, encoding)
-    text = paragraphs_to_text(text_to_paragraphs(raw.splitlines()))
-    return Document(doc_id=path.stem, text=text, split=split, source=str(path),
-                    original="" if raw == text else raw)
+    return user_document(path.stem, raw, split, str(path))
 
 
 def _problems(where: Path, problems: list[InputError], unit: str) -> InputError:
@@ -227,9 +236,7 @@ def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str
             problems.append(exc)
             continue
         seen[doc_id] = lineno
-        body = paragraphs_to_text(text_to_paragraphs(text.splitlines()))
-        docs.append(Document(doc_id=doc_id, text=body, split=split, source=str(path),
-                             original="" if text == body else text))
+        docs.append(user_document(doc_id, text, split, str(path)))
     if problems and on_error == "raise":
         raise problems[0] if len(problems) == 1 else _problems(path, problems, "line")
     return docs

@@ -28,6 +28,7 @@ from aesi_lib.model.carry import PreviousLabels
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
 from aesi_lib.model.induction import InductionResult, induce
+from aesi_lib.model.solution_files import SolutionLabels
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.run.config import RunConfig
@@ -197,6 +198,73 @@ def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFr
     frame["template"] = np.asarray(result.template_labels, dtype=np.int64)
     frame["slot"] = np.asarray(result.slot_labels, dtype=np.int64)
     return frame[EXPORT_COLUMNS]
+
+
+def fill_documents(entities: pd.DataFrame, train: EntityFeatures,
+                   train_vocab: FeatureVocabulary, labels: SolutionLabels, config: RunConfig,
+                   sentences: pd.DataFrame | None = None,
+                   context_cache: str | Path | None = None) -> pd.DataFrame:
+    """The export of new documents filled with a finished run's schema, by the run's own rule
+    (:func:`aesi_lib.model.extract.fill_slots`): ``aesi extract``'s and the Python API's.
+
+    Parameters
+    ----------
+    entities : DataFrame
+        The new documents' entity table
+        (:func:`aesi_lib.entities.entity_table.unstored_entity_table`).
+    train, train_vocab : EntityFeatures, FeatureVocabulary
+        The run's features.
+    labels : SolutionLabels
+        The run's templates and slots.
+    config : RunConfig
+        The run's configuration.
+    sentences : DataFrame, optional
+        The new documents' sentence rows (``aesi_lib.store.database.parse_frames``); needed
+        with ``features.context``, whose vectors come from the function the run used.
+    context_cache : path, optional
+        The per-document vector cache (a temporary folder when None).
+
+    Returns
+    -------
+    DataFrame
+        :data:`EXPORT_COLUMNS` with each label's similarity score (``template_score``,
+        ``slot_score``) and the rule that chose it (``template_rule``, ``slot_rule``:
+        ``unit``, a unit the run has seen, or ``similarity``).
+
+    Raises
+    ------
+    ValueError
+        When the documents hold no entity mention, or the run uses context vectors and no
+        sentences are given.
+    """
+    from aesi_lib.model.extract import fill_slots
+
+    if entities.empty:
+        raise ValueError("the new documents hold no entity mentions: nothing to fill")
+    vectors, wordnet = load_lexicon(config)
+    empty_pmi = pd.DataFrame({"word1": [], "word2": [], "pmi": []})
+    new, new_vocab = build_features(entities, empty_pmi, vectors, wordnet, config.features)
+    if config.features.context:
+        from aesi_lib.lexicon.encoder import run_encoder
+        from aesi_lib.lexicon.mention_context import mention_context_vectors
+
+        if sentences is None:
+            raise ValueError("the run uses context vectors: the new documents' sentences are "
+                             "needed")
+        with contextlib.ExitStack() as stack:
+            cache = context_cache or stack.enter_context(tempfile.TemporaryDirectory())
+            context = mention_context_vectors(
+                entities, sentences, run_encoder(config.features, config.vectors_path), cache)
+        new = dataclasses.replace(new, **context.feature_arrays())
+    fill = fill_slots(train, train_vocab, labels.template, labels.slot, new, new_vocab,
+                      config.model)
+    rows = np.arange(len(entities))
+    frame = entities.assign(template=fill.template, slot=fill.slot)[EXPORT_COLUMNS]
+    return frame.assign(
+        template_score=fill.template_scores[rows, fill.template],
+        slot_score=fill.slot_scores[rows, fill.slot],
+        template_rule=np.where(fill.template_known, "unit", "similarity"),
+        slot_rule=np.where(fill.slot_known, "unit", "similarity"))
 
 
 def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "assignments"
