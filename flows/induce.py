@@ -24,7 +24,7 @@ from flows.common import (
     solution_record,
     write_results,
 )
-from tasks.evaluate import evaluate_task
+from tasks.evaluate import evaluate_task, template_filling_task
 from tasks.ingest import load_corpus_task, stored_documents_task
 from tasks.solve import record_run_task
 
@@ -89,6 +89,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                             carry=None if fresh else state.get("last_solution"))
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
+    filling = steps.run("template-filling", template_filling_task,
+                        artifacts["assignments_parquet"], quote(corpus))
 
     # ``aesi update --evaluate`` reads the corpus again, perhaps from another folder.
     corpus_spec = {"muc4_dir": absolute_path(muc4_dir), "docs_path": absolute_path(docs_path),
@@ -105,6 +107,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         "documents": len(doc_ids),
         "documents_added_by_updates": len(added),
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
+        "template_filling": filling,
     }
     run_id = results["flow_run_id"] or f"local-{uuid.uuid4()}"
     steps.run("record-run", record_run_task, project.db, run_id, run_config.to_dict(),

@@ -28,7 +28,7 @@ from flows.common import (
     solution_record,
     write_results,
 )
-from tasks.evaluate import evaluate_task
+from tasks.evaluate import evaluate_task, template_filling_task
 from tasks.ingest import load_corpus_task, stored_documents_task
 from tasks.solve import export_documents_task
 
@@ -118,12 +118,15 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                            "new_events")
 
     scores: dict[str, Any] = {}
+    filling: dict[str, Any] = {}
     base = state.get("corpus")
     if evaluate and base:
         corpus = steps.run("load-corpus", load_corpus_task, base.get("muc4_dir"),
                            base.get("docs_path"), bool(base.get("demo")))
         scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                            quote(corpus))
+        filling = steps.run("template-filling", template_filling_task,
+                            artifacts["assignments_parquet"], quote(corpus))
 
     state.setdefault("updates", []).append({"docs_path": docs_path, "documents": len(given),
                                             "doc_ids": given, "parsed": ingested["parsed"],
@@ -136,6 +139,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         "documents_given": len(given),
         "evaluated_on": "project corpus keys" if scores else "",
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
+        "template_filling": filling,
         "new_documents": {"export": new_export,
                           "summary": document_summary(
                               pd.read_parquet(artifacts["assignments_parquet"]), given,

@@ -47,3 +47,21 @@ def score_row_task(assignments_path: str, corpus: Corpus) -> dict[str, float]:
 
     return score_row(pd.read_parquet(assignments_path), corpus.eval_keys or [],
                      corpus.map_keys)
+
+
+@task(name="template-filling", persist_result=True,
+      cache_key_fn=lambda _, p: _scoring_key("template-filling", template_filling_task.fn, p))
+def template_filling_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
+    """The template-filling metric of GTT and IterX on the scored split, its map learned on
+    the DEV keys (``aesi_lib.evaluate.template_filling``); {} without both keys."""
+    from aesi_lib.evaluate.template_filling import template_filling
+
+    if not corpus.eval_keys or not corpus.map_keys:
+        return {}
+    texts = {d.doc_id: d.text for d in corpus.documents}
+    result = template_filling(pd.read_parquet(assignments_path), corpus.eval_keys,
+                              corpus.map_keys, texts)
+    micro = result["micro"]
+    get_run_logger().info("%s template filling (DEV-mapped): P %.3f R %.3f F1 %.3f",
+                          corpus.eval_label, micro["p"], micro["r"], micro["f1"])
+    return result

@@ -188,7 +188,7 @@ def test_resume_after_kill_during_solve(server, reference, tmp_path, demo_seed):
     assert states["solve"] == "Completed"
     assert set(r["steps_run"]) == {"load-corpus", "plan-ingest", "stored-documents",
                                    "corpus-fingerprint", "solve", "export", "evaluate",
-                                   "record-run"}
+                                   "template-filling", "record-run"}
     # The server saw the same: the second flow run's task runs and their states.
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId

@@ -28,7 +28,13 @@ from flows.cli.environment import (
     store_path,
 )
 from flows.cli.options import check_corpus, check_docs, reading, run_config, with_runner
-from flows.cli.printing import print_bounds, print_documents, print_scores, print_steps
+from flows.cli.printing import (
+    print_bounds,
+    print_documents,
+    print_scores,
+    print_steps,
+    print_template_filling,
+)
 
 KEEP_RUNS_DEFAULT = 3
 """``aesi_lib.store.database.DEFAULT_KEEP_RUNS``, for the help (without importing the store)."""
@@ -147,9 +153,32 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"recall ceiling of the extraction ({matcher}): {ceiling:.3f}")
     out = grid.to_dict()
     print_bounds({name: e for name, e in out.items() if isinstance(e, dict)})
+    if map_keys:
+        from aesi_lib.evaluate.template_filling import template_filling
+
+        texts = muc4_texts(assignments)
+        filling = template_filling(assignments, eval_keys, map_keys, texts)
+        print_template_filling(filling)
+        if texts is None:
+            print("(the MUC-4 texts were not found: every key string counts as gold, where GTT "
+                  "drops strings the text does not hold; set AESI_MUC4_DIR)")
+        out = {**out, "template_filling": filling}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     return 0
+
+
+def muc4_texts(assignments: Any) -> dict[str, str] | None:
+    """The texts of the MUC-4 messages of an export, when the corpus is found as ``aesi run``
+    finds it and holds all of them; else None."""
+    from aesi_lib.corpus.muc4 import load_muc4_corpus, resolve_muc4_dir
+
+    folder = resolve_muc4_dir(None)
+    if folder is None:
+        return None
+    texts = {d.doc_id: d.text for split in load_muc4_corpus(folder) for d in split.documents}
+    wanted = set(assignments["doc_id"].astype(str))
+    return texts if wanted <= set(texts) else None
 
 
 def check_key_overlap(path: str, assignments: Any, keys: list[Any], option: str) -> None:

@@ -26,6 +26,23 @@ def print_scores(results: dict[str, Any]) -> None:
         if not isinstance(s, dict):
             print(f"{name}: {s:.3f}")
     print_bounds({name: s for name, s in scores.items() if isinstance(s, dict)})
+    print_template_filling(results.get("template_filling"), results.get("evaluated_on", ""))
+
+
+def print_template_filling(result: dict[str, Any] | None, split: str = "") -> None:
+    """The template-filling metric of GTT and IterX (``aesi_lib.evaluate.template_filling``),
+    per role and micro-averaged, when there is one."""
+    if not result:
+        return
+    where = f" on {split}" if split else ""
+    print(f"template filling (the metric of GTT and IterX, mapped on DEV){where}:")
+    names = ["micro", "incident_type", "PerpInd", "PerpOrg", "Target", "Victim", "Weapon"]
+    rows = [(name, f"{result[name]['p']:.3f}", f"{result[name]['r']:.3f}",
+             f"{result[name]['f1']:.3f}", f"{result[name]['p_num']}/{result[name]['p_den']}",
+             f"{result[name]['r_num']}/{result[name]['r_den']}")
+            for name in names if name in result]
+    print(markdown_table(["role", "P", "R", "F1", "correct/predicted", "found/gold"], rows),
+          end="")
 
 
 def print_bounds(entries: dict[str, dict[str, Any]]) -> None:

@@ -1,0 +1,91 @@
+"""The template-filling metric of GTT and IterX over the seeds of a sweep, on TST1+TST2 and DEV.
+
+For each export of a sweep (``DIR/runs/CONFIGURATION/seed-N/assignments.parquet``), learns
+the map of induced templates and slots to incident types and the five roles on DEV
+(``aesi_lib.evaluate.template_filling``) and scores TST1+TST2 and DEV itself with it. Prints
+mean ± std over the seeds; ``--rows`` writes one row per seed and split, ``--table`` the
+printed table, as CSV: the record of the results page.
+
+    .venv/bin/python benchmarks/template_filling.py --runs sweep-default/runs/default \\
+        --rows docs/template-filling-rows.csv --table docs/template-filling.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from aesi_lib.corpus.sources import load_corpus
+from aesi_lib.evaluate.template_filling import (
+    ROLES,
+    gold_templates,
+    learn_template_map,
+    predicted_templates,
+    score_templates,
+)
+from aesi_lib.markdown import markdown_table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", required=True,
+                        help="folder of seed-N/assignments.parquet exports of one configuration")
+    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
+    parser.add_argument("--rows", help="write one row per seed and split here as CSV")
+    parser.add_argument("--table", help="write the printed table here as CSV")
+    args = parser.parse_args(argv)
+
+    corpus = load_corpus(args.muc4_dir)
+    if corpus.name != "muc4" or not corpus.map_keys or not corpus.eval_keys:
+        print("template_filling: needs the MUC-4 corpus with its keys", file=sys.stderr)
+        return 2
+    exports = sorted(Path(args.runs).glob("seed-*/assignments.parquet"),
+                     key=lambda p: int(p.parent.name.split("-")[1]))
+    if not exports:
+        print(f"template_filling: no seed-*/assignments.parquet under {args.runs}",
+              file=sys.stderr)
+        return 2
+    texts = {d.doc_id: d.text for d in corpus.documents}
+    golds = {"TST1+TST2": gold_templates(corpus.eval_keys, texts),
+             "DEV": gold_templates(corpus.map_keys, texts)}
+    rows = []
+    for path in exports:
+        assignments = pd.read_parquet(path)
+        predicted = predicted_templates(assignments,
+                                        learn_template_map(assignments, corpus.map_keys, texts))
+        for split, gold in golds.items():
+            result = score_templates(predicted, gold)
+            micro = result.micro
+            rows.append({"seed": int(path.parent.name.split("-")[1]), "split": split,
+                         "p": micro.precision, "r": micro.recall, "f1": micro.f1,
+                         "templates_predicted": result.roles["incident_type"].p_den,
+                         "templates_gold": result.roles["incident_type"].r_den,
+                         **{f"{role}_f1": result.roles[role].f1 for role in ROLES}})
+    frame = pd.DataFrame(rows)
+    if args.rows:
+        frame.round(6).to_csv(args.rows, index=False)
+
+    def cell(values: pd.Series) -> str:
+        return f"{values.mean():.3f} ± {values.std(ddof=1):.3f}" if len(values) > 1 \
+            else f"{values.mean():.3f}"
+
+    table = []
+    for split, group in frame.groupby("split", sort=False):
+        table.append([f"{split} (mapped on DEV)", len(group), cell(group["f1"]),
+                      f"{group['p'].mean():.2f} / {group['r'].mean():.2f}",
+                      *(f"{group[f'{role}_f1'].mean():.2f}" for role in ROLES),
+                      f"{group['templates_predicted'].mean():.0f} / "
+                      f"{group['templates_gold'].mean():.0f}"])
+    header = ("split", "seeds", "micro F1", "P / R", *(f"{r} F1" for r in ROLES),
+              "templates predicted / gold")
+    print(markdown_table(header, table))
+    if args.table:
+        pd.DataFrame(table, columns=list(header)).to_csv(args.table, index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

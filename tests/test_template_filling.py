@@ -1,0 +1,155 @@
+"""The template-filling metric of GTT and IterX (``aesi_lib.evaluate.template_filling``), on
+hand-made keys whose scores are counted here by hand."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from aesi_lib.corpus.types import KeyFiller, KeyTemplate
+from aesi_lib.evaluate.template_filling import (
+    TYPE_ROLE,
+    FilledTemplate,
+    TemplateMap,
+    align_document,
+    gold_templates,
+    normalize_mention,
+    predicted_templates,
+    score_templates,
+)
+
+ROLE_SLOT = {"PerpInd": 9, "PerpOrg": 10, "Target": 12, "Victim": 18, "Weapon": 6,
+             "description": 19}
+
+
+def key(mid: str, typ: str = "ATTACK", **roles: list[str]) -> KeyTemplate:
+    """A key template; ``Victim=["JOSE / PEPE", "? ANA"]``: ``/`` separates alternatives."""
+    slots = {ROLE_SLOT[role]: tuple(
+        KeyFiller(tuple(a.strip() for a in line.lstrip("? ").split(" / ")),
+                  line.startswith("?"), line) for line in lines)
+        for role, lines in roles.items()}
+    return KeyTemplate(mid, "1", False, False, tuple(t.strip() for t in typ.split("/")), slots)
+
+
+def irrelevant(mid: str) -> KeyTemplate:
+    return KeyTemplate(mid, "*", False, True, ("*",), {})
+
+
+def test_mentions_are_compared_lowercased_without_punctuation_and_articles():
+    assert normalize_mention("The  F.M.L.N.'s\nCommand") == "fmlns command"
+    assert normalize_mention("A BOMB") == "bomb"
+    assert normalize_mention("ANTHEM") == "anthem"          # "an" only as a word
+
+
+def test_gold_templates_take_the_five_roles_and_drop_strings_the_text_lacks():
+    keys = [key("D1", "ATTACK / BOMBING", PerpInd=["URBAN GUERRILLAS / GUERRILLAS"],
+                Victim=["? JOSE PEREZ"], description=["PEASANTS"], Weapon=["DYNAMITE"]),
+            key("D1", "ATTACK / BOMBING", PerpInd=["URBAN GUERRILLAS / GUERRILLAS"],
+                Victim=["? JOSE PEREZ"], description=["PEASANTS"], Weapon=["DYNAMITE"]),
+            irrelevant("D2")]
+    texts = {"D1": "Urban guerrillas killed Jose Perez with a bomb.", "D2": "Nothing."}
+    gold = gold_templates(keys, texts)
+    assert list(gold) == ["D1", "D2"] and gold["D2"] == []
+    assert len(gold["D1"]) == 1                              # identical templates count once
+    template = gold["D1"][0]
+    assert template.types == ("attack", "bombing")
+    assert template.entities("PerpInd") == (("urban guerrillas", "guerrillas"),)
+    assert template.entities("Victim") == (("jose perez",),)   # optional counts as any other
+    assert template.entities("Weapon") == ()                 # "dynamite" is not in the text
+    assert "description" not in template.roles               # HUM TGT: DESCRIPTION is not used
+    assert gold_templates(keys)["D1"][0].entities("Weapon") == (("dynamite",),)
+
+
+def _filled(typ, **roles):
+    return FilledTemplate((typ,), {r: tuple((normalize_mention(m),) for m in ms)
+                                   for r, ms in roles.items()})
+
+
+def test_a_document_is_scored_under_its_best_one_to_one_alignment():
+    gold = [FilledTemplate(("attack",), {"PerpInd": (("guerrillas",),),
+                                         "Victim": (("jose",), ("ana",))}),
+            FilledTemplate(("kidnapping",), {"Victim": (("mayor",),)})]
+    pred = [_filled("kidnapping", Victim=["mayor", "jose"]),
+            _filled("attack", PerpInd=["guerrillas"], Victim=["ana"]),
+            _filled("bombing", Weapon=["bomb"])]
+    counts, mapping = align_document(pred, gold)
+    assert mapping == (1, 0, -1)
+    # Types: 2 aligned of 3 predicted and 2 gold.
+    assert (counts[TYPE_ROLE].p_num, counts[TYPE_ROLE].p_den) == (2, 3)
+    assert (counts[TYPE_ROLE].r_num, counts[TYPE_ROLE].r_den) == (2, 2)
+    # Victim: mayor and ana right, jose wrong (another template's victim); found mayor, ana.
+    v = counts["Victim"]
+    assert (v.p_num, v.p_den, v.r_num, v.r_den) == (2, 3, 2, 3)
+    assert (counts["PerpInd"].p_num, counts["PerpInd"].r_num) == (1, 1)
+    assert (counts["Weapon"].p_num, counts["Weapon"].p_den) == (0, 1)   # spurious template
+
+
+def test_types_must_agree_and_a_slash_type_takes_either():
+    gold = [FilledTemplate(("attack", "bombing"), {"Target": (("embassy",),)})]
+    counts, mapping = align_document([_filled("bombing", Target=["the embassy"])], gold)
+    assert mapping == (0,) and counts["Target"].p_num == 1
+    counts, mapping = align_document([_filled("arson", Target=["embassy"])], gold)
+    assert mapping == (-1,) and counts["Target"].p_num == 0 and counts["Target"].r_den == 1
+
+
+def test_the_split_score_sums_documents_and_averages_over_roles_and_types():
+    gold = {"D1": [FilledTemplate(("attack",), {"PerpOrg": (("fmln",),),
+                                                "Target": (("bridge",),)})],
+            "D2": []}
+    pred = {"D1": [_filled("attack", PerpOrg=["FMLN"], Target=["tower"])],
+            "D2": [_filled("attack", PerpOrg=["army"])],
+            "D3": [_filled("attack", PerpOrg=["police"])]}      # not in the split: not counted
+    result = score_templates(pred, gold)
+    micro = result.micro
+    # Correct: type of D1, fmln -> 2 of 5 predicted (2 types, fmln, tower, army).
+    assert (micro.p_num, micro.p_den) == (2, 5)
+    # Found: type of D1, fmln -> 2 of 3 gold (1 type, fmln, bridge).
+    assert (micro.r_num, micro.r_den) == (2, 3)
+    assert micro.f1 == pytest.approx(2 * 0.4 * (2 / 3) / (0.4 + 2 / 3))
+    assert result.to_dict()["Target"]["r_den"] == 1 and result.documents == 2
+
+
+def test_incidents_become_one_template_per_type_their_template_stands_for():
+    export = pd.DataFrame({
+        "doc_id": ["D1", "D1", "D1", "D1", "D2"],
+        "template": [4, 4, 4, 7, 4],
+        "slot": [0, 2, 2, 0, 9],
+        "mention": ["The guerrillas", "two peasants", "Two peasants", "Lopez", "x"]})
+    tmap = TemplateMap(types={"attack": 4, "kidnapping": 4, "bombing": 7},
+                       roles={"attack": {0: "PerpInd", 2: "Victim"},
+                              "kidnapping": {2: "Victim"}, "bombing": {}})
+    pred = predicted_templates(export, tmap)
+    assert [t.types for t in pred["D1"]] == [("attack",), ("kidnapping",), ("bombing",)]
+    attack = pred["D1"][0]
+    assert attack.entities("PerpInd") == (("guerrillas",),)
+    assert attack.entities("Victim") == (("two peasants",),)    # distinct strings only
+    assert pred["D1"][1].roles == {"Victim": (("two peasants",),)}
+    assert pred["D1"][2].roles == {}
+    assert [t.types for t in pred["D2"]] == [("attack",), ("kidnapping",)]
+
+
+def test_aesi_evaluate_prints_the_template_filling_metric_with_dev_keys(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from aesi_lib.corpus.demo import demo_data_dir
+
+    keys = demo_data_dir() / "demo-key.muc4"
+    export = tmp_path / "assignments.csv"
+    pd.DataFrame([{"doc_id": f"DEMO-{i:04d}", "head": "GUERRILLAS", "mention": "the guerrillas",
+                   "template": 0, "slot": 0} for i in range(1, 41)]).to_csv(export, index=False)
+    repo = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "flows.cli", "evaluate", "--assignments",
+                           str(export), "--keys", str(keys), "--map-keys", str(keys), "--json",
+                           str(tmp_path / "scores.json")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert "template filling (the metric of GTT and IterX, mapped on DEV):" in done.stdout
+    assert "| micro |" in done.stdout and "| PerpInd |" in done.stdout
+    stored = json.loads((tmp_path / "scores.json").read_text())["template_filling"]
+    assert set(stored) >= {"micro", "map", "PerpInd", "Weapon"}
+    assert stored["texts_checked"] is False             # the demo's texts are not MUC-4's
+    assert "the MUC-4 texts were not found" in done.stdout
