@@ -231,8 +231,9 @@ def test_mapping_section_names_learned_template(tmp_path: Path, assignments: pd.
     # Without D3's guess the F1 is perfect; the mapped template holds every gold entity.
     assert (row["relevance_oracle_f1"], row["template_recall_ceiling"]) == (1.0, 1.0)
     assert "| 100.0% | 1.000 | 1.000 |" in md and "R bound, templates:" in md
-    # The mapped template and its mapped roles are highlighted in the tables.
-    assert "| **1** ★ | 6 |" in md and "| **0** ★ | 3 |" in md
+    # The mapped template and its mapped roles are highlighted in the tables; the schema
+    # table names the template by its predicates.
+    assert "| **1: attack/kill/bomb** ★ | 6 (54.5%) |" in md and "| **0** ★ | 3 |" in md
 
 
 def test_mapping_section_shows_how_close_each_type_s_choice_was(
@@ -266,20 +267,24 @@ def test_the_sweep_records_the_closest_choice_of_the_report(assignments: pd.Data
     assert score_row(tied, KEYS, None)[MARGIN_COLUMN] == 0.0
 
 
-def test_html_folds_unmapped_templates_and_examples(tmp_path: Path,
-                                                    assignments: pd.DataFrame) -> None:
+def test_html_folds_every_template_and_its_examples(tmp_path: Path,
+                                                   assignments: pd.DataFrame) -> None:
     paths = write_schema_report(assignments, tmp_path, eval_keys=KEYS, map_keys=KEYS, seed=1)
     page = Path(paths["html"]).read_text(encoding="utf-8")
     folds = re.findall(r"<details( open)?><summary>(.*?)</summary>", page)
     templates = {summary: bool(is_open) for is_open, summary in folds if "Template" in summary}
-    # Template 1 is mapped to ATTACK: open; template 0 is not: folded.
-    assert [o for summary, o in templates.items() if "Template 1 " in summary] == [True]
-    assert [o for summary, o in templates.items() if "Template 0 " in summary] == [False]
-    # Each template's examples are folded, open or not.
+    # Named by their predicates, largest first, mapped or not folded: open, the three mapped
+    # templates of a MUC-4 run were three screens, and their mapped roles are in the cards.
+    assert [re.sub(r" — .*", "", s) for s in templates] == [
+        "<h3>Template 1: attack/kill/bomb", "<h3>Template 0: say/be/fall"]
+    assert not any(templates.values())
+    assert [s for s in templates if "mapped as Attack (test)" in s] == [list(templates)[0]]
+    # Each template's examples are folded.
     assert [is_open for is_open, summary in folds if summary == "Examples"] == [""] * len(templates)
     # Markdown does not fold: the heading and both tables are there.
     md = Path(paths["markdown"]).read_text(encoding="utf-8")
-    assert "### Template 0 " in md and md.count("**Examples** random") == len(templates)
+    assert "### Template 0: say/be/fall — 5 mentions" in md
+    assert md.count("**Examples** random") == len(templates)
 
 
 def test_scores_from_stored_results(assignments: pd.DataFrame) -> None:
