@@ -55,7 +55,7 @@ Every public name is re-exported here, so ``from aesi_lib.report import X`` work
 
 from aesi_lib.report.blocks import report_blocks, role_labels, template_labels
 from aesi_lib.report.build import build_report, run_meta, write_schema_report
-from aesi_lib.report.document import Block, Card, Heading, Para, Plot, SchemaReport, Table
+from aesi_lib.report.document import Block, Card, Fold, Heading, Para, Plot, SchemaReport, Table
 from aesi_lib.report.load import (
     ROLE,
     TEXT_COLUMNS,
@@ -98,6 +98,7 @@ __all__ = [
     "TEXT_COLUMNS",
     "Block",
     "Card",
+    "Fold",
     "Heading",
     "Para",
     "Plot",
