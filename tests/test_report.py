@@ -623,3 +623,12 @@ def test_an_empty_export_gives_a_report_without_schema(tmp_path: Path) -> None:
     md = Path(paths["markdown"]).read_text(encoding="utf-8")
     assert "## Schema: 0 templates over 0 mentions in 0 messages" in md
     assert "No mention in the export: no schema." in md
+
+
+def test_configured_empty_slots_and_templates_are_named(assignments: pd.DataFrame) -> None:
+    results = {"config": {"model": {"n_templates": 3, "n_slots": 5}}}
+    md = render_markdown(report_blocks(build_report(assignments, results=results)))
+    assert "**Templates without a mention:** 2." in md
+    assert md.count("**Slots without a mention:** 3, 4.") == 2
+    page = render_html(report_blocks(build_report(assignments, results=results)), {})
+    assert page.count("<summary>Minor slots: 0; empty slots: 2</summary>") == 2

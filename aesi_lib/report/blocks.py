@@ -62,7 +62,11 @@ def _fmt_pct(v: Any) -> str:
 
 
 def _mentions(n: int) -> str:
-    return f"{n:,} mention" if n == 1 else f"{n:,} mentions"
+    return _count(n, "mention")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def _short(text: str, limit: int = _MAX_MENTION) -> str:
@@ -170,10 +174,6 @@ def _schema_blocks(report: SchemaReport) -> list[Block]:
         blocks.append(Para(", ".join(str(t) for t in empty) + ".",
                            label="Templates without a mention:"))
     return blocks
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def _score_blocks(report: SchemaReport) -> list[Block]:
@@ -392,11 +392,10 @@ def _one_template_blocks(
     types_mapped: dict[int, str],
 ) -> list[Block]:
     grid = report.roles[report.roles["template"] == t].set_index("slot")
-    described = {r.slot: r for r in report.schema if r.template == t}
-    minor = [r for r in described.values() if r.minor]
-    total = sum(r.mentions for r in described.values())
+    minor = [r for r in report.schema if r.template == t and r.minor]
+    total = sum(r.mentions for r in major) + minor_mentions
     title = (f"Template {t}: {report.names.get(t, '')} — {_mentions(total)} in "
-             f"{_count(int(_template_docs(report, t)), 'message')}, {_count(len(major), 'role')}")
+             f"{_count(_template_docs(report, t), 'message')}, {_count(len(major), 'role')}")
     if t in types_mapped:
         title += f" — mapped as {types_mapped[t]}"
     header = _SLOT_HEADER + (("mapped to",) if roles_mapped else ())
@@ -425,7 +424,9 @@ def _one_template_blocks(
                             tuple((t, r.slot) in roles_mapped for r in minor))]
         if empty:
             parts.append(Para(", ".join(map(str, empty)) + ".", label="Slots without a mention:"))
-        inner.append(Fold(f"Minor slots: {len(minor)}{held}", tuple(parts)))
+        summary = f"Minor slots: {len(minor)}{held}" + (f"; empty slots: {len(empty)}"
+                                                        if empty else "")
+        inner.append(Fold(summary, tuple(parts)))
     ex = report.examples[report.examples["template"] == t]
     ex_rows = tuple(
         (
