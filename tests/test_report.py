@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +16,10 @@ from aesi_lib.corpus.types import KeyFiller, KeyTemplate
 from aesi_lib.errors import InputError
 from aesi_lib.evaluate import ASSIGNMENT_COLUMNS
 from aesi_lib.report import (
+    Fold,
+    Heading,
+    Plot,
+    Table,
     build_report,
     load_run,
     mapping_rows,
@@ -25,11 +30,16 @@ from aesi_lib.report import (
     render_html,
     render_markdown,
     report_blocks,
+    run_meta,
+    schema_bars,
+    schema_figure,
     scores_from_results,
     summarise_roles,
     summarise_templates,
     write_schema_report,
 )
+from aesi_lib.run.outputs import schema_summary
+from aesi_lib.run.roles import ROLE_SHARE, template_roles
 
 # --- helpers -------------------------------------------------------------------------------
 
@@ -173,8 +183,6 @@ def test_examples_have_distinct_heads() -> None:
 
 
 def test_run_facts_name_what_applies_and_the_cached_run_time() -> None:
-    from aesi_lib.report import run_meta
-
     results = {"config": {"model": {"n_templates": 20, "n_slots": 24, "mode": "sc",
                                     "constraint_weight": 0.3, "init": "sc"}},
                "solve": {"converged": True, "n_iter": 0, "timings": {"total": 3.04}},
@@ -231,8 +239,9 @@ def test_mapping_section_names_learned_template(tmp_path: Path, assignments: pd.
     # Without D3's guess the F1 is perfect; the mapped template holds every gold entity.
     assert (row["relevance_oracle_f1"], row["template_recall_ceiling"]) == (1.0, 1.0)
     assert "| 100.0% | 1.000 | 1.000 |" in md and "R bound, templates:" in md
-    # The mapped template and its mapped roles are highlighted in the tables.
-    assert "| **1** ★ | 6 |" in md and "| **0** ★ | 3 |" in md
+    # The mapped template and its mapped roles are highlighted in the tables; the schema
+    # table names the template by its predicates.
+    assert "| **1: attack/kill/bomb** ★ | 6 (54.5%) |" in md and "| **0** ★ | 3 |" in md
 
 
 def test_mapping_section_shows_how_close_each_type_s_choice_was(
@@ -266,20 +275,24 @@ def test_the_sweep_records_the_closest_choice_of_the_report(assignments: pd.Data
     assert score_row(tied, KEYS, None)[MARGIN_COLUMN] == 0.0
 
 
-def test_html_folds_unmapped_templates_and_examples(tmp_path: Path,
-                                                    assignments: pd.DataFrame) -> None:
+def test_html_folds_every_template_and_its_examples(tmp_path: Path,
+                                                   assignments: pd.DataFrame) -> None:
     paths = write_schema_report(assignments, tmp_path, eval_keys=KEYS, map_keys=KEYS, seed=1)
     page = Path(paths["html"]).read_text(encoding="utf-8")
     folds = re.findall(r"<details( open)?><summary>(.*?)</summary>", page)
     templates = {summary: bool(is_open) for is_open, summary in folds if "Template" in summary}
-    # Template 1 is mapped to ATTACK: open; template 0 is not: folded.
-    assert [o for summary, o in templates.items() if "Template 1 " in summary] == [True]
-    assert [o for summary, o in templates.items() if "Template 0 " in summary] == [False]
-    # Each template's examples are folded, open or not.
+    # Named by their predicates, largest first, mapped or not folded: open, the three mapped
+    # templates of a MUC-4 run were three screens, and their mapped roles are in the cards.
+    assert [re.sub(r" — .*", "", s) for s in templates] == [
+        "<h3>Template 1: attack/kill/bomb", "<h3>Template 0: say/be/fall"]
+    assert not any(templates.values())
+    assert [s for s in templates if "mapped as Attack (test)" in s] == [list(templates)[0]]
+    # Each template's examples are folded.
     assert [is_open for is_open, summary in folds if summary == "Examples"] == [""] * len(templates)
     # Markdown does not fold: the heading and both tables are there.
     md = Path(paths["markdown"]).read_text(encoding="utf-8")
-    assert "### Template 0 " in md and md.count("**Examples** random") == len(templates)
+    assert "### Template 0: say/be/fall — 5 mentions" in md
+    assert md.count("**Examples** random") == len(templates)
 
 
 def test_scores_from_stored_results(assignments: pd.DataFrame) -> None:
@@ -435,3 +448,187 @@ def test_load_run_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_run(tmp_path / "nope")
     assert info.value.path.endswith("nope")
+
+
+# --- the schema first ----------------------------------------------------------------------
+
+
+def _wide_frame() -> pd.DataFrame:
+    """Template 0: six roles of 8 down to 3 mentions and one minor slot (1 of 34 mentions,
+    2.9 %); template 1: one role of two mentions."""
+    rows = [(f"D{i % 4}", f"H{s}{i}", f"M{s}{i}", f"p{s}", "nsubj", 0, s)
+            for s, n in enumerate((8, 7, 6, 5, 4, 3)) for i in range(n)]
+    rows.append(("D0", "RARE", "RARE", "p9", "dobj", 0, 9))
+    rows += [("D1", "X", "X", "q", "nsubj", 1, 0), ("D2", "Y", "Y", "q", "nsubj", 1, 0)]
+    return frame(rows)
+
+
+def _schema_part(blocks: list) -> list:
+    """The blocks before the scores: what the first screen shows."""
+    end = next(i for i, b in enumerate(blocks) if isinstance(b, Heading) and b.text == "Scores")
+    return blocks[:end]
+
+
+def test_the_first_blocks_are_the_schema_of_schema_json(assignments: pd.DataFrame) -> None:
+    blocks = report_blocks(build_report(assignments, eval_keys=KEYS))
+    head = _schema_part(blocks)
+    assert isinstance(head[0], Heading) and head[0].level == 1
+    assert [b.name for b in head if isinstance(b, Plot)] == ["schema"]
+    assert not any(isinstance(b, Fold) for b in head)  # nothing folded on the first screen
+    (table,) = [b for b in head if isinstance(b, Table)]
+    # The templates of schema.json, in its order (largest first), named as it names them, each
+    # with its size and every role with its share and description (up to four are shown).
+    schema = schema_summary(assignments)
+    assert [row[0] for row in table.rows] == [
+        f"{t['template']}: {t['name']}" for t in schema["templates"]] == [
+        "1: attack/kill/bomb", "0: say/be/fall"]
+    for row, t in zip(table.rows, schema["templates"], strict=True):
+        assert row[1].startswith(f"{t['mentions']:,} (")
+        assert row[3].split("\n") == [f"{r['share']:.1%} {r['role']}" for r in t["roles"]]
+    assert table.rows[0][3].startswith("50.0% subject of attack: fmln, guerrillas, leader")
+    assert table.marked == (True, False) and table.header[-1] == "mapped as"
+
+
+def test_the_schema_table_shortens_long_role_lists_and_counts_minor_slots() -> None:
+    assignments = _wide_frame()
+    roles = template_roles(assignments)
+    assert [(r.slot, r.minor) for r in roles if r.template == 0][-1] == (9, True)
+    assert 1 / 34 < ROLE_SHARE
+    assert [(t, [r.slot for r in major], minor) for t, major, minor in schema_bars(roles)] == [
+        (0, [0, 1, 2, 3, 4, 5], 1), (1, [0], 0)]
+    report = build_report(assignments)
+    (table,) = [b for b in _schema_part(report_blocks(report)) if isinstance(b, Table)]
+    big = table.rows[0]
+    assert big[:3] == ("0: p0/p1/p2", "34 (94.4%)", "6 + 1 minor (2.9%)")
+    assert big[3].split("\n") == [
+        "23.5% subject of p0: h00, h01, h02", "20.6% subject of p1: h10, h11, h12",
+        "17.6% subject of p2: h20, h21, h22", "… 3 more, under Template 0 below"]
+    # The template's own section has every role and, folded, the minor slot.
+    md = render_markdown(report_blocks(report))
+    assert "### Template 0: p0/p1/p2 — 34 mentions in 4 messages, 6 roles" in md
+    assert "**Minor slots:** 1 slot below 3% of the template's mentions each, 2.9% of the " \
+        "mentions:" in md
+    assert "| 9 | 1 | 2.9% | 1 | object of p9: rare |" in md
+    assert "| 5 | 3 | 8.8% | 3 | subject of p5: h50, h51, h52 |" in md
+
+
+class _Tables(HTMLParser):
+    """Each table of a page: its body rows and whether a closed <details> hides it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.folds: list[bool] = []  # open or not, of each enclosing <details>
+        self.tables: list[list] = []  # [rows, folded]
+        self.in_body = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "details":
+            self.folds.append("open" in dict(attrs))
+        elif tag == "table":
+            self.tables.append([0, not all(self.folds)])
+        elif tag == "tbody":
+            self.in_body = True
+        elif tag == "tr" and self.in_body:
+            self.tables[-1][0] += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "details":
+            self.folds.pop()
+        elif tag == "tbody":
+            self.in_body = False
+
+
+def test_long_tables_are_folded_and_the_schema_comes_first(tmp_path: Path,
+                                                          assignments: pd.DataFrame) -> None:
+    paths = write_schema_report(assignments, tmp_path, eval_keys=KEYS, map_keys=KEYS, seed=1)
+    page = Path(paths["html"]).read_text(encoding="utf-8")
+    parser = _Tables()
+    parser.feed(page)
+    shown = [rows for rows, folded in parser.tables if not folded]
+    # Shown: the schema (a row per template), the scores (a row per mapping × matcher) and
+    # each mapping's choice of templates (a row per type); all else is folded.
+    assert shown == [2, 4, 1, 1]
+    folded = sorted(rows for rows, folded in parser.tables if folded)
+    assert 16 in folded  # per gold slot: 2 mappings × 2 matchers × 4 slots
+    assert page.index("1: attack/kill/bomb") < page.index("<h2>Scores</h2>")
+    assert page.index('alt="Each bar a template') < page.index("<h2>Scores</h2>")
+
+
+KEYLESS_RESULTS = {"corpus": "user", "evaluated_on": "", "documents": 3, "seed": 0,
+                   "corpus_spec": {"docs_path": "/data/my-docs", "demo": False}}
+
+
+def test_a_folder_without_keys_shows_no_empty_lines_or_columns(
+        tmp_path: Path, assignments: pd.DataFrame) -> None:
+    paths = write_schema_report(assignments, tmp_path, results=KEYLESS_RESULTS)
+    md = Path(paths["markdown"]).read_text(encoding="utf-8")
+    page = Path(paths["html"]).read_text(encoding="utf-8")
+    for text in (md, page):
+        assert "Evaluated on" not in text
+        assert "mapped as" not in text and "mapped to" not in text
+    assert "**Run:** corpus user (/data/my-docs), seed 0, no answer keys, so no scores;" in md
+    assert "- **Corpus**: user (/data/my-docs)" in md
+    assert "| template | mentions | roles | largest roles: share of the template, position of " \
+        "predicates: heads |\n" in md
+    assert "### Template 1: attack/kill/bomb — 6 mentions in 3 messages, 3 roles\n" in md
+    assert "<h3>Template 0: say/be/fall — 5 mentions in 3 messages, 3 roles</h3>" in page
+    # Every table row has as many cells as its header: no column is left empty.
+    for table in re.findall(r"<table>.*?</table>", page, flags=re.S):
+        header = len(re.findall(r"<th>", table))
+        assert all(row.count("<td>") == header
+                   for row in re.findall(r"<tr>(.*?)</tr>", table) if "<td>" in row)
+        assert "<td></td>" not in table
+
+
+def test_run_facts_leave_out_what_is_empty() -> None:
+    meta = run_meta(KEYLESS_RESULTS)
+    assert "Evaluated on" not in meta
+    assert meta["Corpus"] == "user (/data/my-docs)" and meta["Documents"] == "3"
+    assert run_meta({"corpus": "muc4", "evaluated_on": "TST1+TST2"})["Evaluated on"] == \
+        "TST1+TST2"
+
+
+def test_schema_figure_names_templates_and_has_no_legend() -> None:
+    rows = [("D1", "PEOPLE", "PEOPLE", "say", "nsubj", 0, 0)] * 60
+    rows += [("D1", "EXTRAORDINARILYLONGHEADWORD", "X", "say", "dobj", 0, 1)] * 2
+    rows += [("D2", "FMLN", "FMLN", "attack", "nsubj", 1, 0)] * 5
+    roles = template_roles(frame(rows))
+    fig = schema_figure(roles, {0: "say", 1: "attack"})
+    (ax,) = fig.axes
+    assert ax.get_legend() is None
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["T0 say", "T1 attack"]
+    # Segment labels are kept only where they fit inside their segment: the long head word of
+    # two mentions beside sixty is dropped, the others stay.
+    from matplotlib.text import Annotation
+
+    labels = [t for t in ax.texts if not isinstance(t, Annotation)]
+    assert sorted(t.get_text() for t in labels) == ["fmln", "people"]
+    renderer = fig.canvas.get_renderer()
+    for text in labels:
+        x, y = text.get_position()
+        (bar,) = [p for p in ax.patches if p.get_x() <= x <= p.get_x() + p.get_width()
+                  and p.get_y() <= y <= p.get_y() + p.get_height()]
+        assert text.get_window_extent(renderer).width < bar.get_window_extent(renderer).width
+    assert schema_figure([], {}) is None
+
+
+def test_table_cells_keep_their_lines_escaped() -> None:
+    table = Table(("a",), (("one <b>\ntwo | 3",),))
+    assert "<td>one &lt;b&gt;<br>two | 3</td>" in render_html([table], {})
+    assert "| one &lt;b&gt;<br>two \\| 3 |" in render_markdown([table])
+
+
+def test_an_empty_export_gives_a_report_without_schema(tmp_path: Path) -> None:
+    paths = write_schema_report(frame([]), tmp_path)
+    md = Path(paths["markdown"]).read_text(encoding="utf-8")
+    assert "## Schema: 0 templates over 0 mentions in 0 messages" in md
+    assert "No mention in the export: no schema." in md
+
+
+def test_configured_empty_slots_and_templates_are_named(assignments: pd.DataFrame) -> None:
+    results = {"config": {"model": {"n_templates": 3, "n_slots": 5}}}
+    md = render_markdown(report_blocks(build_report(assignments, results=results)))
+    assert "**Templates without a mention:** 2." in md
+    assert md.count("**Slots without a mention:** 3, 4.") == 2
+    page = render_html(report_blocks(build_report(assignments, results=results)), {})
+    assert page.count("<summary>Minor slots: 0; empty slots: 2</summary>") == 2

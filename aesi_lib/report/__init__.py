@@ -2,19 +2,30 @@
 
 A run's export (``assignments`` with the columns of evaluation.md, "Export format") labels
 every entity mention with a learned template and slot; a *role* is the pair (template, slot).
-:func:`write_schema_report` turns it into ``report.md`` and a self-contained ``report.html``:
+:func:`write_schema_report` turns it into ``report.md`` and a self-contained ``report.html``,
+in this order:
 
-* per role: size, most frequent predicates, heads and dependencies, and ``n_examples`` members
-  drawn at random with a seed (mention text with predicate and dependency), per-template totals;
-* when answer keys are given: the mapping of learned templates to MUC-4 incident types and of
-  roles to gold slots, shown like the paper's figure of learned schemas ("Bombing template ←
-  learned template 3: Perpetrator: ..., Victim: ..."), computed with
-  :func:`aesi_lib.evaluate.evaluate`;
-* diagnostics: scores per mapping × matcher (from ``results["scores"]`` when the run stored
-  them, else computed from the keys), per-gold-slot scores, the recall ceiling, the share of
-  false positives from messages without a relevant incident;
-* plots (matplotlib, Agg, embedded as base64 PNG in the HTML): cluster sizes, F1 per gold slot,
-  solver objective terms per iteration.
+* the schema at a glance (the first screen): the templates, largest first, named by their
+  commonest predicates (:func:`aesi_lib.run.roles.template_name`), each with its size and its
+  roles, the slots holding at least :data:`aesi_lib.run.roles.ROLE_SHARE` of its mentions
+  (:func:`aesi_lib.run.roles.template_roles`, through
+  :func:`aesi_lib.run.pipeline.run_schema`, so the report, ``schema.md`` and ``schema.json``
+  agree), and one chart of the templates' sizes and role shares;
+* when answer keys are given: scores per mapping × matcher (from ``results["scores"]`` when
+  the run stored them, else computed from the keys), per-gold-slot scores, the recall
+  ceiling, the share of false positives from messages without a relevant incident, and the
+  mapping of learned templates to MUC-4 incident types and of roles to gold slots, shown like
+  the paper's figure of learned schemas ("Bombing template ← learned template 3: Perpetrator:
+  ..., Victim: ..."), computed with :func:`aesi_lib.evaluate.evaluate`;
+* per template (folded in HTML): its roles and minor slots with their size, most frequent
+  predicates, heads and dependencies, and ``n_examples`` members of each slot drawn at random
+  with a seed;
+* the solver's objective terms and the run's facts.
+
+Plots are drawn with matplotlib (Agg) and embedded as base64 PNG in the HTML: the schema, F1
+per gold slot, solver terms per AMP iteration. Long tables are folded (``<details>``) so that
+the page of the default MUC-4 run stays under ten screens of 800 px
+(``benchmarks/report_height.py``).
 
 The work is split into small pure functions: :func:`summarise_roles`,
 :func:`summarise_templates`, :func:`pick_examples`, :func:`mapping_rows`, the ``plot_*``
@@ -31,7 +42,8 @@ Modules, each importing only from those listed before it:
 * :mod:`~aesi_lib.report.scores`: :class:`ScoreTables`, :func:`scores_from_results`,
   :func:`mapping_rows`, :func:`choice_rows`, :func:`compute_mappings`,
   :func:`compute_choices`, :func:`compute_scores` and the score table columns;
-* :mod:`~aesi_lib.report.plots`: :func:`objective_series` and the ``plot_*`` figures;
+* :mod:`~aesi_lib.report.plots`: :func:`objective_series`, :func:`schema_bars`,
+  :func:`schema_figure` and the ``plot_*`` figures;
 * :mod:`~aesi_lib.report.document`: the block types and :class:`SchemaReport`;
 * :mod:`~aesi_lib.report.blocks`: :func:`report_blocks` and the section builders;
 * :mod:`~aesi_lib.report.render`: :func:`render_markdown` and :func:`render_html`;
@@ -43,7 +55,7 @@ Every public name is re-exported here, so ``from aesi_lib.report import X`` work
 
 from aesi_lib.report.blocks import report_blocks, role_labels, template_labels
 from aesi_lib.report.build import build_report, run_meta, write_schema_report
-from aesi_lib.report.document import Block, Card, Heading, Para, Plot, SchemaReport, Table
+from aesi_lib.report.document import Block, Card, Fold, Heading, Para, Plot, SchemaReport, Table
 from aesi_lib.report.load import (
     ROLE,
     TEXT_COLUMNS,
@@ -53,9 +65,11 @@ from aesi_lib.report.load import (
 )
 from aesi_lib.report.plots import (
     objective_series,
-    plot_cluster_sizes,
     plot_objective,
+    plot_schema,
     plot_slot_f1,
+    schema_bars,
+    schema_figure,
 )
 from aesi_lib.report.render import render_html, render_markdown
 from aesi_lib.report.scores import (
@@ -84,6 +98,7 @@ __all__ = [
     "TEXT_COLUMNS",
     "Block",
     "Card",
+    "Fold",
     "Heading",
     "Para",
     "Plot",
@@ -99,7 +114,7 @@ __all__ = [
     "mapping_rows",
     "objective_series",
     "pick_examples",
-    "plot_cluster_sizes",
+    "plot_schema",
     "plot_objective",
     "plot_slot_f1",
     "prepare_assignments",
@@ -109,6 +124,8 @@ __all__ = [
     "role_grid",
     "role_labels",
     "run_meta",
+    "schema_bars",
+    "schema_figure",
     "scores_from_results",
     "summarise_roles",
     "summarise_templates",

@@ -1,10 +1,17 @@
 """Building the report document from a :class:`~aesi_lib.report.document.SchemaReport`.
 
-Owns :func:`report_blocks` (overview, scores, mapped schemas, templates, solver, in that order),
-the section builders behind it (``_overview_blocks``, ``_score_blocks``, ``_mapping_blocks``
-with the paper-figure cards of ``_mapping_cards``, ``_template_blocks``, ``_solver_blocks``),
-:func:`role_labels` and :func:`template_labels` (what each role or template is mapped to), and
-the display formatters of numbers and texts (``_fmt_*``, ``_short`` ...).
+Owns :func:`report_blocks` (the schema at a glance, scores, mapped schemas, templates in
+detail, solver, run facts, in that order), the section builders behind it (``_schema_blocks``,
+``_score_blocks``, ``_mapping_blocks`` with the paper-figure cards of ``_mapping_cards``,
+``_template_blocks``, ``_solver_blocks``, ``_run_blocks``), :func:`role_labels` and
+:func:`template_labels` (what each role or template is mapped to), and the display formatters
+of numbers and texts (``_fmt_*``, ``_short`` ...).
+
+The first screen of the page is the schema: its templates, largest first, named by their
+commonest predicates, with their roles (the slots holding at least
+:data:`aesi_lib.run.roles.ROLE_SHARE` of the template's mentions) and one chart of their
+sizes, from the same roles as ``schema.md`` and ``schema.json``. Scores and diagnostics follow,
+their long tables folded; the run's facts close the page.
 """
 
 from __future__ import annotations
@@ -28,10 +35,14 @@ from aesi_lib.report.document import (
     SchemaReport,
     Table,
 )
+from aesi_lib.report.plots import schema_bars
 from aesi_lib.report.scores import MAPPING_COLUMNS, MAPPING_MATCHER, _empty
+from aesi_lib.run.roles import ROLE_SHARE, Role
 
 # Length at which long mention texts are cut in tables.
 _MAX_MENTION = 60
+# Roles of a template listed in the schema table (all of them are in its detail section).
+_GLANCE_ROLES = 3
 
 
 def _fmt_counts(pairs: Sequence[tuple[str, int]]) -> str:
@@ -51,7 +62,11 @@ def _fmt_pct(v: Any) -> str:
 
 
 def _mentions(n: int) -> str:
-    return f"{n} mention" if n == 1 else f"{n} mentions"
+    return _count(n, "mention")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def _short(text: str, limit: int = _MAX_MENTION) -> str:
@@ -91,15 +106,74 @@ def template_labels(mapping: pd.DataFrame) -> dict[int, str]:
     return {k: "; ".join(v) for k, v in out.items()}
 
 
-def _overview_blocks(report: SchemaReport) -> list[Block]:
-    n_t = report.roles["template"].nunique() if len(report.roles) else 0
-    n_s = report.roles["slot"].nunique() if len(report.roles) else 0
-    items = [
-        ("Mentions", f"{report.n_mentions} in {report.n_docs} messages"),
-        ("Roles", f"{n_t} templates × {n_s} slots"),
-        ("Examples", f"drawn at random with seed {report.seed}"),
-    ] + list(report.meta.items())
-    return [Heading(1, "Schema report"), Card("Run", tuple(items))]
+def _run_line(report: SchemaReport) -> list[Block]:
+    """The run in one line for the top of the page (its full facts close the page); nothing
+    when the report was given no run facts and has scores."""
+    meta = report.meta
+    facts = [f"corpus {meta['Corpus']}" if "Corpus" in meta else "",
+             f"seed {meta['Seed']}" if "Seed" in meta else ""]
+    if report.scores is None:
+        facts.append("no answer keys, so no scores")
+    elif "Evaluated on" in meta:
+        facts.append(f"scored on {meta['Evaluated on']}")
+    facts = [f for f in facts if f]
+    if not facts:
+        return []
+    text = ", ".join(facts) + "; configuration and timings under Run at the end."
+    return [Para(text, label="Run:")]
+
+
+def _role_line(role: Role) -> str:
+    return f"{_fmt_pct(role.share)} {role.description}"
+
+
+def _schema_blocks(report: SchemaReport) -> list[Block]:
+    """The schema at a glance: a sentence, the chart, one table row per template."""
+    bars = schema_bars(report.schema)
+    mapping = report.scores.mapping if report.scores is not None else _empty(MAPPING_COLUMNS)
+    types_mapped = template_labels(mapping)
+    n_mentions = sum(r.mentions for r in report.schema)
+    blocks: list[Block] = [
+        Heading(1, "Schema report"),
+        *_run_line(report),
+        Heading(2, f"Schema: {_count(len(bars), 'template')} over "
+                   f"{n_mentions:,} mentions in {report.n_docs:,} messages"),
+    ]
+    if not bars:
+        return blocks + [Para("No mention in the export: no schema.")]
+    blocks += [
+        Para(f"Largest first, each named by its commonest predicates. A role is a slot holding "
+             f"at least {ROLE_SHARE:.0%} of its template's mentions, described by its argument "
+             "position, commonest predicates and commonest heads; smaller slots are minor "
+             "(as in the run's schema.md and schema.json)."),
+        Plot("schema", "Each bar a template: its length the mentions, its coloured segments "
+                       "its roles (largest first, labelled with their commonest head where "
+                       "it fits), the grey end its minor slots."),
+    ]
+    header = ("template", "mentions", "roles",
+              "largest roles: share of the template, position of predicates: heads")
+    header += ("mapped as",) if types_mapped else ()
+    rows, marked = [], []
+    for t, major, minor in bars:
+        total = sum(r.mentions for r in major) + minor
+        # "1 more" would take the line its role needs.
+        shown = major if len(major) <= _GLANCE_ROLES + 1 else major[:_GLANCE_ROLES]
+        lines = [_role_line(r) for r in shown]
+        if len(major) > len(shown):
+            lines.append(f"… {len(major) - len(shown)} more, under Template {t} below")
+        n_minor = sum(1 for r in report.schema if r.template == t and r.minor)
+        roles = str(len(major)) + (f" + {n_minor} minor ({_fmt_pct(minor / total)})"
+                                   if n_minor else "")
+        row = (f"{t}: {report.names.get(t, '')}", f"{total:,} ({_fmt_pct(total / n_mentions)})",
+               roles, "\n".join(lines) or "no role")
+        rows.append(row + ((types_mapped.get(t, ""),) if types_mapped else ()))
+        marked.append(t in types_mapped)
+    blocks.append(Table(header, tuple(rows), tuple(marked)))
+    empty = sorted(set(report.roles["template"]) - {t for t, _, _ in bars})
+    if empty:
+        blocks.append(Para(", ".join(str(t) for t in empty) + ".",
+                           label="Templates without a mention:"))
+    return blocks
 
 
 def _score_blocks(report: SchemaReport) -> list[Block]:
@@ -132,28 +206,24 @@ def _score_blocks(report: SchemaReport) -> list[Block]:
             for r in st.scores.itertuples(index=False)
         )
         blocks.append(Table(header, rows))
-        blocks.append(
+        blocks.append(Fold("What the last three columns say", (
             Para(
                 "share of the false positives that come from messages without a relevant "
                 "incident (every guess there is a false positive).",
                 label="FP from irrelevant:",
-            )
-        )
-        blocks.append(
+            ),
             Para(
                 "the recall if every mention of the templates the mapping uses fed every gold "
                 "slot: what better slots could reach with these templates.",
                 label="R bound, templates:",
-            )
-        )
-        blocks.append(
+            ),
             Para(
                 "the F1 had the messages without a relevant incident produced nothing: what a "
                 "perfect document filter could reach with this mapping. Both use the keys; "
                 "they are bounds, not scores.",
                 label="F1, relevance oracle:",
-            )
-        )
+            ),
+        )))
     if st.ceilings:
         text = ", ".join(f"{_fmt_float(v)} ({m})" for m, v in st.ceilings.items())
         blocks.append(
@@ -184,18 +254,17 @@ def _score_blocks(report: SchemaReport) -> list[Block]:
             )
             for r in st.per_slot.itertuples(index=False)
         )
-        blocks += [Heading(3, "Per gold slot"), Table(header, rows)]
-        blocks.append(
-            Para(
-                "where the missed gold entities are: matched by a mention of a template the "
-                "mapping uses for the gold slot, but in a slot that does not feed it (*other "
-                "slot*, with the slots that hold most of them); matched only in other templates "
-                "(*other template*); matched by no mention of the message (*no mention*: the "
-                "entity extraction lost it). They use the keys.",
-                label="FN:",
-            )
+        fn_note = Para(
+            "where the missed gold entities are: matched by a mention of a template the "
+            "mapping uses for the gold slot, but in a slot that does not feed it (*other "
+            "slot*, with the slots that hold most of them); matched only in other templates "
+            "(*other template*); matched by no mention of the message (*no mention*: the "
+            "entity extraction lost it). They use the keys.",
+            label="FN:",
         )
-        blocks.append(Plot("slot_f1", "F1 per gold slot"))
+        blocks += [Heading(3, "Per gold slot"), Plot("slot_f1", "F1 per gold slot"),
+                   Fold(f"Per gold slot: scores and where the missed entities are "
+                        f"({len(rows)} rows)", (Table(header, rows), fn_note))]
     return blocks
 
 
@@ -235,7 +304,9 @@ def _mapping_cards(report: SchemaReport, mode: str, rows: pd.DataFrame) -> list[
             note = "" if kept else " [pruned from M]"
             words = _example_heads(report.examples, t, s)
             items.append((f"{g} ← slot {s}", f"{_mentions(size.get((t, s), 0))}{note}: {words}"))
-        blocks.append(Card(f"{_type_name(typ)} template ← learned template {t}", tuple(items)))
+        name = report.names.get(t)
+        title = f"{_type_name(typ)} template ← learned template {t}" + (f": {name}" if name else "")
+        blocks.append(Card(title, tuple(items)))
     return blocks
 
 
@@ -296,70 +367,66 @@ def _template_blocks(report: SchemaReport) -> list[Block]:
     mapping = report.scores.mapping if report.scores is not None else _empty(MAPPING_COLUMNS)
     roles_mapped = role_labels(mapping)
     types_mapped = template_labels(mapping)
-    blocks: list[Block] = [Heading(2, "Learned templates")]
-    header = (
-        "template",
-        "mentions",
-        "share",
-        "messages",
-        "slots used",
-        "top predicates",
-        "mapped as",
-    )
-    rows = tuple(
-        (
-            str(r.template),
-            str(r.size),
-            _fmt_pct(r.share_of_all),
-            str(r.n_docs),
-            str(r.n_slots_used),
-            _fmt_counts(r.top_predicates),
-            types_mapped.get(int(r.template), ""),
-        )
-        for r in report.templates.itertuples(index=False)
-    )
-    marked = tuple(int(r.template) in types_mapped for r in report.templates.itertuples())
-    blocks += [Table(header, rows, marked), Plot("cluster_sizes", "Cluster sizes")]
-    for t in report.templates["template"]:
-        blocks += _one_template_blocks(report, int(t), roles_mapped, types_mapped)
+    blocks: list[Block] = [
+        Heading(2, "Templates in detail"),
+        Para("Per template, largest first (folded): its commonest predicates, its roles with "
+             "their commonest predicates, heads and dependencies, then its minor slots and "
+             "random members of every slot." + (" The rows of mapped roles are marked."
+                                                if types_mapped else "")),
+    ]
+    for t, major, minor in schema_bars(report.schema):
+        blocks += _one_template_blocks(report, t, major, minor, roles_mapped, types_mapped)
     return blocks
+
+
+_SLOT_HEADER = ("slot", "mentions", "share", "messages", "role: position of predicates: heads",
+                "top predicates", "top heads", "top deps")
 
 
 def _one_template_blocks(
     report: SchemaReport,
     t: int,
+    major: list[Role],
+    minor_mentions: int,
     roles_mapped: dict[tuple[int, int], str],
     types_mapped: dict[int, str],
 ) -> list[Block]:
-    roles = report.roles[report.roles["template"] == t]
-    total = int(roles["size"].sum())
-    title = f"Template {t} — {_mentions(total)}"
+    grid = report.roles[report.roles["template"] == t].set_index("slot")
+    minor = [r for r in report.schema if r.template == t and r.minor]
+    total = sum(r.mentions for r in major) + minor_mentions
+    title = (f"Template {t}: {report.names.get(t, '')} — {_mentions(total)} in "
+             f"{_count(_template_docs(report, t), 'message')}, {_count(len(major), 'role')}")
     if t in types_mapped:
         title += f" — mapped as {types_mapped[t]}"
-    header = (
-        "slot",
-        "mentions",
-        "share",
-        "messages",
-        "top predicates",
-        "top heads",
-        "top deps",
-        "mapped to",
-    )
-    rows = tuple(
-        (
-            str(r.slot),
-            str(r.size),
-            _fmt_pct(r.share_of_template),
-            str(r.n_docs),
-            _fmt_counts(r.top_predicates),
-            _fmt_counts(r.top_heads),
-            _fmt_counts(r.top_deps),
-            roles_mapped.get((t, int(r.slot)), ""),
-        )
-        for r in roles.itertuples(index=False)
-    )
-    marked = tuple((t, int(r.slot)) in roles_mapped for r in roles.itertuples())
+    header = _SLOT_HEADER + (("mapped to",) if roles_mapped else ())
+
+    def row(role: Role) -> tuple[str, ...]:
+        r = grid.loc[role.slot]
+        cells = (str(role.slot), str(role.mentions), _fmt_pct(role.share), str(r.n_docs),
+                 role.description, _fmt_counts(r.top_predicates), _fmt_counts(r.top_heads),
+                 _fmt_counts(r.top_deps))
+        return cells + ((roles_mapped.get((t, role.slot), ""),) if roles_mapped else ())
+
+    predicates = report.templates.set_index("template").loc[t, "top_predicates"]
+    inner: list[Block] = [
+        Para(_fmt_counts(predicates), label="Predicates:"),
+        Table(header, tuple(row(r) for r in major),
+              tuple((t, r.slot) in roles_mapped for r in major)),
+    ]
+    empty = [int(s) for s, n in grid["size"].items() if n == 0]
+    if minor or empty:
+        held = f", {_fmt_pct(minor_mentions / total)} of the mentions" if minor else ""
+        parts: list[Block] = []
+        if minor:
+            parts += [Para(f"{_count(len(minor), 'slot')} below {ROLE_SHARE:.0%} of the "
+                           f"template's mentions each{held}:", label="Minor slots:"),
+                      Table(header, tuple(row(r) for r in minor),
+                            tuple((t, r.slot) in roles_mapped for r in minor))]
+        if empty:
+            parts.append(Para(", ".join(map(str, empty)) + ".", label="Slots without a mention:"))
+        summary = f"Minor slots: {len(minor)}{held}" + (f"; empty slots: {len(empty)}"
+                                                        if empty else "")
+        inner.append(Fold(summary, tuple(parts)))
     ex = report.examples[report.examples["template"] == t]
     ex_rows = tuple(
         (
@@ -373,10 +440,17 @@ def _one_template_blocks(
         for r in ex.itertuples(index=False)
     )
     ex_header = ("slot", "mention", "head", "predicate", "dep", "message / sentence")
-    examples = Fold("Examples", (Para("random members per slot:", label="Examples"),
-                                 Table(ex_header, ex_rows) if ex_rows else Para("no members.")))
-    # Mapped templates are what a reader checks first; the others stay folded in HTML.
-    return [Fold(title, (Table(header, rows, marked), examples), level=3, open=t in types_mapped)]
+    inner.append(Fold("Examples", (Para("random members per slot:", label="Examples"),
+                                   Table(ex_header, ex_rows) if ex_rows else
+                                   Para("no members."))))
+    # Folded, mapped or not: three open templates of a dozen roles each are three screens,
+    # and the mapped roles are already in the cards of the mapping section.
+    return [Fold(title, tuple(inner), level=3)]
+
+
+def _template_docs(report: SchemaReport, t: int) -> int:
+    docs = report.templates.loc[report.templates["template"] == t, "n_docs"]
+    return int(docs.iloc[0]) if len(docs) else 0
 
 
 def _solver_blocks(report: SchemaReport) -> list[Block]:
@@ -396,8 +470,20 @@ def _solver_blocks(report: SchemaReport) -> list[Block]:
                      Fold("Objective terms per iteration", (Table(header, rows),))]
 
 
+def _run_blocks(report: SchemaReport) -> list[Block]:
+    n_t = report.roles["template"].nunique() if len(report.roles) else 0
+    n_s = report.roles["slot"].nunique() if len(report.roles) else 0
+    items = [
+        ("Mentions", f"{report.n_mentions} in {report.n_docs} messages"),
+        ("Grid", f"{n_t} templates × {n_s} slots"),
+        ("Examples", f"drawn at random with seed {report.seed}"),
+    ] + list(report.meta.items())
+    return [Heading(2, "Run"), Card("Run facts", tuple(items))]
+
+
 def report_blocks(report: SchemaReport) -> list[Block]:
-    """The document, in order: overview, scores, mapped schemas, templates, solver.
+    """The document, in order: the schema at a glance, scores, mapped schemas, templates in
+    detail, solver, run facts.
 
     Parameters
     ----------
@@ -408,9 +494,10 @@ def report_blocks(report: SchemaReport) -> list[Block]:
     list of Block
     """
     return (
-        _overview_blocks(report)
+        _schema_blocks(report)
         + _score_blocks(report)
         + _mapping_blocks(report)
         + _template_blocks(report)
         + _solver_blocks(report)
+        + _run_blocks(report)
     )

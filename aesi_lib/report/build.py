@@ -22,8 +22,8 @@ from aesi_lib.report.document import SchemaReport
 from aesi_lib.report.load import prepare_assignments, role_grid
 from aesi_lib.report.plots import (
     objective_series,
-    plot_cluster_sizes,
     plot_objective,
+    plot_schema,
     plot_slot_f1,
 )
 from aesi_lib.report.render import render_html, render_markdown
@@ -34,6 +34,7 @@ from aesi_lib.report.scores import (
     scores_from_results,
 )
 from aesi_lib.report.summaries import pick_examples, summarise_roles, summarise_templates
+from aesi_lib.run.pipeline import run_schema
 
 
 def run_meta(results: Mapping[str, Any] | None) -> dict[str, str]:
@@ -42,8 +43,12 @@ def run_meta(results: Mapping[str, Any] | None) -> dict[str, str]:
         return {}
     meta: dict[str, str] = {}
     for key in ("corpus", "evaluated_on", "documents", "seed"):
-        if results.get(key) is not None:
+        # A run on one's own documents has no evaluated split (an empty string).
+        if results.get(key) is not None and str(results[key]) != "":
             meta[key.replace("_", " ").capitalize()] = str(results[key])
+    docs_path = _get(results, "corpus_spec", "docs_path")
+    if docs_path and "Corpus" in meta:
+        meta["Corpus"] += f" ({docs_path})"
     model = _get(results, "config", "model")
     if isinstance(model, Mapping):
         meta["Model"] = ", ".join(f"{k}={model[k]}" for k in _model_keys(model) if k in model)
@@ -90,6 +95,8 @@ def build_report(
     """Compute everything the report shows (see :func:`write_schema_report`)."""
     prepared = prepare_assignments(assignments)
     roles = summarise_roles(prepared, top_n, role_grid(prepared, results))
+    # The run's own schema rule, so the report, schema.md and schema.json agree.
+    schema, names = run_schema(prepared)
     stored = scores_from_results(results)
     scores = stored
     if eval_keys is not None:
@@ -109,6 +116,8 @@ def build_report(
         n_mentions=len(prepared),
         n_docs=int(prepared["doc_id"].nunique()),
         seed=seed,
+        schema=schema,
+        names=names,
     )
 
 
@@ -161,7 +170,7 @@ def write_schema_report(
     )
     blocks = report_blocks(report)
     images = {
-        "cluster_sizes": plot_cluster_sizes(report.roles),
+        "schema": plot_schema(report.schema, report.names),
         "slot_f1": plot_slot_f1(report.scores.per_slot) if report.scores is not None else None,
         "objective": plot_objective(report.objective),
     }

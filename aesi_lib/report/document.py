@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from aesi_lib.report.scores import ScoreTables
+from aesi_lib.run.roles import Role
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,12 @@ Block = Heading | Para | Card | Table | Plot | Fold
 
 @dataclass
 class SchemaReport:
-    """Everything the renderers show, computed once."""
+    """Everything the renderers show, computed once.
+
+    ``schema`` and ``names`` are the run's readable schema as ``schema.md`` and
+    ``schema.json`` give it (:func:`aesi_lib.run.pipeline.run_schema`): every (template, slot)
+    with mentions as a :class:`~aesi_lib.run.roles.Role`, templates largest first, and each
+    template's name. ``roles`` is the full grid of slots, empty ones included."""
 
     roles: pd.DataFrame
     templates: pd.DataFrame
@@ -77,3 +83,5 @@ class SchemaReport:
     n_mentions: int = 0
     n_docs: int = 0
     seed: int = 0
+    schema: list[Role] = field(default_factory=list)
+    names: dict[int, str] = field(default_factory=dict)

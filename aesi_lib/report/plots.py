@@ -2,9 +2,10 @@
 
 Owns :func:`objective_series` (the numeric terms of each solver iteration from
 ``results["solve"]["history"]``) and the matplotlib figures, each returned as PNG bytes or
-None when there is nothing to draw: :func:`plot_cluster_sizes`, :func:`plot_slot_f1` and
-:func:`plot_objective`. Figures use a bare Agg canvas, never pyplot, so no global state or GUI
-backend is touched; matplotlib is imported only when a figure is drawn.
+None when there is nothing to draw: :func:`plot_schema` (:func:`schema_figure` of
+:func:`schema_bars`), :func:`plot_slot_f1` and :func:`plot_objective`. Figures use a bare Agg
+canvas, never pyplot, so no global state or GUI backend is touched; matplotlib is imported
+only when a figure is drawn.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pandas as pd
 
 from aesi_lib.evaluate import GOLD_SLOTS
 from aesi_lib.report._util import _as_int, _is_number
+from aesi_lib.run.roles import Role
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -84,40 +86,122 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def plot_cluster_sizes(roles: pd.DataFrame) -> bytes | None:
-    """Stacked bars: mentions per template (bar height), split into its slots.
+def schema_bars(schema: Sequence[Role]) -> list[tuple[int, list[Role], int]]:
+    """Per template of the schema, largest first: its id, its roles (largest first) and the
+    mentions of its minor slots together.
 
     Parameters
     ----------
-    roles : pandas.DataFrame
-        Output of :func:`summarise_roles`.
+    schema : sequence of Role
+        :func:`aesi_lib.run.roles.template_roles` of a run, in its order.
 
     Returns
     -------
-    bytes or None
+    list of (int, list of Role, int)
     """
-    if roles.empty:
+    bars: dict[int, tuple[list[Role], list[int]]] = {}
+    for role in schema:
+        major, minor = bars.setdefault(role.template, ([], []))
+        if role.minor:
+            minor.append(role.mentions)
+        else:
+            major.append(role)
+    return [(t, major, sum(minor)) for t, (major, minor) in bars.items()]
+
+
+def plot_schema(schema: Sequence[Role], names: Mapping[int, str]) -> bytes | None:
+    """:func:`schema_figure` as PNG bytes, or None when the schema is empty."""
+    fig = schema_figure(schema, names)
+    return None if fig is None else _png(fig)
+
+
+def schema_figure(schema: Sequence[Role], names: Mapping[int, str]) -> Figure | None:
+    """The schema at a glance: one horizontal bar per template, largest on top.
+
+    A bar's length is the template's mentions; its coloured segments are its roles, largest
+    first, each labelled with its commonest head word where the label fits inside it; the
+    grey end is its minor slots together. The templates are named on the axis by their
+    commonest predicates and the bar ends say mentions and roles, so the figure needs no
+    legend (a legend of dozens of slots covered bars of the stacked chart this replaces).
+
+    Parameters
+    ----------
+    schema : sequence of Role
+        :func:`aesi_lib.run.roles.template_roles` of a run (templates largest first).
+    names : mapping
+        Template id to its name (:func:`aesi_lib.run.roles.template_name`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure or None
+        None when the schema is empty.
+    """
+    bars = schema_bars(schema)
+    if not bars:
         return None
-    sizes = roles.pivot(index="template", columns="slot", values="size").fillna(0)
-    # Wider with more templates, but never past a page: the HTML also caps it at 100 %.
-    fig = _figure(min(12.0, max(5.0, 0.45 * len(sizes) + 2)), 3.6)
+    height = 0.17 * len(bars) + 0.7
+    fig = _figure(13.0, height, layout=None)
+    # Fixed margins: room on the left for the template names, on the right for the totals.
+    fig.subplots_adjust(left=0.17, right=0.93, top=1 - 0.15 / height, bottom=0.5 / height)
     ax = fig.add_subplot()
-    x = np.arange(len(sizes))
-    bottom = np.zeros(len(sizes))
-    for s in sizes.columns:
-        vals = sizes[s].to_numpy(dtype=float)
-        ax.bar(x, vals, bottom=bottom, label=f"slot {s}", color=f"C{int(s) % 10}")
-        bottom += vals
-    for xi, total in zip(x, bottom, strict=True):
-        ax.annotate(f"{int(total)}", (xi, total), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(x, [f"T{t}" for t in sizes.index])
-    ax.set_xlabel("learned template")
-    ax.set_ylabel("mentions")
-    ax.set_title("Cluster sizes: templates and their slots")
-    # A fixed corner: matplotlib's search for the "best" one over dozens of stacked bars is
-    # slow enough to warn about it.
-    ax.legend(fontsize=8, ncols=min(len(sizes.columns), 6), loc="upper right")
-    return _png(fig)
+    labels: list[tuple[Any, float]] = []
+    for y, (_, major, minor) in enumerate(bars):
+        left = 0
+        for k, role in enumerate(major):
+            # Role colours by rank within the template; grey is left for the minor slots.
+            color = _ROLE_COLORS[k % len(_ROLE_COLORS)]
+            ax.barh(y, role.mentions, left=left, height=0.78, color=color, edgecolor="white",
+                    linewidth=0.5)
+            if role.heads:
+                text = ax.text(left + role.mentions / 2, y, role.heads[0], ha="center",
+                               va="center", fontsize=7, color="white")
+                labels.append((text, role.mentions))
+            left += role.mentions
+        if minor:
+            ax.barh(y, minor, left=left, height=0.78, color=_MINOR_COLOR, edgecolor="white",
+                    linewidth=0.5)
+        total = left + minor
+        ax.annotate(f" {total:,} · {_count(len(major), 'role')}", (total, y), ha="left",
+                    va="center", fontsize=7.5)
+    ax.set_yticks(range(len(bars)),
+                  [f"T{t} {_short_name(names.get(t, ''))}" for t, _, _ in bars], fontsize=8)
+    ax.set_ylim(len(bars) - 0.5, -0.5)  # largest on top
+    # Room past the longest bar for its total.
+    longest = max(sum(r.mentions for r in major) + minor for _, major, minor in bars)
+    ax.set_xlim(0, longest * 1.12)
+    ax.set_xlabel("mentions (coloured: the template's roles, largest first; grey: its minor "
+                  "slots)", fontsize=8)
+    ax.tick_params(axis="x", labelsize=7)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    _drop_overflowing(fig, ax, labels)
+    return fig
+
+
+# Role segments: a colour-blind-safe palette (Okabe-Ito) without its grey; white text is
+# legible on each.
+_ROLE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#7F5FA8",
+                "#8C6D31")
+_MINOR_COLOR = "#BBBBBB"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _short_name(name: str, limit: int = 28) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def _drop_overflowing(fig: Figure, ax: Any, labels: Sequence[tuple[Any, float]]) -> None:
+    """Remove the segment labels wider than their segment (measured once laid out)."""
+    if not labels:
+        return
+    renderer = fig.canvas.get_renderer()
+    px_per_mention = ax.get_window_extent(renderer).width / ax.get_xlim()[1]
+    for text, mentions in labels:
+        if text.get_window_extent(renderer).width + 4 > mentions * px_per_mention:
+            text.remove()
 
 
 def plot_slot_f1(per_slot: pd.DataFrame) -> bytes | None:
@@ -141,7 +225,8 @@ def plot_slot_f1(per_slot: pd.DataFrame) -> bytes | None:
         g for g in table.index if g not in GOLD_SLOTS
     ]
     table = table.loc[order].astype(float).fillna(0.0)
-    fig = _figure(max(5.0, 1.4 * len(table) + 2), 3.6)
+    # The legend stands to the right of the axes: 1.8 in more for it.
+    fig = _figure(max(5.0, 1.4 * len(table) + 2) + 1.8, 3.6)
     ax = fig.add_subplot()
     width = 0.8 / max(len(table.columns), 1)
     x = np.arange(len(table))
@@ -153,7 +238,8 @@ def plot_slot_f1(per_slot: pd.DataFrame) -> bytes | None:
     ax.set_ylabel("F1")
     ax.set_ylim(0, max(0.1, float(table.to_numpy().max()) * 1.15))
     ax.set_title("F1 per gold slot")
-    ax.legend(fontsize=8)
+    # Beside the axes, never over a bar or its label.
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _png(fig)
 
 

@@ -64,7 +64,8 @@ def render_markdown(blocks: Sequence[Block]) -> str:
 def _md_table(table: Table) -> str:
     rows = []
     for i, row in enumerate(table.rows):
-        cells = [_md_escape(c) for c in row]
+        # A cell's lines stay lines in the rendered table.
+        cells = ["<br>".join(_md_escape(line) for line in c.split("\n")) for c in row]
         if i < len(table.marked) and table.marked[i] and cells:
             cells[0] = f"**{cells[0]}** ★"  # mapped role / template
         rows.append(cells)
@@ -72,7 +73,9 @@ def _md_table(table: Table) -> str:
 
 
 _CSS = """
-body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; }
+body { font-family: sans-serif; margin: 1.2em 2em 2em; max-width: 80em; color: #222; }
+h1 { font-size: 1.7em; margin: 0.2em 0 0.3em; }
+h2 { margin: 1.2em 0 0.4em; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
 th { background: #eee; }
@@ -88,6 +91,11 @@ summary { cursor: pointer; }
 summary h1, summary h2, summary h3, summary h4 { display: inline; }
 figcaption { font-size: 0.85em; color: #555; }
 """
+
+
+def _html_cell(text: str) -> str:
+    """A table cell's text, escaped, its lines kept as lines."""
+    return "<br>".join(html.escape(line) for line in text.split("\n"))
 
 
 def _html_block(b: Block, images: Mapping[str, bytes | None]) -> str:
@@ -106,7 +114,8 @@ def _html_block(b: Block, images: Mapping[str, bytes | None]) -> str:
         body = []
         for i, row in enumerate(b.rows):
             cls = ' class="mapped"' if i < len(b.marked) and b.marked[i] else ""
-            body.append(f"<tr{cls}>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>")
+            cells = "".join(f"<td>{_html_cell(c)}</td>" for c in row)
+            body.append(f"<tr{cls}>{cells}</tr>")
         return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     if isinstance(b, Fold):
         level = min(max(b.level, 1), 6)
