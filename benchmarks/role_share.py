@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import pandas as pd
 
 from aesi_lib.corpus.sources import load_corpus
 from aesi_lib.evaluate import learn_mapping
 from aesi_lib.markdown import markdown_table
+from aesi_lib.run.experiments import seed_exports
 
 CANDIDATE_SHARES = (0.005, 0.01, 0.02, 0.03, 0.04, 0.05)
 
@@ -55,14 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     if corpus.name != "muc4" or not corpus.map_keys:
         print("role_share: needs the MUC-4 corpus with its DEV keys", file=sys.stderr)
         return 2
-    exports = sorted(Path(args.runs).glob("seed-*/assignments.parquet"),
-                     key=lambda p: int(p.parent.name.split("-")[1]))
+    exports = seed_exports(args.runs)
     if not exports:
         print(f"role_share: no seed-*/assignments.parquet under {args.runs}", file=sys.stderr)
         return 2
     frames, counts = [], {}
-    for path in exports:
-        seed = int(path.parent.name.split("-")[1])
+    for seed, path in exports:
         assignments = pd.read_parquet(path)
         frames.append(mapped_shares(assignments, corpus.map_keys).assign(seed=seed))
         counts[seed] = {s: roles_per_template(assignments, s) for s in CANDIDATE_SHARES}

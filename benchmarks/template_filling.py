@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import pandas as pd
 
@@ -27,6 +26,7 @@ from aesi_lib.evaluate.template_filling import (
     score_templates,
 )
 from aesi_lib.markdown import markdown_table
+from aesi_lib.run.experiments import seed_exports
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if corpus.name != "muc4" or not corpus.map_keys or not corpus.eval_keys:
         print("template_filling: needs the MUC-4 corpus with its keys", file=sys.stderr)
         return 2
-    exports = sorted(Path(args.runs).glob("seed-*/assignments.parquet"),
-                     key=lambda p: int(p.parent.name.split("-")[1]))
+    exports = seed_exports(args.runs)
     if not exports:
         print(f"template_filling: no seed-*/assignments.parquet under {args.runs}",
               file=sys.stderr)
@@ -52,14 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     golds = {"TST1+TST2": gold_templates(corpus.eval_keys, texts),
              "DEV": gold_templates(corpus.map_keys, texts)}
     rows = []
-    for path in exports:
+    for seed, path in exports:
         assignments = pd.read_parquet(path)
         predicted = predicted_templates(assignments,
                                         learn_template_map(assignments, corpus.map_keys, texts))
         for split, gold in golds.items():
             result = score_templates(predicted, gold)
             micro = result.micro
-            rows.append({"seed": int(path.parent.name.split("-")[1]), "split": split,
+            rows.append({"seed": seed, "split": split,
                          "p": micro.precision, "r": micro.recall, "f1": micro.f1,
                          "templates_predicted": result.roles["incident_type"].p_den,
                          "templates_gold": result.roles["incident_type"].r_den,

@@ -21,6 +21,7 @@ from aesi_lib.run.experiments import (
     config_json,
     extraction_groups,
     named_configurations,
+    seed_run_dir,
 )
 from flows.common import (
     Project,
@@ -81,7 +82,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                                      seeded.model, solve_files(artifacts["features"],
                                                                seeded.model, project.work_dir))
                 solve_seconds = time.perf_counter() - t
-                run_dir = Path(out_dir) / "runs" / name / f"seed-{seed}"
+                run_dir = seed_run_dir(out_dir, name, seed)
                 export = steps.run(f"export{tag}", export_task, artifacts["entities"],
                                    solution, str(run_dir))
                 scores = steps.run(f"score{tag}", score_row_task, export["parquet"],

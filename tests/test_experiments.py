@@ -109,3 +109,15 @@ def test_presets_are_valid_run_configurations():
     assert RunConfig.from_dict(preset("reproduction")).model.n_templates == 6
     with pytest.raises(ValueError, match="reproduction"):
         preset("best-ever")
+
+
+def test_seed_exports_list_a_configurations_exports_by_seed(tmp_path):
+    from aesi_lib.run.experiments import seed_exports, seed_run_dir
+
+    for seed in (10, 2, 0):
+        folder = seed_run_dir(tmp_path, "default", seed)
+        folder.mkdir(parents=True)
+        (folder / "assignments.parquet").write_bytes(b"")
+    (tmp_path / "runs" / "default" / "seed-x").mkdir()
+    assert [s for s, _ in seed_exports(tmp_path / "runs" / "default")] == [0, 2, 10]
+    assert seed_exports(tmp_path / "runs" / "other") == []

@@ -33,6 +33,20 @@ RECORD_COLUMNS = ("configuration", "seed", "commit", "config_digest", *SCORE_COL
                   MARGIN_COLUMN)
 
 
+def seed_run_dir(out_dir: str | Path, configuration: str, seed: int) -> Path:
+    """Where a sweep writes the export of one configuration and seed."""
+    return Path(out_dir) / "runs" / configuration / f"seed-{seed}"
+
+
+def seed_exports(runs: str | Path) -> list[tuple[int, Path]]:
+    """The exports of one configuration of a sweep (``OUT/runs/CONFIGURATION``, the folders
+    of :func:`seed_run_dir`), as ``(seed, assignments.parquet)`` by seed."""
+    found = [(int(p.parent.name.removeprefix("seed-")), p)
+             for p in Path(runs).glob("seed-*/assignments.parquet")
+             if p.parent.name.removeprefix("seed-").isdigit()]
+    return sorted(found)
+
+
 def extraction_groups(configurations: Mapping[str, RunConfig]) -> list[list[str]]:
     """The names of ``configurations`` grouped by what makes a document's entity rows: the
     parser configuration and the id the store records for the entity rules

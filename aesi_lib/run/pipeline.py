@@ -267,6 +267,60 @@ def fill_documents(entities: pd.DataFrame, train: EntityFeatures,
         slot_rule=np.where(fill.slot_known, "unit", "similarity"))
 
 
+def place_new_mentions(table: pd.DataFrame, previous: PreviousLabels,
+                       train: EntityFeatures, train_vocab: FeatureVocabulary,
+                       train_labels: SolutionLabels, config: RunConfig,
+                       sentences: pd.DataFrame | None = None,
+                       context_cache: str | Path | None = None
+                       ) -> tuple[SolutionLabels, dict[str, int]]:
+    """An update that keeps the schema: the mentions the previous solution had keep their
+    template and slot, and the others (of new or changed documents) are placed into it by the
+    rule of ``aesi extract`` (:func:`fill_documents`), without solving again.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The current entity table (every stored document), in model order.
+    previous : PreviousLabels
+        The previous solution's labels of ``table``'s mentions
+        (:func:`aesi_lib.model.carry.previous_labels`; -1 for a mention it did not have).
+    train, train_vocab, train_labels
+        The previous solution's features and labels, of its own entity table.
+    config : RunConfig
+        The configuration of both (the same digest: another one solves again).
+    sentences : DataFrame, optional
+        The sentence rows of the documents of the new mentions (needed with
+        ``features.context``).
+    context_cache : path, optional
+        The per-document vector cache.
+
+    Returns
+    -------
+    labels : SolutionLabels
+        Of every mention of ``table``; a consensus member's template of a new mention is the
+        template it was placed in.
+    counts : dict
+        ``previous_mentions``, ``new_mentions``, ``template_kept`` and ``slot_kept`` (every
+        previous mention keeps both), as the ids step counts them.
+    """
+    known = previous.known
+    template = previous.template.copy()
+    slot = previous.slot.copy()
+    members = None if previous.template_members is None else previous.template_members.copy()
+    if (~known).any():
+        new = table.loc[~known].reset_index(drop=True)
+        filled = fill_documents(new, train, train_vocab, train_labels, config,
+                                sentences=sentences, context_cache=context_cache)
+        template[~known] = filled["template"].to_numpy()
+        slot[~known] = filled["slot"].to_numpy()
+        if members is not None:
+            members[:, ~known] = filled["template"].to_numpy()
+    n_known = int(known.sum())
+    counts = {"previous_mentions": n_known, "new_mentions": int((~known).sum()),
+              "template_kept": n_known, "slot_kept": n_known}
+    return SolutionLabels(template, slot, members), counts
+
+
 def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "assignments"
                  ) -> dict[str, str]:
     """Write ``<name>.csv`` and ``<name>.parquet`` in ``out_dir``; return their paths."""
