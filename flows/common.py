@@ -47,6 +47,8 @@ from tasks.ingest import (
 from tasks.parsers import release_parse_processes
 from tasks.solve import (
     export_task,
+    place_task,
+    placement_files,
     renumber_task,
     renumbered_file,
     solve_files,
@@ -335,21 +337,43 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
             "features": features["features"]}
 
 
+def placeable(previous: dict[str, Any] | None, config: RunConfig) -> dict[str, Any] | None:
+    """The previous solution's record when an update can place its new mentions into that
+    schema (:func:`tasks.solve.place_task`): it was solved under this very configuration and
+    its entity table, labels and features are still there; else None (the update solves)."""
+    files = usable_previous(previous)
+    if files is None or previous.get("config") != config.digest():
+        return None
+    features = previous.get("features", "")
+    return {**files, "features": features} if Path(features).is_file() else None
+
+
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
                 steps: Steps, previous: dict[str, Any] | None = None,
-                carry: dict[str, Any] | None = None) -> dict[str, Any]:
+                carry: dict[str, Any] | None = None, place: bool = False) -> dict[str, Any]:
     """Features (:func:`feature_steps`) → solve → ids → export for the stored documents
     ``doc_ids``.
 
     ``previous`` (an earlier solution: ``last_solution`` in ``project.json``) is carried
-    forward (``aesi_lib.model.carry``): the solve is warm-started from its labels and the
-    ``keep-ids`` step renumbers the result to its ids (what an update does). ``carry`` (the
-    same kind of record) lets :func:`carry_plan` decide between that and a seeded solve whose
-    clusters ``keep-ids`` renumbers only (what a full run does). Returns the artifact paths
-    (entity table, PMI, features, labels, solve history, export), ``warm`` (the solve was
-    warm-started) and ``ids_kept`` (None when no ids were carried).
+    forward (``aesi_lib.model.carry``). With ``place`` (what an update with new documents
+    does) and a previous solution of the same configuration (:func:`placeable`), nothing is
+    solved: its mentions keep their labels and the new ones are placed into its schema (the
+    ``place`` step). Otherwise the solve is warm-started from its labels and the ``keep-ids``
+    step renumbers the result to its ids (an update with ``--resolve``, or under another
+    configuration). ``carry`` (the same kind of record) lets :func:`carry_plan` decide between
+    that and a seeded solve whose clusters ``keep-ids`` renumbers only (what a full run does).
+    Returns the artifact paths (entity table, PMI, features, labels, solve history, export),
+    ``warm`` (the labels came from the previous solution: warm-started or placed) and
+    ``ids_kept`` (None when no ids were carried).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
+    schema = placeable(previous, config) if place else None
+    if schema is not None:
+        placed = steps.run("place", place_task, artifacts["entities"], schema, config,
+                           project.db, str(project.root / "context-vectors"),
+                           placement_files(artifacts["entities"], artifacts["features"],
+                                           schema, project.work_dir))
+        return export_steps(artifacts, placed, out_dir, steps, placed["carried"], warm=True)
     keep_ids_of = None
     if carry is not None:
         previous, keep_ids_of = carry_plan(carry, config, artifacts["features"])
@@ -367,12 +391,20 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                                                artifacts["entities"], project.work_dir))
         solution = {**solution, "labels": renumbered["labels"]}
         ids_kept = renumbered["carried"]
+    return export_steps(artifacts, solution, out_dir, steps, ids_kept,
+                        warm=previous is not None)
+
+
+def export_steps(artifacts: dict[str, Any], solution: dict[str, str], out_dir: str,
+                 steps: Steps, ids_kept: dict[str, int] | None, warm: bool) -> dict[str, Any]:
+    """The export of a solution's labels (or a placement's), and the artifacts
+    :func:`model_steps` returns."""
     export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
             "schema": export["schema"], "schema_md": export["schema_md"],
             "events": export["events"], "events_parquet": export["events_parquet"],
-            "ids_kept": ids_kept, "warm": previous is not None}
+            "ids_kept": ids_kept, "warm": warm}
 
 
 def solve_summary(info_path: str) -> dict[str, Any]:

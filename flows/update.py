@@ -47,13 +47,18 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                 parse_batch_size: int = 50, evaluate: bool = False,
                 allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False,
                 config_path: str | None = None, consume: bool = False,
-                preset: str | None = None) -> dict[str, Any]:
+                preset: str | None = None, resolve: bool = False) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
     project and refresh the schema.
 
     Only new documents and documents whose text changed are parsed (a changed document's old
-    rows are replaced in one transaction); PMI, features and the solve are then refreshed over
-    every stored document (cached steps whose inputs did not change are reused). Writes the
+    rows are replaced in one transaction); PMI and features are then refreshed over every
+    stored document (cached steps whose inputs did not change are reused). The schema is
+    kept: the mentions the last solution had keep their template and slot, and the new ones
+    are placed into it by the extraction rule (``flows.common.model_steps``, the ``place``
+    step), unless ``resolve`` asks to solve again, or the last solution was of another
+    configuration (``config``, ``preset`` or ``config_path`` changed it), or ``docs_path`` is
+    None: then the solve runs, warm-started from the last solution. Writes the
     full export with its schema and events, ``new_documents.csv`` / ``.parquet`` and
     ``new_events.jsonl`` / ``.parquet`` (the rows and the events of the documents just given)
     and ``results.json`` to ``out_dir``.
@@ -81,6 +86,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     config_path : a configuration file (JSON, a ``RunConfig`` or part of one) merged over
         the preset (``default`` when ``preset`` is None), also instead of the project's last
         run's configuration.
+    resolve : solve again over every stored document, warm-started from the last solution
+        and renumbered to its ids, instead of placing the new mentions into its schema.
     consume : once the update is done, move what ``docs_path`` held (its ``.txt`` files, or
         the file itself) into ``done/<time>/`` beside them, so that the next scheduled run
         finds an empty inbox and solves nothing.
@@ -111,7 +118,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
              ingested["unchanged"], ingested["parsed"])
     doc_ids = steps.run("stored-documents", stored_documents_task, project.db)
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
-                            previous=state.get("last_solution"))
+                            previous=state.get("last_solution"),
+                            place=docs_path is not None and not resolve)
     given = [d.doc_id for d in documents]
     new_export = steps.run("export-new-documents", export_documents_task,
                            artifacts["assignments_parquet"], given, out_dir, "new_documents",

@@ -7,6 +7,7 @@ and passes them in; the cache key is their name (``tasks.keys.result_files_key``
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,15 @@ from aesi_lib.model.carry import (
 )
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.feature_files import load_features
-from aesi_lib.model.solution_files import SolutionLabels, load_labels, save_labels, save_summary
+from aesi_lib.model.solution_files import (
+    SolutionLabels,
+    load_labels,
+    save_labels,
+    save_placement_summary,
+    save_summary,
+)
 from aesi_lib.run import pipeline
+from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from tasks.keys import content_key, resolved, result_files_key, source_hash
@@ -121,6 +129,50 @@ def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
         log.info("solve finished in %.1f s (%d AMP iterations, converged=%s)",
                  result.timings["total"], result.n_iter, result.converged)
     return files
+
+
+def placement_files(entities_path: str, features_path: str, previous: dict[str, str],
+                    work_dir: str) -> dict[str, str]:
+    """Where :func:`place_task` writes the placement of the current mentions into
+    ``previous``'s schema: ``{"labels": npz, "info": json}`` under ``<work_dir>/solutions``,
+    named after their content key (the current table and features, the previous solution's
+    files, the task's source, the library)."""
+    key = content_key("place", source_hash(place_task.fn), resolved(work_dir),
+                      file_sha256(entities_path), file_sha256(features_path),
+                      file_sha256(previous["features"]),
+                      _previous_key(previous, entities_path))
+    base = Path(work_dir) / "solutions" / key
+    return {"labels": f"{base}.npz", "info": f"{base}.json"}
+
+
+@task(name="place", persist_result=True, cache_key_fn=result_files_key("files"))
+def place_task(entities_path: str, previous: dict[str, str], config: RunConfig, db_path: str,
+               context_cache: str, files: dict[str, str]) -> dict[str, Any]:
+    """An update that keeps the schema (``pipeline.place_new_mentions``): the previous
+    solution's mentions keep their labels, the new ones are placed by the extraction rule;
+    labels and summary saved as ``files`` (:func:`placement_files`). Returns the files and the
+    counts of the ids kept."""
+    started = time.perf_counter()
+    table = pd.read_parquet(entities_path)
+    previous_ids = _load_previous(previous, entities_path, config.model)
+    if previous_ids is None:
+        raise ValueError("place: the previous solution has another |T| or |S|; solve instead")
+    train, train_vocab = load_features(previous["features"])
+    new_docs = sorted(table.loc[~previous_ids.known, "doc_id"].unique())
+    sentences = None
+    if new_docs and config.features.context:
+        with Store(db_path, read_only=True) as store:
+            sentences = store.sentence_texts(new_docs)
+    labels, counts = pipeline.place_new_mentions(
+        table, previous_ids, train, train_vocab, load_labels(previous["labels"]), config,
+        sentences=sentences, context_cache=context_cache)
+    save_labels(files["labels"], labels)
+    save_placement_summary(files["info"], counts, time.perf_counter() - started)
+    get_run_logger().info(
+        "place: %d previous mentions kept their template and slot; %d new mentions of %d "
+        "documents placed into the schema by the extraction rule (no solve)",
+        counts["previous_mentions"], counts["new_mentions"], len(new_docs))
+    return {**files, "carried": counts}
 
 
 def renumbered_file(labels_path: str, previous: dict[str, str], entities_path: str,

@@ -267,10 +267,13 @@ def test_a_full_run_keeps_the_ids_and_the_documents_of_an_update(prefect_here, r
     # The nightly export is the whole project: the update's documents are in it.
     assert full["documents"] == 42 and full["documents_added_by_updates"] == 2
     assert {"NEW-1", "NEW-2"} <= set(export["doc_id"])
-    # The same configuration as the update's: warm-started from it, most ids kept.
+    # The same configuration as the update's: warm-started from it, most ids kept. The update
+    # placed its 2 documents without solving (every id kept); this run is the solve, and on a
+    # corpus this small 2 documents move it as an update's own solve moved it before updates
+    # kept the schema (0.82-0.86 of the templates, 0.92 of the slots, with 3 documents).
     ids = full["ids"]
     assert ids["previous_mentions"] == len(updated)
-    assert ids["template_kept_share"] >= 0.9 and ids["slot_kept_share"] >= 0.9
+    assert ids["template_kept_share"] >= 0.85 and ids["slot_kept_share"] >= 0.9
     assert (export["template"] == updated["template"]).mean() == ids["template_kept_share"]
     # Another seed: its partition is the seed's own (as --fresh gives it), numbered to keep
     # as many of the last solution's ids as that partition allows.
@@ -436,8 +439,9 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert r["ingest"]["new"] == 2 and r["ingest"]["changed"] == 1
     assert r["ingest"]["unchanged"] == 0 and r["documents_parsed"] == 3
     assert r["documents"] == 42
-    for step in ("entity-table", "head-pmi", "build-features", "solve"):
+    for step in ("entity-table", "head-pmi", "build-features", "place"):
         assert r["steps"][step]["state"] == "Completed", step
+    assert "solve" not in r["steps"]                 # the schema is kept, not solved again
     assert r["artifacts"]["pmi"] != reference["results"]["artifacts"]["pmi"]
     with Store(project / "aesi.duckdb", read_only=True) as store:
         assert len(store.document_ids()) == 42
@@ -459,31 +463,36 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert len(new_events) == len(new_rows)
     assert {"schema.json", "schema.md", "events.jsonl", "new_events.jsonl"} <= {
         p.name for p in out.iterdir()}
-    # Labels carried forward: the mentions the full run had keep their ids.
+    # The schema is kept: every mention the full run had keeps its template and slot, and
+    # the new ones are placed into it by the rule of `aesi extract`.
     carried = r["solve"]["carried"]
     print("\nupdate carried labels:", carried)
     assert carried["previous_mentions"] > 0 and carried["new_mentions"] > 0
-    # 3 of 42 documents new or changed (7 % of the mentions) is a large update for a corpus
-    # this small, and each of the 11 consensus members may move (0.82 kept; the bound was 0.85
-    # with one cut); the MUC-4 target (>= 95 % after +10 documents) is pinned in
-    # test_muc4_pinned. The default cuts the semantic classes within each template, so a
-    # mention whose template moves takes a class of its new one (0.916 of the slots kept,
-    # 0.86 of the templates; with the classes cut over the corpus the bound was 0.95).
-    assert carried["template_kept_share"] >= 0.8 and carried["slot_kept_share"] >= 0.9
+    assert carried["template_kept_share"] == 1.0 and carried["slot_kept_share"] == 1.0
     before = _assignments(reference["out"]).set_index(["doc_id", "sent_id", "head", "dep",
-                                                       "predicate", "mention"])
+                                                       "predicate"])
     after = _assignments(out).set_index(before.index.names)
     shared = before.index.intersection(after.index).drop_duplicates()
-    kept = (before.loc[shared, "template"] == after.loc[shared, "template"]).mean()
-    assert kept >= 0.8, kept
+    assert len(shared) > 0.9 * len(before)
+    for column in ("template", "slot"):
+        assert (before.loc[shared, column] == after.loc[shared, column]).all(), column
+    from flows.extract import extract_flow
+
+    fresh = _write_jsonl(tmp_path / "fresh.jsonl", [("NEW-2", "A CAR BOMB EXPLODED IN FRONT OF "
+                                                    "THE EMBASSY. THE POLICE ARRESTED TWO "
+                                                    "GUERRILLAS.")])
+    extracted = extract_flow(docs_path=str(fresh), run_dir=str(reference["out"]),
+                             out_dir=str(tmp_path / "extracted"))
+    filled = pd.read_parquet(extracted["export"]["parquet"])
+    placed = new_rows[new_rows["doc_id"] == "NEW-2"]
+    assert len(filled) == len(placed) > 0
+    assert filled["template"].tolist() == placed["template"].tolist()
+    assert filled["slot"].tolist() == placed["slot"].tolist()
 
     again = update_flow(docs_path=str(inbox), project_dir=str(project), out_dir=str(out))
     assert again["documents_parsed"] == 0 and again["ingest"]["unchanged"] == 3
     for step in ("entity-table", "head-pmi", "build-features"):
         assert again["steps"][step]["state"] == "Cached", step
-    # Warm-started from its own solution, the solve gives it back: nothing moves. (A class
-    # left empty by the first update once gave a head word a class of its own here: the warm
-    # rotation's axis for the empty class pointed towards it; see ncut._warm_rotation.)
     assert again["solve"]["carried"]["template_kept_share"] == 1.0
     assert again["solve"]["carried"]["slot_kept_share"] == 1.0
     pd.testing.assert_frame_equal(pd.read_parquet(out / "new_documents.parquet"), new_rows)

@@ -90,6 +90,14 @@ def save_summary(path: str | Path, result: InductionResult) -> None:
     _write_atomically(Path(path), lambda fh: fh.write(text.encode()))
 
 
+def save_placement_summary(path: str | Path, counts: dict[str, int], seconds: float) -> None:
+    """Write the summary of an update that placed its new mentions into the existing schema
+    instead of solving (``aesi_lib.run.pipeline.place_new_mentions``): its counts under
+    ``placement`` and its time under ``timings``, as JSON at ``path`` (atomically)."""
+    text = json.dumps({"placement": counts, "timings": {"total": seconds}}, indent=1)
+    _write_atomically(Path(path), lambda fh: fh.write(text.encode()))
+
+
 def load_summary(path: str | Path) -> dict[str, Any]:
     """Read what :func:`save_summary` wrote.
 

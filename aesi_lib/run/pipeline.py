@@ -24,7 +24,7 @@ from aesi_lib.corpus.types import Document, KeyTemplate
 from aesi_lib.entities.entity_table import document_entities
 from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
 from aesi_lib.errors import NoEntitiesError
-from aesi_lib.model.carry import PreviousLabels
+from aesi_lib.model.carry import PreviousLabels, label_changes
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
 from aesi_lib.model.induction import InductionResult, induce
@@ -300,8 +300,8 @@ def place_new_mentions(table: pd.DataFrame, previous: PreviousLabels,
         Of every mention of ``table``; a consensus member's template of a new mention is the
         template it was placed in.
     counts : dict
-        ``previous_mentions``, ``new_mentions``, ``template_kept`` and ``slot_kept`` (every
-        previous mention keeps both), as the ids step counts them.
+        How many previous mentions kept their ids (all of them), counted as the ids step
+        counts them (:func:`aesi_lib.model.carry.label_changes`).
     """
     known = previous.known
     template = previous.template.copy()
@@ -315,10 +315,7 @@ def place_new_mentions(table: pd.DataFrame, previous: PreviousLabels,
         slot[~known] = filled["slot"].to_numpy()
         if members is not None:
             members[:, ~known] = filled["template"].to_numpy()
-    n_known = int(known.sum())
-    counts = {"previous_mentions": n_known, "new_mentions": int((~known).sum()),
-              "template_kept": n_known, "slot_kept": n_known}
-    return SolutionLabels(template, slot, members), counts
+    return SolutionLabels(template, slot, members), label_changes(template, slot, previous)
 
 
 def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "assignments"

@@ -85,7 +85,7 @@ def cmd_update(args: argparse.Namespace) -> int:
         results = with_runner(update_flow, args)(
             docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
             split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate,
-            **reading(args))
+            resolve=args.resolve, **reading(args))
     ingest = results["ingest"]
     print(f"\nupdate: {ingest['documents']} documents given: {ingest['new']} new, "
           f"{ingest['changed']} changed, {ingest['unchanged']} unchanged; {ingest['parsed']} "

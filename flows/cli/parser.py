@@ -52,15 +52,21 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=ConfigHelpFormatter,
         description="Incremental flow: parse only the new or changed documents of --docs, "
         "add them to the project's store (a changed document replaces its old rows), refresh "
-        "PMI, features and the solve over every stored document, and fill the slots of the "
-        "new documents (new_documents.csv). Without --docs, solves the stored documents "
-        "again (after `aesi delete`). Starts from the configuration of the project's last "
-        "`aesi run`; options given here override it.")
+        "PMI and features, and place the new mentions into the project's schema (the old "
+        "ones keep their template and slot; --resolve solves again instead), writing the "
+        "full export and the new documents' rows (new_documents.csv). Without --docs, "
+        "solves the stored documents again (after `aesi delete`). Starts from the "
+        "configuration of the project's last `aesi run`; options given here override it.")
     up.add_argument("--docs",
                     help="the new documents: a folder of .txt files or a JSONL file (id, text); "
                     "leave out to solve the stored documents again")
     add_reading_options(up)
     up.add_argument("--split", default="user", help="split name stored with them (default user)")
+    up.add_argument("--resolve", action="store_true",
+                    help="solve again over every stored document (warm-started from the last "
+                    "solution, ids carried), instead of keeping the schema: by default the "
+                    "mentions of the last solution keep their template and slot and the new "
+                    "ones are placed into it, as aesi extract places them")
     up.add_argument("--evaluate", action="store_true",
                     help="also score the refreshed export with the keys of the project's "
                     "corpus (MUC-4 or demo)")
