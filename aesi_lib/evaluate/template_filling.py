@@ -49,7 +49,14 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from aesi_lib.corpus.types import KeyTemplate
-from aesi_lib.evaluate.gold import INSTRUMENT, PERPETRATOR, TARGET, VICTIM, key_message_ids
+from aesi_lib.evaluate.gold import (
+    EVENT_TYPES,
+    INSTRUMENT,
+    PERPETRATOR,
+    TARGET,
+    VICTIM,
+    key_message_ids,
+)
 
 #: The five roles, and the key slot whose fillers are each role's gold entities.
 ROLE_KEY_SLOTS: dict[str, int] = {"PerpInd": 9, "PerpOrg": 10, "Target": 12, "Victim": 18,
@@ -351,7 +358,7 @@ def learn_template_map(assignments: pd.DataFrame, dev_keys: Sequence[KeyTemplate
     from aesi_lib.evaluate.split import SplitIndex
 
     index = SplitIndex(assignments, dev_keys, "lenient")
-    choices = type_mappings({typ: index.type_f1(typ) for typ in _event_types()})
+    choices = type_mappings({typ: index.type_f1(typ) for typ in EVENT_TYPES})
     gold = gold_templates(dev_keys, texts)
     strings = _mention_strings(assignments)
     types, roles = {}, {}
@@ -370,12 +377,6 @@ def learn_template_map(assignments: pd.DataFrame, dev_keys: Sequence[KeyTemplate
                     for role in candidates}
             roles[name][slot] = max(reversed(candidates), key=lambda r: hits[r])
     return TemplateMap(types, roles)
-
-
-def _event_types() -> tuple[str, ...]:
-    from aesi_lib.evaluate.gold import EVENT_TYPES
-
-    return EVENT_TYPES
 
 
 def _filler_column(assignments: pd.DataFrame) -> str:
