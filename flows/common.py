@@ -22,6 +22,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
+from aesi_lib.files import replacing
 from aesi_lib.model.solution_files import load_summary
 from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.pipeline import entity_rules
@@ -44,7 +45,7 @@ from tasks.ingest import (
     plan_ingest_task,
     store_batch_task,
 )
-from tasks.parsers import release_parse_processes
+from tasks.parsers import parse_processes_stopped_on_error, release_parse_processes
 from tasks.solve import (
     export_task,
     renumber_task,
@@ -94,7 +95,10 @@ class Project:
         return json.loads(path.read_text()) if path.exists() else {}
 
     def write_state(self, state: dict[str, Any]) -> None:
-        (self.root / PROJECT_STATE).write_text(json.dumps(state, indent=1, default=str))
+        # Whole or not at all: a full disk must not leave half of the file the next run
+        # and update start from.
+        with replacing(self.root / PROJECT_STATE) as tmp:
+            tmp.write_text(json.dumps(state, indent=1, default=str))
 
 
 def solution_record(artifacts: dict[str, Any], config: RunConfig) -> dict[str, Any]:
@@ -191,7 +195,9 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     parsed = reused = done = entities = 0
     workers: set[str] = set()
     worker_mib: dict[str, float] = {}
-    with _parse_runner(processes) as runner:
+    # Inner to the runner: on an error or a signal the workers stop before the runner waits
+    # for the batches in flight.
+    with _parse_runner(processes) as runner, parse_processes_stopped_on_error():
         futures: list[Any] = [
             runner.submit(parse_batch_task, {"batch": batch, "parser_config": batch_config,
                                              "cache_dir": project.parse_cache, "rules": rules})
@@ -436,7 +442,8 @@ def write_results(out_dir: str, results: dict[str, Any]) -> str:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.json"
-    path.write_text(json.dumps(results, indent=1, default=str))
+    with replacing(path) as tmp:
+        tmp.write_text(json.dumps(results, indent=1, default=str))
     return str(path)
 
 

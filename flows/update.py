@@ -11,7 +11,7 @@ import pandas as pd
 from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
-from aesi_lib.corpus.plain import move_to_done
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
 from aesi_lib.run import presets
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
@@ -46,6 +46,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
                 allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False,
+                max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
                 config_path: str | None = None, consume: bool = False,
                 preset: str | None = None) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
@@ -68,8 +69,9 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         run (``project.json``); the defaults when there is none.
     split : split name stored with the new documents.
     parse_batch_size : documents per mapped parse task.
-    encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
-        unreadable files or lines with a warning instead of stopping).
+    encoding, skip_bad, max_doc_chars : how the files of ``docs_path`` are read (their text
+        encoding; leave out unreadable or too long files or lines with a warning instead of
+        stopping; the most characters a document may have, None or 0: no limit).
     evaluate : also score the refreshed export with the keys of the project's corpus (MUC-4 or
         demo, from ``project.json``), when it has any.
     allow_empty : a missing ``docs_path`` or a folder without documents means "nothing new"
@@ -104,7 +106,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     documents = []
     if docs_path is not None:
         documents = steps.run("load-documents", load_corpus_task, None, docs_path, False,
-                              split, encoding=encoding, skip_bad=skip_bad).documents
+                              split, encoding=encoding, skip_bad=skip_bad,
+                              max_doc_chars=max_doc_chars).documents
     ingested = ingest(documents, run_config, project, steps, parse_batch_size)
     log.info("update: %d documents given: %d new, %d changed, %d unchanged; %d parsed",
              ingested["documents"], ingested["new"], ingested["changed"],

@@ -522,3 +522,14 @@ def test_log_lines_name_their_step():
     plain = logging.LogRecord("aesi", logging.INFO, __file__, 1, "x", None, None)
     _StepName().filter(plain)
     assert plain.step == "aesi"
+
+
+def test_the_document_length_limit_of_the_help_is_the_readers():
+    from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
+    from flows.cli.options import MAX_DOC_CHARS_DEFAULT
+
+    assert MAX_DOC_CHARS_DEFAULT == DEFAULT_MAX_DOC_CHARS
+    for command in ("run", "update", "extract"):
+        args = cli.build_parser().parse_args([command, "--docs", "x", "--run", "r"]
+                                             if command == "extract" else [command])
+        assert args.max_doc_chars == DEFAULT_MAX_DOC_CHARS
