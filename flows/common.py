@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from prefect import get_run_logger
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
@@ -25,6 +26,7 @@ from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
 from aesi_lib.model.solution_files import load_summary
 from aesi_lib.run.config import RunConfig, read_config_file
+from aesi_lib.run.outputs import documents_without_mentions, without_mentions_warning
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
@@ -379,6 +381,19 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
             "schema": export["schema"], "schema_md": export["schema_md"],
             "events": export["events"], "events_parquet": export["events_parquet"],
             "ids_kept": ids_kept, "warm": previous is not None}
+
+
+def warn_of_documents_without_mentions(doc_ids: list[str], mention_doc_ids: Any) -> list[str]:
+    """The documents of ``doc_ids`` that gave no entity mention (no row in ``mention_doc_ids``,
+    the ``doc_id`` column of an entity table, or the path of one), with one warning line in
+    the flow's log when there are any; what ``results.json`` lists as
+    ``documents_without_mentions``."""
+    if isinstance(mention_doc_ids, str):
+        mention_doc_ids = pd.read_parquet(mention_doc_ids, columns=["doc_id"])["doc_id"]
+    missing = documents_without_mentions(doc_ids, mention_doc_ids)
+    if missing:
+        get_run_logger().warning(without_mentions_warning(missing, len(doc_ids)))
+    return missing
 
 
 def solve_summary(info_path: str) -> dict[str, Any]:

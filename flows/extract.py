@@ -19,7 +19,14 @@ from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import document_summary, mapped_templates
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.store.database import parse_frames
-from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
+from flows.common import (
+    Steps,
+    batches,
+    default_task_runner,
+    flow_run_id,
+    warn_of_documents_without_mentions,
+    write_results,
+)
 from tasks.extract import fill_slots_task
 from tasks.ingest import load_corpus_task, parse_batch_task
 from tasks.parsers import parse_processes_stopped_on_error
@@ -90,15 +97,17 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
                      parsed + reused, len(corpus.documents), reused)
     steps.add("parse", "Completed", time.perf_counter() - t, documents_parsed=parsed)
     entities = unstored_entity_table(frames)
+    given = [d.doc_id for d in corpus.documents]
+    without_mentions = warn_of_documents_without_mentions(given, entities["doc_id"])
     sentences, _ = parse_frames(parses)
     export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
                        out_dir, quote(sentences))
 
-    given = [d.doc_id for d in corpus.documents]
     results = {
         "flow": "extract",
         "run": str(Path(run_dir).resolve()),
         "documents": len(given),
+        "documents_without_mentions": without_mentions,
         "documents_parsed": parsed,
         "documents_from_parse_cache": reused,
         "mentions": len(entities),

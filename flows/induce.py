@@ -23,6 +23,7 @@ from flows.common import (
     model_steps,
     run_summary,
     solution_record,
+    warn_of_documents_without_mentions,
     write_results,
 )
 from tasks.evaluate import evaluate_task
@@ -92,6 +93,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                             carry=None if fresh else state.get("last_solution"))
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
+    without_mentions = warn_of_documents_without_mentions(doc_ids, artifacts["entities"])
 
     # ``aesi update --evaluate`` reads the corpus again, perhaps from another folder.
     corpus_spec = {"muc4_dir": absolute_path(muc4_dir), "docs_path": absolute_path(docs_path),
@@ -108,6 +110,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         "evaluated_on": corpus.eval_label,
         "documents": len(doc_ids),
         "documents_added_by_updates": len(added),
+        "documents_without_mentions": without_mentions,
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
     }
     run_id = results["flow_run_id"] or f"local-{uuid.uuid4()}"

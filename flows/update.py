@@ -26,6 +26,7 @@ from flows.common import (
     model_steps,
     run_summary,
     solution_record,
+    warn_of_documents_without_mentions,
     write_results,
 )
 from tasks.evaluate import evaluate_task
@@ -116,6 +117,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
                             previous=state.get("last_solution"))
     given = [d.doc_id for d in documents]
+    without_mentions = warn_of_documents_without_mentions(given, artifacts["entities"])
     new_export = steps.run("export-new-documents", export_documents_task,
                            artifacts["assignments_parquet"], given, out_dir, "new_documents",
                            "new_events")
@@ -137,6 +139,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         "flow": "update",
         "documents": len(doc_ids),
         "documents_given": len(given),
+        "documents_without_mentions": without_mentions,
         "evaluated_on": "project corpus keys" if scores else "",
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
         "new_documents": {"export": new_export,
