@@ -29,6 +29,14 @@ class StoreLockedError(AesiError):
     """Another process holds the project's DuckDB database for writing."""
 
 
+class ProjectLockedError(InputError):
+    """Another ``aesi`` process holds the project lock (``aesi_lib.project_lock``): it writes
+    the same project folder."""
+
+    def __reduce__(self) -> tuple[type[ProjectLockedError], tuple[str, str]]:
+        return (type(self), (self.path, self.problem))
+
+
 class StoreDamagedError(InputError):
     """The project's DuckDB file exists but cannot be read (truncated, overwritten); the message
     says how to recover."""

@@ -7,14 +7,16 @@ wiring (the logic is in ``aesi_lib``).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 from prefect import get_run_logger
@@ -25,6 +27,7 @@ from prefect.utilities.annotations import quote
 from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
 from aesi_lib.model.solution_files import load_summary
+from aesi_lib.project_lock import project_lock
 from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.outputs import documents_without_mentions, without_mentions_warning
 from aesi_lib.run.pipeline import entity_rules
@@ -58,6 +61,7 @@ from tasks.solve import (
 )
 
 PROJECT_STATE = "project.json"
+FlowFunction = TypeVar("FlowFunction", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,34 @@ class Project:
         # and update start from.
         with replacing(self.root / PROJECT_STATE) as tmp:
             tmp.write_text(json.dumps(state, indent=1, default=str))
+
+
+def holds_project_lock(command: str) -> Callable[[FlowFunction], FlowFunction]:
+    """Decorate a flow's function (below ``@flow``) so that its run holds the project lock of
+    its ``project_dir`` (``aesi_lib.project_lock``): one writer at a time in a project. When
+    another process holds it, the run waits (a scheduled update queues behind an ad-hoc run)
+    and logs so. The command line takes the lock before it starts the flow (without waiting,
+    unless ``--wait``), so in its process this takes it again at once."""
+
+    def decorate(fn: FlowFunction) -> FlowFunction:
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            project_dir = bound.arguments["project_dir"]
+
+            def waiting(holder: str) -> None:
+                get_run_logger().info("waiting for the other aesi process in %s (%s) to "
+                                      "finish", project_dir, holder)
+
+            with project_lock(project_dir, command, wait=True, on_wait=waiting):
+                return fn(*args, **kwargs)
+
+        return locked  # type: ignore[return-value]
+
+    return decorate
 
 
 def solution_record(artifacts: dict[str, Any], config: RunConfig) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from flows.common import (
     Steps,
     configuration,
     default_task_runner,
+    holds_project_lock,
     ingest,
     model_steps,
     run_summary,
@@ -32,6 +33,7 @@ from tasks.solve import record_run_task
 
 
 @flow(name="aesi-induce", log_prints=True, task_runner=default_task_runner())
+@holds_project_lock("aesi run (flow aesi-induce)")
 def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str | None = None,
                 docs_path: str | None = None, demo: bool = False,
                 config: dict[str, Any] | None = None, parse_batch_size: int = 50,

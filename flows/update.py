@@ -22,6 +22,7 @@ from flows.common import (
     Steps,
     configuration,
     default_task_runner,
+    holds_project_lock,
     ingest,
     model_steps,
     run_summary,
@@ -43,6 +44,7 @@ def _nothing_to_read(docs_path: str) -> bool:
 
 
 @flow(name="aesi-update", log_prints=True, task_runner=default_task_runner())
+@holds_project_lock("aesi update (flow aesi-update)")
 def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str = "out",
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
@@ -84,9 +86,10 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     config_path : a configuration file (JSON, a ``RunConfig`` or part of one) merged over
         the preset (``default`` when ``preset`` is None), also instead of the project's last
         run's configuration.
-    consume : once the update is done, move what ``docs_path`` held (its ``.txt`` files, or
-        the file itself) into ``done/<time>/`` beside them, so that the next scheduled run
-        finds an empty inbox and solves nothing.
+    consume : once the update is done, move what was read from ``docs_path`` (its ``.txt``
+        files, or the file itself) into ``done/<time>/`` beside them, so that the next
+        scheduled run finds an empty inbox and solves nothing (``results.json``
+        ``moved_to``); files left out as bad (``skip_bad``) stay. ``aesi update --move-done``.
     """
     started = time.perf_counter()
     log = get_run_logger()
@@ -149,7 +152,10 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     }
     write_results(out_dir, results)
     if consume and docs_path is not None:
-        moved = move_to_done(docs_path)
+        moved = move_to_done(docs_path, read=[d.source for d in documents])
         log.info("update: %d processed file(s) of %s moved to %s", len(moved), docs_path,
                  moved[0].parent if moved else "-")
+        results["moved_to"] = {"folder": str(moved[0].parent) if moved else None,
+                               "files": [str(p) for p in moved]}
+        write_results(out_dir, results)
     return results

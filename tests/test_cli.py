@@ -570,3 +570,36 @@ def test_documents_that_give_no_mention_are_named_in_one_warning_and_in_the_resu
     assert results["documents_without_mentions"] == ["es", "numbers"]
     exported = set(pd.read_parquet(tmp_path / "out" / "assignments.parquet")["doc_id"])
     assert len(exported) == 40 and not exported & {"es", "numbers"}
+
+
+def test_update_move_done_moves_the_files_it_read_aside(tmp_path, demo_seed):
+    from aesi_lib.corpus.demo import load_demo_corpus
+
+    demo_seed.copy_to(tmp_path / "project", tmp_path / "home")     # the demo's parses
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    demo = load_demo_corpus().documents
+    for doc in demo:
+        (inbox / f"{doc.doc_id}.txt").write_text(doc.text)
+    (inbox / "empty.txt").write_text("")            # left out by --skip-bad: it stays
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
+    env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "update", "--docs", str(inbox), "--move-done",
+         "--skip-bad", "--project-dir", str(tmp_path / "project"), "--out",
+         str(tmp_path / "out")], env=env, cwd=tmp_path, capture_output=True, text=True,
+        timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert [p.name for p in inbox.iterdir() if p.is_file()] == ["empty.txt"]
+    (moved_to,) = (inbox / "done").iterdir()
+    assert sorted(p.name for p in moved_to.iterdir()) == sorted(f"{d.doc_id}.txt" for d in demo)
+    assert f"the 40 files read from {inbox} moved to {moved_to}" in done.stdout
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["moved_to"]["folder"] == str(moved_to)
+    assert results["documents_given"] == 40
+
+
+def test_move_done_needs_docs(capsys):
+    _one_line_error(capsys, ["update", "--move-done"], "--move-done moves the files of --docs "
+                    "aside: give --docs")

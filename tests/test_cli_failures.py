@@ -362,3 +362,31 @@ def test_a_document_over_the_length_limit_stops_run_update_and_extract_before_an
     one_line_error(aesi(tmp_path, "run", "--docs", str(docs), "--max-doc-chars", "-1"),
                    "--max-doc-chars must be 0 (no limit) or more, not -1")
     assert not Path(project).exists()
+
+
+def test_a_second_writer_of_a_project_is_refused_within_a_second_or_waits(tmp_path):
+    from tests.test_project_lock import hold_lock
+
+    project = tmp_path / "project"
+    db = _stored_project(project, n_docs=3, words=3)
+    holder = hold_lock(project, 60)
+    try:
+        for argv in (["run", "--demo"], ["update", "--docs", str(_docs(tmp_path))],
+                     ["delete", "D001"], ["store", "prune"], ["store", "rebuild"]):
+            done = aesi(tmp_path, *argv, "--project-dir", str(project))
+            one_line_error(done, f"{project}: the project is in use by another aesi process "
+                           f"(pid {holder.pid}, aesi update, since ",
+                           "rerun with --wait to start when it has")
+            assert done.seconds < 2.0, (argv, done.seconds)     # interpreter start included
+    finally:
+        holder.kill()
+        holder.wait()
+    holder = hold_lock(project, 3)
+    done = aesi(tmp_path, "delete", "D001", "--wait", "--project-dir", str(project))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f"aesi: waiting for the other aesi process in {project} "
+                                  f"(pid {holder.pid}, aesi update, since ")
+    assert done.seconds > 2.0
+    holder.wait()
+    with Store(db, read_only=True) as store:
+        assert store.document_ids() == ["D000", "D002"]

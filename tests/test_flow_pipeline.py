@@ -779,3 +779,19 @@ def test_update_and_extract_name_the_documents_that_give_no_mention(prefect_here
             == ["NUMBERS-1"]
     exported = set(_assignments(tmp_path / "out")["doc_id"])
     assert "NEW-1" in exported and "NUMBERS-1" not in exported
+
+
+def test_a_flow_run_waits_for_the_project_lock_of_another_process(prefect_here, tmp_path):
+    """A deployment's flow run (started by a worker, without the command line) queues behind
+    an aesi process that writes the same project."""
+    from flows.update import update_flow
+    from tests.test_project_lock import hold_lock
+
+    project = tmp_path / "project"
+    holder = hold_lock(project, 3)
+    started = time.monotonic()
+    r = update_flow(docs_path=str(tmp_path / "inbox"), project_dir=str(project),
+                    out_dir=str(tmp_path / "out"), allow_empty=True)
+    assert time.monotonic() - started > 2.0
+    assert "skipped" in r
+    holder.wait()

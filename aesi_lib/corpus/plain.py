@@ -342,18 +342,28 @@ def read_plain_documents(
     return docs
 
 
-def move_to_done(path: str | Path, when: datetime | None = None) -> list[Path]:
+def move_to_done(path: str | Path, when: datetime | None = None,
+                 read: Iterable[str | Path] | None = None) -> list[Path]:
     """Move what :func:`read_plain_documents` reads from ``path`` (a folder's ``*.txt`` files,
     or the file itself) into ``done/<UTC time>/`` beside it; returns the new paths. An inbox
-    that a scheduled update consumes this way is empty at the next run."""
+    that a scheduled update consumes this way is empty at the next run.
+
+    ``read`` (the ``source`` of each document read from a folder) limits the move to those
+    files: a file left out as bad (``on_error="skip"``) stays, to be warned about again until
+    it is fixed or removed."""
     source = Path(path)
     stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
     if source.is_dir():
         files = sorted(p for p in source.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
+        if read is not None:
+            wanted = {Path(p).resolve() for p in read}
+            files = [p for p in files if p.resolve() in wanted]
         target = source / "done" / stamp
     elif source.is_file():
         files, target = [source], source.parent / "done" / stamp
     else:
+        return []
+    if not files:
         return []
     target.mkdir(parents=True, exist_ok=True)
     moved = []

@@ -125,6 +125,12 @@ def check_project(project_dir: str | Path, what: str = "--project-dir") -> None:
     """The project folder is writable and its store, when there is one, is readable to the last
     row (a damaged file is reported with the way to rebuild it before any work starts)."""
     check_writable(project_dir, what)
+    check_store(project_dir, what)
+
+
+def check_store(project_dir: str | Path, what: str = "--project-dir") -> None:
+    """The project's store, when there is one, opens for writing and is readable to the last
+    row (:func:`check_project` without the folder's check)."""
     db = store_path(project_dir)
     if not db.exists():
         return
@@ -166,6 +172,17 @@ def check_api(url: str) -> None:
             f"the Prefect API at {url} ({source}) is unreachable ({reason}): start that "
             f"server (`prefect server start`) or {unset} to let aesi start a temporary one"
         ) from exc
+
+
+def check_configured_api() -> None:
+    """The Prefect API that ``PREFECT_API_URL`` or the profile names, if any, answers
+    (:func:`check_api`); none configured is fine (:func:`prefect_api` starts a temporary
+    server). Call after :func:`prefect_environment`."""
+    from prefect.settings import get_current_settings
+
+    url = get_current_settings().api.url
+    if url:
+        check_api(url)
 
 
 def _drain_prefect(timeout: float = 10.0) -> None:

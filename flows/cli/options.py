@@ -183,6 +183,14 @@ def add_project_options(p: argparse.ArgumentParser, out_default: str) -> None:
                    help="store, parse cache and cached results (default: .aesi)")
     p.add_argument("--out", default=out_default,
                    help=f"export folder (default: {out_default})")
+    add_wait_option(p)
+
+
+def add_wait_option(p: argparse.ArgumentParser) -> None:
+    """``--wait``: queue behind another aesi process that writes the same project."""
+    p.add_argument("--wait", action="store_true",
+                   help="when another aesi process writes the project, wait for it to finish "
+                   "and then start (default: stop at once with one line)")
 
 
 def run_config(args: argparse.Namespace) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from flows.cli.options import (
     add_project_options,
     add_reading_options,
     add_runner_options,
+    add_wait_option,
     cmd_config,
 )
 
@@ -61,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "leave out to solve the stored documents again")
     add_reading_options(up)
     up.add_argument("--split", default="user", help="split name stored with them (default user)")
+    up.add_argument("--move-done", action="store_true",
+                    help="once the update is done, move the files read from --docs (a "
+                    "folder's .txt files, or the file) into done/<UTC time>/ beside them, as "
+                    "the scheduled update does with its inbox: the next update of the same "
+                    "--docs finds it empty")
     up.add_argument("--evaluate", action="store_true",
                     help="also score the refreshed export with the keys of the project's "
                     "corpus (MUC-4 or demo)")
@@ -168,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--split", nargs="+", metavar="SPLIT",
                     help="delete every document of these splits")
     de.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    add_wait_option(de)
     de.set_defaults(func=cmd_delete)
     st = sub.add_parser("store", help="rebuild a damaged store, or prune old runs' rows",
                         description="Maintenance of the project's DuckDB store.")
@@ -181,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         "records of past runs were in the damaged file and are not rebuilt. An interrupted "
         "rebuild resumes when run again; a readable store is left alone.")
     rb.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    add_wait_option(rb)
     add_runner_options(rb)
     rb.set_defaults(func=cmd_store_rebuild)
     pr = store_sub.add_parser(
@@ -189,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         "others' (`aesi run` does this itself after recording a run: --keep-runs). The runs' "
         "own rows (configuration, results) stay.")
     pr.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    add_wait_option(pr)
     pr.add_argument("--keep", type=int, metavar="N",
                     help=f"runs whose rows stay (default {KEEP_RUNS_DEFAULT})")
     pr.set_defaults(func=cmd_store_prune)
