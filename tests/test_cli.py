@@ -600,6 +600,15 @@ def test_update_move_done_moves_the_files_it_read_aside(tmp_path, demo_seed):
     assert results["documents_given"] == 40
 
 
-def test_move_done_needs_docs(capsys):
+def test_move_done_needs_docs_and_an_empty_inbox_is_nothing_to_do(tmp_path, capsys):
     _one_line_error(capsys, ["update", "--move-done"], "--move-done moves the files of --docs "
                     "aside: give --docs")
+    inbox = tmp_path / "inbox"
+    (inbox / "done").mkdir(parents=True)
+    project = tmp_path / "project"
+    argv = ["update", "--docs", str(inbox), "--project-dir", str(project)]
+    assert cli.main([*argv, "--move-done"]) == 0
+    assert capsys.readouterr().out == f"update: no documents in {inbox}: nothing to do\n"
+    assert not project.exists()
+    # Without --move-done an empty folder is still an error (a wrong path, most likely).
+    _one_line_error(capsys, argv, "folder holds no .txt files")

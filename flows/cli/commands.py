@@ -112,6 +112,9 @@ def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
 def cmd_update(args: argparse.Namespace) -> int:
     _not_in_use(args)
     config = run_config(args)
+    if args.move_done and args.docs and _empty_inbox(Path(args.docs)):
+        print(f"update: no documents in {args.docs}: nothing to do")
+        return 0
     if args.docs:
         check_docs(args.docs, **reading(args))
     elif args.move_done:
@@ -120,6 +123,13 @@ def cmd_update(args: argparse.Namespace) -> int:
     check_writable(args.out, "--out")
     with writing_project(args, "aesi update"):
         return _update(args, config)
+
+
+def _empty_inbox(folder: Path) -> bool:
+    """An existing folder without ``.txt`` files: with ``--move-done`` (an inbox that a
+    schedule empties) it means nothing new, as for the scheduled update."""
+    return folder.is_dir() and not any(p.is_file() and p.suffix.lower() == ".txt"
+                                       for p in folder.iterdir())
 
 
 def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:

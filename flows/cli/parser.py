@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="once the update is done, move the files read from --docs (a "
                     "folder's .txt files, or the file) into done/<UTC time>/ beside them, as "
                     "the scheduled update does with its inbox: the next update of the same "
-                    "--docs finds it empty")
+                    "--docs finds it empty, and a --docs folder without .txt files is then "
+                    "nothing to do (exit 0)")
     up.add_argument("--evaluate", action="store_true",
                     help="also score the refreshed export with the keys of the project's "
                     "corpus (MUC-4 or demo)")
