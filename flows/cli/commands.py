@@ -84,7 +84,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    prefect_environment(args.project_dir)
     with prefect_api(args.project_dir, preload=["flows.induce"]):
         from flows.induce import induce_flow
 
@@ -133,7 +132,6 @@ def _empty_inbox(folder: Path) -> bool:
 
 
 def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    prefect_environment(args.project_dir)
     with prefect_api(args.project_dir, preload=["flows.update"]):
         from flows.update import update_flow
 
@@ -304,7 +302,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace, spec: dict[str, Any]) -> int:
-    prefect_environment(args.project_dir)
     with prefect_api(args.project_dir, preload=["flows.sweep"]):
         from flows.sweep import sweep_flow
 
@@ -416,7 +413,6 @@ def _rebuild(args: argparse.Namespace) -> int:
     documents = len(read_journal(pending))
     if moved:
         print(f"moved the damaged database aside: {moved}")
-    prefect_environment(args.project_dir)
     with prefect_api(args.project_dir, preload=["flows.rebuild"]):
         from flows.rebuild import rebuild_store_flow
 
