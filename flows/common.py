@@ -7,23 +7,29 @@ wiring (the logic is in ``aesi_lib``).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import pandas as pd
 from prefect import get_run_logger
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
+from aesi_lib.files import replacing
 from aesi_lib.model.solution_files import load_summary
+from aesi_lib.project_lock import project_lock
 from aesi_lib.run.config import RunConfig, read_config_file
+from aesi_lib.run.outputs import documents_without_mentions, without_mentions_warning
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
@@ -44,7 +50,7 @@ from tasks.ingest import (
     plan_ingest_task,
     store_batch_task,
 )
-from tasks.parsers import release_parse_processes
+from tasks.parsers import parse_processes_stopped_on_error, release_parse_processes
 from tasks.solve import (
     export_task,
     place_task,
@@ -57,6 +63,7 @@ from tasks.solve import (
 )
 
 PROJECT_STATE = "project.json"
+FlowFunction = TypeVar("FlowFunction", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,38 @@ class Project:
         return json.loads(path.read_text()) if path.exists() else {}
 
     def write_state(self, state: dict[str, Any]) -> None:
-        (self.root / PROJECT_STATE).write_text(json.dumps(state, indent=1, default=str))
+        # Whole or not at all: a full disk must not leave half of the file the next run
+        # and update start from.
+        with replacing(self.root / PROJECT_STATE) as tmp:
+            tmp.write_text(json.dumps(state, indent=1, default=str))
+
+
+def holds_project_lock(command: str) -> Callable[[FlowFunction], FlowFunction]:
+    """Decorate a flow's function (below ``@flow``) so that its run holds the project lock of
+    its ``project_dir`` (``aesi_lib.project_lock``): one writer at a time in a project. When
+    another process holds it, the run waits (a scheduled update queues behind an ad-hoc run)
+    and logs so. The command line takes the lock before it starts the flow (without waiting,
+    unless ``--wait``), so in its process this takes it again at once."""
+
+    def decorate(fn: FlowFunction) -> FlowFunction:
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            project_dir = bound.arguments["project_dir"]
+
+            def waiting(holder: str) -> None:
+                get_run_logger().info("waiting for the other aesi process in %s (%s) to "
+                                      "finish", project_dir, holder)
+
+            with project_lock(project_dir, command, wait=True, on_wait=waiting):
+                return fn(*args, **kwargs)
+
+        return locked  # type: ignore[return-value]
+
+    return decorate
 
 
 def solution_record(artifacts: dict[str, Any], config: RunConfig) -> dict[str, Any]:
@@ -193,7 +231,9 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     parsed = reused = done = entities = 0
     workers: set[str] = set()
     worker_mib: dict[str, float] = {}
-    with _parse_runner(processes) as runner:
+    # Inner to the runner: on an error or a signal the workers stop before the runner waits
+    # for the batches in flight.
+    with _parse_runner(processes) as runner, parse_processes_stopped_on_error():
         futures: list[Any] = [
             runner.submit(parse_batch_task, {"batch": batch, "parser_config": batch_config,
                                              "cache_dir": project.parse_cache, "rules": rules})
@@ -407,6 +447,19 @@ def export_steps(artifacts: dict[str, Any], solution: dict[str, str], out_dir: s
             "ids_kept": ids_kept, "warm": warm}
 
 
+def warn_of_documents_without_mentions(doc_ids: list[str], mention_doc_ids: Any) -> list[str]:
+    """The documents of ``doc_ids`` that gave no entity mention (no row in ``mention_doc_ids``,
+    the ``doc_id`` column of an entity table, or the path of one), with one warning line in
+    the flow's log when there are any; what ``results.json`` lists as
+    ``documents_without_mentions``."""
+    if isinstance(mention_doc_ids, str):
+        mention_doc_ids = pd.read_parquet(mention_doc_ids, columns=["doc_id"])["doc_id"]
+    missing = documents_without_mentions(doc_ids, mention_doc_ids)
+    if missing:
+        get_run_logger().warning(without_mentions_warning(missing, len(doc_ids)))
+    return missing
+
+
 def solve_summary(info_path: str) -> dict[str, Any]:
     """The parts of a solve's JSON summary that go into ``results.json``."""
     info = load_summary(info_path)
@@ -468,7 +521,8 @@ def write_results(out_dir: str, results: dict[str, Any]) -> str:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.json"
-    path.write_text(json.dumps(results, indent=1, default=str))
+    with replacing(path) as tmp:
+        tmp.write_text(json.dumps(results, indent=1, default=str))
     return str(path)
 
 

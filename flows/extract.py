@@ -12,15 +12,24 @@ import pandas as pd
 from prefect import flow, get_run_logger, unmapped
 from prefect.utilities.annotations import quote
 
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 from aesi_lib.entities.entity_table import unstored_entity_table
 from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import document_summary, mapped_templates
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.store.database import parse_frames
-from flows.common import Steps, batches, default_task_runner, flow_run_id, write_results
+from flows.common import (
+    Steps,
+    batches,
+    default_task_runner,
+    flow_run_id,
+    warn_of_documents_without_mentions,
+    write_results,
+)
 from tasks.extract import fill_slots_task
 from tasks.ingest import load_corpus_task, parse_batch_task
+from tasks.parsers import parse_processes_stopped_on_error
 
 
 def read_run(run_dir: str | Path) -> dict[str, Any]:
@@ -52,7 +61,8 @@ def read_run(run_dir: str | Path) -> dict[str, Any]:
 @flow(name="aesi-extract", log_prints=True, task_runner=default_task_runner())
 def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = None,
                  split: str = "user", parse_batch_size: int = 50, encoding: str = "utf-8",
-                 skip_bad: bool = False) -> dict[str, Any]:
+                 skip_bad: bool = False, max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS
+                 ) -> dict[str, Any]:
     """Fill the slots of the documents in ``docs_path`` with the schema of ``run_dir``.
 
     The documents are parsed (through the run's parse cache; nothing is written to the store)
@@ -69,32 +79,35 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     steps = Steps()
 
     corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,
-                       encoding=encoding, skip_bad=skip_bad)
+                       encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars)
     t = time.perf_counter()
     futures = parse_batch_task.map(batches(corpus.documents, parse_batch_size),
                                    unmapped(config.parser), unmapped(artifacts["parse_cache"]),
                                    unmapped(entity_rules(config)))
     frames, parses, parsed, reused = [], [], 0, 0
-    for i in range(len(futures)):
-        result = futures[i].result()
-        futures[i] = None
-        frames.append(result["entities"])
-        parses.extend(result["parses"])
-        parsed += result["parsed"]
-        reused += result["reused"]
-        log.info("extract: %d/%d documents parsed (%d from the parse cache)",
-                 parsed + reused, len(corpus.documents), reused)
+    with parse_processes_stopped_on_error():
+        for i in range(len(futures)):
+            result = futures[i].result()
+            futures[i] = None
+            frames.append(result["entities"])
+            parses.extend(result["parses"])
+            parsed += result["parsed"]
+            reused += result["reused"]
+            log.info("extract: %d/%d documents parsed (%d from the parse cache)",
+                     parsed + reused, len(corpus.documents), reused)
     steps.add("parse", "Completed", time.perf_counter() - t, documents_parsed=parsed)
     entities = unstored_entity_table(frames)
+    given = [d.doc_id for d in corpus.documents]
+    without_mentions = warn_of_documents_without_mentions(given, entities["doc_id"])
     sentences, _ = parse_frames(parses)
     export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
                        out_dir, quote(sentences))
 
-    given = [d.doc_id for d in corpus.documents]
     results = {
         "flow": "extract",
         "run": str(Path(run_dir).resolve()),
         "documents": len(given),
+        "documents_without_mentions": without_mentions,
         "documents_parsed": parsed,
         "documents_from_parse_cache": reused,
         "mentions": len(entities),

@@ -10,6 +10,7 @@ from typing import Any
 from prefect import flow
 from prefect.utilities.annotations import quote
 
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.resources import absolute_path
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
@@ -18,10 +19,12 @@ from flows.common import (
     Steps,
     configuration,
     default_task_runner,
+    holds_project_lock,
     ingest,
     model_steps,
     run_summary,
     solution_record,
+    warn_of_documents_without_mentions,
     write_results,
 )
 from tasks.evaluate import evaluate_task, template_filling_task
@@ -30,10 +33,12 @@ from tasks.solve import record_run_task
 
 
 @flow(name="aesi-induce", log_prints=True, task_runner=default_task_runner())
+@holds_project_lock("aesi run (flow aesi-induce)")
 def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str | None = None,
                 docs_path: str | None = None, demo: bool = False,
                 config: dict[str, Any] | None = None, parse_batch_size: int = 50,
                 encoding: str = "utf-8", skip_bad: bool = False,
+                max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
                 config_path: str | None = None, fresh: bool = False,
                 keep_runs: int = DEFAULT_KEEP_RUNS, preset: str | None = None
                 ) -> dict[str, Any]:
@@ -62,8 +67,9 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     The documents are the corpus and those that ``aesi update`` added to the project and that
     are still stored (a nightly full run exports the whole project).
     parse_batch_size : documents per mapped parse task.
-    encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
-        unreadable files or lines with a warning instead of stopping).
+    encoding, skip_bad, max_doc_chars : how the files of ``docs_path`` are read (their text
+        encoding; leave out unreadable or too long files or lines with a warning instead of
+        stopping; the most characters a document may have, None or 0: no limit).
     keep_runs : the run is recorded in the store (``record-run``) and the assignment rows of
         the ``keep_runs`` newest runs stay there (0 or more; older runs keep their records).
 
@@ -78,7 +84,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     steps = Steps(project.results)
 
     corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo,
-                       encoding=encoding, skip_bad=skip_bad)
+                       encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars)
     ingested = ingest(corpus.documents, run_config, project, steps, parse_batch_size)
     state = project.read_state()
     stored = set(steps.run("stored-documents", stored_documents_task, project.db))
@@ -91,10 +97,12 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                        quote(corpus))
     filling = steps.run("template-filling", template_filling_task,
                         artifacts["assignments_parquet"], quote(corpus))
+    without_mentions = warn_of_documents_without_mentions(doc_ids, artifacts["entities"])
 
     # ``aesi update --evaluate`` reads the corpus again, perhaps from another folder.
     corpus_spec = {"muc4_dir": absolute_path(muc4_dir), "docs_path": absolute_path(docs_path),
-                   "demo": demo, "encoding": encoding, "skip_bad": skip_bad}
+                   "demo": demo, "encoding": encoding, "skip_bad": skip_bad,
+                   "max_doc_chars": max_doc_chars}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
                          "out_dir": out_dir,
                          "last_solution": solution_record(artifacts, run_config),
@@ -106,6 +114,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         "evaluated_on": corpus.eval_label,
         "documents": len(doc_ids),
         "documents_added_by_updates": len(added),
+        "documents_without_mentions": without_mentions,
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
         "template_filling": filling,
     }

@@ -11,10 +11,11 @@ from prefect import flow, get_run_logger
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import preset
 from aesi_lib.store.database import read_journal
-from flows.common import Project, Steps, default_task_runner, ingest
+from flows.common import Project, Steps, default_task_runner, holds_project_lock, ingest
 
 
 @flow(name="aesi-rebuild-store", log_prints=True, task_runner=default_task_runner())
+@holds_project_lock("aesi store rebuild (flow aesi-rebuild-store)")
 def rebuild_store_flow(project_dir: str, journal: str, parse_batch_size: int = 50
                        ) -> dict[str, Any]:
     """Store the documents of ``journal`` (``aesi_lib.store.database.read_journal``) in the

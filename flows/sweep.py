@@ -29,6 +29,7 @@ from flows.common import (
     default_task_runner,
     feature_steps,
     flow_run_id,
+    holds_project_lock,
     ingest,
 )
 from tasks.evaluate import score_row_task
@@ -37,6 +38,7 @@ from tasks.solve import export_task, solve_files, solve_task
 
 
 @flow(name="aesi-sweep", log_prints=True, task_runner=default_task_runner())
+@holds_project_lock("aesi sweep (flow aesi-sweep)")
 def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                project_dir: str = ".aesi", muc4_dir: str | None = None,
                docs_path: str | None = None, demo: bool = False,

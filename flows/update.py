@@ -11,7 +11,7 @@ import pandas as pd
 from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
-from aesi_lib.corpus.plain import move_to_done
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
 from aesi_lib.run import presets
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
@@ -22,10 +22,12 @@ from flows.common import (
     Steps,
     configuration,
     default_task_runner,
+    holds_project_lock,
     ingest,
     model_steps,
     run_summary,
     solution_record,
+    warn_of_documents_without_mentions,
     write_results,
 )
 from tasks.evaluate import evaluate_task, template_filling_task
@@ -42,10 +44,12 @@ def _nothing_to_read(docs_path: str) -> bool:
 
 
 @flow(name="aesi-update", log_prints=True, task_runner=default_task_runner())
+@holds_project_lock("aesi update (flow aesi-update)")
 def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str = "out",
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
                 allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False,
+                max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
                 config_path: str | None = None, consume: bool = False,
                 preset: str | None = None, resolve: bool = False) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
@@ -73,8 +77,9 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         run (``project.json``); the defaults when there is none.
     split : split name stored with the new documents.
     parse_batch_size : documents per mapped parse task.
-    encoding, skip_bad : how the files of ``docs_path`` are read (their text encoding; leave out
-        unreadable files or lines with a warning instead of stopping).
+    encoding, skip_bad, max_doc_chars : how the files of ``docs_path`` are read (their text
+        encoding; leave out unreadable or too long files or lines with a warning instead of
+        stopping; the most characters a document may have, None or 0: no limit).
     evaluate : also score the refreshed export with the keys of the project's corpus (MUC-4 or
         demo, from ``project.json``), when it has any.
     allow_empty : a missing ``docs_path`` or a folder without documents means "nothing new"
@@ -88,9 +93,10 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         run's configuration.
     resolve : solve again over every stored document, warm-started from the last solution
         and renumbered to its ids, instead of placing the new mentions into its schema.
-    consume : once the update is done, move what ``docs_path`` held (its ``.txt`` files, or
-        the file itself) into ``done/<time>/`` beside them, so that the next scheduled run
-        finds an empty inbox and solves nothing.
+    consume : once the update is done, move what was read from ``docs_path`` (its ``.txt``
+        files, or the file itself) into ``done/<time>/`` beside them, so that the next
+        scheduled run finds an empty inbox and solves nothing (``results.json``
+        ``moved_to``); files left out as bad (``skip_bad``) stay. ``aesi update --move-done``.
     """
     started = time.perf_counter()
     log = get_run_logger()
@@ -111,7 +117,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     documents = []
     if docs_path is not None:
         documents = steps.run("load-documents", load_corpus_task, None, docs_path, False,
-                              split, encoding=encoding, skip_bad=skip_bad).documents
+                              split, encoding=encoding, skip_bad=skip_bad,
+                              max_doc_chars=max_doc_chars).documents
     ingested = ingest(documents, run_config, project, steps, parse_batch_size)
     log.info("update: %d documents given: %d new, %d changed, %d unchanged; %d parsed",
              ingested["documents"], ingested["new"], ingested["changed"],
@@ -121,6 +128,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                             previous=state.get("last_solution"),
                             place=docs_path is not None and not resolve)
     given = [d.doc_id for d in documents]
+    without_mentions = warn_of_documents_without_mentions(given, artifacts["entities"])
     new_export = steps.run("export-new-documents", export_documents_task,
                            artifacts["assignments_parquet"], given, out_dir, "new_documents",
                            "new_events")
@@ -145,6 +153,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         "flow": "update",
         "documents": len(doc_ids),
         "documents_given": len(given),
+        "documents_without_mentions": without_mentions,
         "evaluated_on": "project corpus keys" if scores else "",
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
         "template_filling": filling,
@@ -155,7 +164,10 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     }
     write_results(out_dir, results)
     if consume and docs_path is not None:
-        moved = move_to_done(docs_path)
+        moved = move_to_done(docs_path, read=[d.source for d in documents])
         log.info("update: %d processed file(s) of %s moved to %s", len(moved), docs_path,
                  moved[0].parent if moved else "-")
+        results["moved_to"] = {"folder": str(moved[0].parent) if moved else None,
+                               "files": [str(p) for p in moved]}
+        write_results(out_dir, results)
     return results

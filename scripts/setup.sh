@@ -15,6 +15,20 @@ extras="${AESI_EXTRAS:-dev,stanza,context}"
 
 log() { printf '[aesi setup] %s\n' "$*" >&2; }
 
+# pip's lines that say nothing to act on: an index or find-links location of the machine's pip
+# configuration that lacks a package ("WARNING: Location 'file:///...' is ignored: it is
+# neither a file nor a directory"), one line per package looked up: 205 of the 440 lines of a
+# first ./scripts/run.sh. Every other line, errors first of all, goes through.
+PIP_NOISE="^WARNING: Location '[^']*' is ignored"
+
+# Run a pip command ("$@") quietly (-q) with its stderr filtered of $PIP_NOISE; pip's exit
+# status is the function's.
+quiet_pip() {
+    local status=0
+    { "$@" -q 2>&1 1>&3 3>&- | { grep -Ev "$PIP_NOISE" || true; } >&2; } 3>&1 || status=$?
+    return "$status"
+}
+
 install_wordnet() {
     if [ -f /usr/share/wordnet/data.noun ] || [ -n "${AESI_SKIP_APT:-}" ]; then
         return 0
@@ -55,15 +69,18 @@ install_venv() {
         "$python_bin" -m venv "$venv"
     fi
     log "installing aesi and its pinned dependencies into .venv (first time only, a few minutes)"
-    "$venv/bin/python" -m pip install -q --upgrade pip
+    quiet_pip "$venv/bin/python" -m pip install --upgrade pip
     # The CPU build of torch first, so that Stanza's dependency on torch does not pull a
     # multi-GB CUDA build.
     if [[ ",$extras," == *",stanza,"* || ",$extras," == *",context,"* ]]; then
-        "$venv/bin/python" -m pip install -q "torch==2.13.0"
+        quiet_pip "$venv/bin/python" -m pip install "torch==2.13.0"
     fi
-    "$venv/bin/python" -m pip install -q -e "$repo_root[$extras]"
+    quiet_pip "$venv/bin/python" -m pip install -e "$repo_root[$extras]"
     echo "$want" > "$stamp"
 }
 
-install_wordnet
-install_venv
+# Sourced (tests/test_scripts.py), the script only defines its functions.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    install_wordnet
+    install_venv
+fi

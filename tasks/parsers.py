@@ -103,3 +103,18 @@ def release_parse_processes() -> None:
     from aesi_lib.parse.parallel import shutdown_pools
 
     shutdown_pools()
+
+
+@contextmanager
+def parse_processes_stopped_on_error() -> Iterator[None]:
+    """Stop this process's parse worker processes at once when the block raises (Ctrl-C,
+    SIGTERM, a failed store write): the batches they were parsing then fail within a second
+    with ``ParsePoolClosed``, which is not retried, instead of holding the end of the command
+    until they are parsed (a large document takes minutes)."""
+    from aesi_lib.parse.parallel import shutdown_pools
+
+    try:
+        yield
+    except BaseException:
+        shutdown_pools(wait=False)
+        raise

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
+import pandas as pd
 import pytest
 
 from aesi_lib import __version__
@@ -522,3 +523,92 @@ def test_log_lines_name_their_step():
     plain = logging.LogRecord("aesi", logging.INFO, __file__, 1, "x", None, None)
     _StepName().filter(plain)
     assert plain.step == "aesi"
+
+
+def test_the_document_length_limit_of_the_help_is_the_readers():
+    from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
+    from flows.cli.options import MAX_DOC_CHARS_DEFAULT
+
+    assert MAX_DOC_CHARS_DEFAULT == DEFAULT_MAX_DOC_CHARS
+    for command in ("run", "update", "extract"):
+        args = cli.build_parser().parse_args([command, "--docs", "x", "--run", "r"]
+                                             if command == "extract" else [command])
+        assert args.max_doc_chars == DEFAULT_MAX_DOC_CHARS
+
+
+# Greetings without a verb: the English rules find no noun argument of a verb in them (a
+# Spanish sentence with verbs gives mentions, as English words or not).
+SPANISH = "Buenos días. Muchas gracias, señora. Hasta mañana."
+NUMBERS = "1989 1990 1991\n\n12 45 78 90\n\n3.14 2.71 1.41"
+
+
+def test_documents_that_give_no_mention_are_named_in_one_warning_and_in_the_results(
+        tmp_path, demo_seed):
+    from aesi_lib.corpus.demo import load_demo_corpus
+
+    demo_seed.copy_to(tmp_path / "project", tmp_path / "home")     # the demo's parses
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for doc in load_demo_corpus().documents:
+        (docs / f"{doc.doc_id}.txt").write_text(doc.text)
+    (docs / "es.txt").write_text(SPANISH)
+    (docs / "numbers.txt").write_text(NUMBERS)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
+    env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "run", "--docs", str(docs), "--project-dir",
+         str(tmp_path / "project"), "--out", str(tmp_path / "out")],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    warnings = [line for line in done.stderr.splitlines() if " WARNING " in line]
+    assert len(warnings) == 1, done.stderr[-3000:]
+    assert warnings[0].endswith("42 documents gave no entity mention (not English?), so the "
+                                "export has no row of theirs: es, numbers")
+    assert warnings[0].split(" WARNING ", 1)[1].split(": ", 1)[1].startswith("2 of 42")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["documents_without_mentions"] == ["es", "numbers"]
+    exported = set(pd.read_parquet(tmp_path / "out" / "assignments.parquet")["doc_id"])
+    assert len(exported) == 40 and not exported & {"es", "numbers"}
+
+
+def test_update_move_done_moves_the_files_it_read_aside(tmp_path, demo_seed):
+    from aesi_lib.corpus.demo import load_demo_corpus
+
+    demo_seed.copy_to(tmp_path / "project", tmp_path / "home")     # the demo's parses
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    demo = load_demo_corpus().documents
+    for doc in demo:
+        (inbox / f"{doc.doc_id}.txt").write_text(doc.text)
+    (inbox / "empty.txt").write_text("")            # left out by --skip-bad: it stays
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
+    env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "update", "--docs", str(inbox), "--move-done",
+         "--skip-bad", "--project-dir", str(tmp_path / "project"), "--out",
+         str(tmp_path / "out")], env=env, cwd=tmp_path, capture_output=True, text=True,
+        timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert [p.name for p in inbox.iterdir() if p.is_file()] == ["empty.txt"]
+    (moved_to,) = (inbox / "done").iterdir()
+    assert sorted(p.name for p in moved_to.iterdir()) == sorted(f"{d.doc_id}.txt" for d in demo)
+    assert f"the 40 files read from {inbox} moved to {moved_to}" in done.stdout
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["moved_to"]["folder"] == str(moved_to)
+    assert results["documents_given"] == 40
+
+
+def test_move_done_needs_docs_and_an_empty_inbox_is_nothing_to_do(tmp_path, capsys):
+    _one_line_error(capsys, ["update", "--move-done"], "--move-done moves the files of --docs "
+                    "aside: give --docs")
+    inbox = tmp_path / "inbox"
+    (inbox / "done").mkdir(parents=True)
+    project = tmp_path / "project"
+    argv = ["update", "--docs", str(inbox), "--project-dir", str(project)]
+    assert cli.main([*argv, "--move-done"]) == 0
+    assert capsys.readouterr().out == f"update: no documents in {inbox}: nothing to do\n"
+    assert not project.exists()
+    # Without --move-done an empty folder is still an error (a wrong path, most likely).
+    _one_line_error(capsys, argv, "folder holds no .txt files")

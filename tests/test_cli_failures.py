@@ -1,10 +1,13 @@
 """Failures of the surroundings, each run for real as an ``aesi`` subprocess: an output folder that
 cannot be written, a damaged store (truncated, random bytes) and its rebuild, a Prefect API
 that does not answer, evaluation keys that match no document. Each ends with one line on
-stderr and exit status 2 before any work, and leaves what was there as it was."""
+stderr and exit status 2 before any work, and leaves what was there as it was. A disk that
+fills up during the work (a writer made to fail as on a full disk) ends the command with one
+line naming the file, exit status 1, and the rerun resumes."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -286,3 +289,104 @@ def test_aesi_worker_without_a_reachable_api_fails_in_one_line(tmp_path):
     url = f"http://127.0.0.1:{_closed_port()}/api"
     done = aesi(tmp_path, "worker", PREFECT_API_URL=url)
     one_line_error(done, f"the Prefect API at {url} is unreachable")
+
+
+def _aesi_with_full_disk(tmp_path: Path, writer: str, *args: str, timeout: float = 300
+                         ) -> subprocess.CompletedProcess[str]:
+    """``aesi ARGS`` with the callable ``writer`` (``module:attribute``) failing as on a full
+    disk: ``OSError(ENOSPC)`` without a file name (``tests/failing_write.py``)."""
+    return subprocess.run(
+        [sys.executable, str(REPO / "tests" / "failing_write.py"), writer, str(errno.ENOSPC),
+         *args], env=_env(tmp_path), capture_output=True, text=True, timeout=timeout,
+        cwd=tmp_path)
+
+
+def _one_fault_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The command stopped with exit status 1 and one error line, last, without a traceback,
+    a retry or Prefect's records of the failure."""
+    assert done.returncode == 1, (done.returncode, done.stderr[-3000:])
+    lines = done.stderr.strip().splitlines()
+    assert [line for line in lines if "aesi: error" in line] == lines[-1:], done.stderr[-3000:]
+    for noise in ("Traceback", "Retry", " ERROR ", "Logging error"):
+        assert noise not in done.stderr + done.stdout, (noise, done.stderr[-3000:])
+    return lines[-1]
+
+
+RESUME_HINT = ("free space there and rerun the same command; nothing done is lost (the "
+               "finished steps are kept)")
+
+
+def test_a_full_disk_stops_in_one_line_naming_the_file_and_the_rerun_resumes(tmp_path,
+                                                                            demo_seed):
+    project, out = tmp_path / "project", tmp_path / "out"
+    demo_seed.copy_to(project, tmp_path / "prefect-home")
+    args = ["run", "--demo", "--project-dir", str(project), "--out", str(out)]
+    line = _one_fault_line(_aesi_with_full_disk(tmp_path, "pandas:DataFrame.to_csv", *args))
+    assert line == (f"aesi: error: no space left on device writing {out / 'assignments.csv'}: "
+                    f"{RESUME_HINT}")
+    # Space freed: the rerun takes every step before the export from the cache.
+    done = aesi(tmp_path, *args, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    steps = json.loads((out / "results.json").read_text())["steps"]
+    for step in ("entity-table", "head-pmi", "build-features", "solve"):
+        assert steps[step]["state"] == "Cached", (step, steps[step])
+    assert steps["parse+store"]["state"] == "Skipped"
+
+
+def test_a_full_disk_in_a_step_that_retries_is_not_retried(tmp_path, demo_seed):
+    """The store writes retry passing troubles (a lock held a moment); a full disk is not one."""
+    project = tmp_path / "project"
+    demo_seed.copy_to(project, tmp_path / "prefect-home")
+    done = _aesi_with_full_disk(tmp_path, "os:fsync", "run", "--demo", "--project-dir",
+                                str(project), "--out", str(tmp_path / "out"))
+    line = _one_fault_line(done)
+    assert line == (f"aesi: error: no space left on device writing "
+                    f"{project / 'aesi.documents.jsonl'}: {RESUME_HINT}")
+    with Store(project / STORE_FILE, read_only=True) as store:
+        assert store.document_ids() == []          # the batch's transaction was undone
+
+
+def test_a_document_over_the_length_limit_stops_run_update_and_extract_before_any_work(
+        tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "short.txt").write_text("A bomb exploded in Lima.")
+    (docs / "long.txt").write_text("Guerrillas attacked the embassy. " * 40)     # 1,320
+    run, project = str(_fake_run(tmp_path)), str(tmp_path / "project")
+    for argv in (["run", "--docs", str(docs), "--project-dir", project],
+                 ["update", "--docs", str(docs), "--project-dir", project],
+                 ["extract", "--docs", str(docs), "--run", run]):
+        one_line_error(aesi(tmp_path, *argv, "--max-doc-chars", "1000"),
+                       f"{docs / 'long.txt'}: 1,320 characters, more than the 1,000 "
+                       "characters a document may have (--max-doc-chars)", "--skip-bad")
+    one_line_error(aesi(tmp_path, "run", "--docs", str(docs), "--max-doc-chars", "-1"),
+                   "--max-doc-chars must be 0 (no limit) or more, not -1")
+    assert not Path(project).exists()
+
+
+def test_a_second_writer_of_a_project_is_refused_within_a_second_or_waits(tmp_path):
+    from tests.test_project_lock import hold_lock
+
+    project = tmp_path / "project"
+    db = _stored_project(project, n_docs=3, words=3)
+    holder = hold_lock(project, 60)
+    try:
+        for argv in (["run", "--demo"], ["update", "--docs", str(_docs(tmp_path))],
+                     ["delete", "D001"], ["store", "prune"], ["store", "rebuild"]):
+            done = aesi(tmp_path, *argv, "--project-dir", str(project))
+            one_line_error(done, f"{project}: the project is in use by another aesi process "
+                           f"(pid {holder.pid}, aesi update, since ",
+                           "rerun with --wait to start when it has")
+            assert done.seconds < 2.0, (argv, done.seconds)     # interpreter start included
+    finally:
+        holder.kill()
+        holder.wait()
+    holder = hold_lock(project, 3)
+    done = aesi(tmp_path, "delete", "D001", "--wait", "--project-dir", str(project))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f"aesi: waiting for the other aesi process in {project} "
+                                  f"(pid {holder.pid}, aesi update, since ")
+    assert done.seconds > 2.0
+    holder.wait()
+    with Store(db, read_only=True) as store:
+        assert store.document_ids() == ["D000", "D002"]

@@ -148,3 +148,81 @@ def test_sigkill_takes_the_temporary_server_with_it(paused_run):
     code, _, _ = _signal_and_wait(paused_run, lambda pid: os.kill(pid, signal.SIGKILL))
     assert code == -signal.SIGKILL
     _all_gone(paused_run)
+
+
+PARSE_STOP_S = 10.0
+"""How soon a signal ends a command in the middle of parsing a large document (the parse of
+the test's documents takes over 40 s; before the workers were stopped on a signal, the
+command waited for it to finish, and then retried it)."""
+
+
+def _large_corpus(folder: Path) -> Path:
+    """Two documents of 900,000 characters (under the default length limit) and a small one."""
+    from aesi_lib.corpus.demo import load_demo_corpus
+
+    folder.mkdir()
+    texts = [d.text for d in load_demo_corpus().documents]
+    text = "\n\n".join(texts)
+    large = ("\n\n".join([text] * (900_000 // len(text) + 1)))[:900_000]
+    for name in ("large-1", "large-2"):
+        (folder / f"{name}.txt").write_text(large)
+    (folder / "small.txt").write_text(texts[0])
+    return folder
+
+
+@pytest.fixture
+def parsing_run(tmp_path, demo_seed):
+    """``aesi run --docs`` on large documents, held while its two parse worker processes
+    parse; yields as :func:`paused_run` does."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads /proc")
+    demo_seed.copy_to(prefect_home=tmp_path / "prefect-home")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
+    env.update({"PREFECT_HOME": str(tmp_path / "prefect-home"), "PYTHONPATH": str(REPO),
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
+    before = set(_servers())
+    out = {"stdout": tmp_path / "stdout.txt", "stderr": tmp_path / "stderr.txt"}
+    with out["stdout"].open("w") as so, out["stderr"].open("w") as se:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "flows.cli", "run", "--docs",
+             str(_large_corpus(tmp_path / "docs")), "--parse-processes", "2",
+             "--project-dir", str(tmp_path / "project"), "--out", str(tmp_path / "out")],
+            env=env, cwd=tmp_path, stdout=so, stderr=se, start_new_session=True)
+    try:
+        deadline = time.monotonic() + MARKER_TIMEOUT_S
+        workers: list[int] = []
+        while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = [pid for pid, cmd in _run_processes(proc.pid).items()
+                       if "aesi_lib.parse.parallel" in cmd and _alive(pid)]
+        assert len(workers) == 2, out["stderr"].read_text()[-3000:]
+        time.sleep(5)                       # the workers load their models and parse
+        assert proc.poll() is None and "parsed 3 documents" not in out["stderr"].read_text()
+        members = _run_processes(proc.pid)
+        yield {"proc": proc, "members": members, "workers": workers, "out": out,
+               "before": before}
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.mark.parametrize(("send", "code", "line"), [
+    (lambda pid: os.killpg(pid, signal.SIGINT), 130,
+     "aesi: interrupted; rerun the same command to resume"),
+    (lambda pid: os.kill(pid, signal.SIGTERM), 143,
+     "aesi: terminated; rerun the same command to resume"),
+], ids=["ctrl-c", "sigterm"])
+def test_a_signal_stops_the_parse_workers_at_once_and_nothing_is_retried(parsing_run, send,
+                                                                         code, line):
+    sent = time.monotonic()
+    exit_code, stdout, stderr = _signal_and_wait(parsing_run, send)
+    seconds = time.monotonic() - sent
+    assert exit_code == code
+    assert seconds < PARSE_STOP_S, (seconds, stderr[-3000:])
+    assert stderr.splitlines()[-1] == line
+    for noise in ("Traceback", "Retry", "Logging error", "ParseWorkerError", "ParsePoolClosed"):
+        assert noise not in stdout + stderr, (noise, stderr[-3000:])
+    _all_gone(parsing_run)
+    assert not any(_alive(pid) for pid in parsing_run["workers"])

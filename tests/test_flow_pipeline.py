@@ -762,3 +762,45 @@ def test_aesi_worker_stops_on_one_sigterm_when_started_with_sigint_ignored(serve
         if worker.poll() is None:
             worker.kill()
             worker.wait()
+
+
+def test_update_and_extract_name_the_documents_that_give_no_mention(prefect_here, reference,
+                                                                    tmp_path):
+    """The documents that give no entity mention have no row; results.json names them."""
+    from flows.extract import extract_flow
+    from flows.update import update_flow
+
+    docs = _write_jsonl(tmp_path / "docs.jsonl", [
+        ("NEW-1", "A CAR BOMB EXPLODED IN FRONT OF THE EMBASSY. THE POLICE ARRESTED TWO "
+                  "GUERRILLAS."),
+        ("NUMBERS-1", "1989 1990 1991\n\n12 45 78 90"),
+    ])
+    filled = extract_flow(docs_path=str(docs), run_dir=str(reference["out"]),
+                          out_dir=str(tmp_path / "filled"))
+    assert filled["documents_without_mentions"] == ["NUMBERS-1"]
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    updated = update_flow(docs_path=str(docs), project_dir=str(project),
+                          out_dir=str(tmp_path / "out"))
+    assert updated["documents_without_mentions"] == ["NUMBERS-1"]
+    for out in (tmp_path / "filled", tmp_path / "out"):
+        assert json.loads((out / "results.json").read_text())["documents_without_mentions"] \
+            == ["NUMBERS-1"]
+    exported = set(_assignments(tmp_path / "out")["doc_id"])
+    assert "NEW-1" in exported and "NUMBERS-1" not in exported
+
+
+def test_a_flow_run_waits_for_the_project_lock_of_another_process(prefect_here, tmp_path):
+    """A deployment's flow run (started by a worker, without the command line) queues behind
+    an aesi process that writes the same project."""
+    from flows.update import update_flow
+    from tests.test_project_lock import hold_lock
+
+    project = tmp_path / "project"
+    holder = hold_lock(project, 3)
+    started = time.monotonic()
+    r = update_flow(docs_path=str(tmp_path / "inbox"), project_dir=str(project),
+                    out_dir=str(tmp_path / "out"), allow_empty=True)
+    assert time.monotonic() - started > 2.0
+    assert "skipped" in r
+    holder.wait()

@@ -6,9 +6,11 @@ import pandas as pd
 
 from aesi_lib.run.outputs import (
     document_summary,
+    documents_without_mentions,
     mapped_templates,
     schema_markdown,
     schema_summary,
+    without_mentions_warning,
 )
 
 
@@ -80,3 +82,14 @@ def test_mapped_templates_read_from_scores():
     # The mapping learned on DEV is preferred: the test-mapped one saw the evaluated keys.
     scores["dev-mapped/lenient"] = {"mapping": [{"template": 7, "slot": 0, "gold_slot": "P"}]}
     assert mapped_templates(scores) == [7]
+
+
+def test_documents_without_mentions_are_counted_and_the_first_named():
+    ids = [f"d{i}" for i in range(9)]
+    missing = documents_without_mentions(ids, ["d0", "d0", "d4", "x"])
+    assert missing == ["d1", "d2", "d3", "d5", "d6", "d7", "d8"]
+    assert without_mentions_warning(missing, len(ids)) == (
+        "7 of 9 documents gave no entity mention (not English?), so the export has no row of "
+        "theirs: d1, d2, d3, d5, d6 and 2 more")
+    assert without_mentions_warning(["es"], 7).endswith("theirs: es")
+    assert documents_without_mentions(ids, ids) == []

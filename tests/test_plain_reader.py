@@ -240,3 +240,36 @@ def test_encoding_reads_latin1_and_unknown_encodings_are_refused(tmp_path: Path)
     assert read_plain_documents(jsonl, encoding="cp1252")[0].text == "JOSÉ"
     with pytest.raises(InputError, match="nonsense-8: unknown text encoding"):
         read_plain_documents(folder, encoding="nonsense-8")
+
+
+def test_a_document_over_the_length_limit_is_refused_before_parsing(tmp_path: Path,
+                                                                   caplog) -> None:
+    folder = _folder(tmp_path, {"big.txt": "word " * 300, "small.txt": "A bomb exploded."})
+    with pytest.raises(InputError) as info:
+        read_plain_documents(folder, max_chars=1000)
+    assert str(info.value) == (
+        f"{folder / 'big.txt'}: 1,500 characters, more than the 1,000 characters a document "
+        "may have (--max-doc-chars): split it into documents, raise the limit, or leave it "
+        "out with --skip-bad")
+    with caplog.at_level(logging.WARNING, logger="aesi_lib.corpus.plain"):
+        kept = read_plain_documents(folder, on_error="skip", max_chars=1000)
+    assert [d.doc_id for d in kept] == ["small"]
+    assert [r.getMessage() for r in caplog.records] == [f"skipping {info.value}"]
+    # 0 and None lift the limit; the default is a million characters.
+    assert len(read_plain_documents(folder, max_chars=0)) == 2
+    assert len(read_plain_documents(folder, max_chars=None)) == 2
+    assert len(read_plain_documents(folder)) == 2
+    lines = _jsonl(tmp_path, [json.dumps({"id": "ok", "text": "A bomb exploded."}),
+                              json.dumps({"id": 7, "text": "x" * 1001})])
+    with pytest.raises(InputError) as info:
+        read_plain_documents(lines, max_chars=1000)
+    assert str(info.value).startswith(f"{lines}: line 2: document '7' has 1,001 characters, "
+                                      "more than the 1,000 characters")
+
+
+def test_a_file_far_over_the_limit_is_refused_without_reading_it(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    folder = _folder(tmp_path, {"dump.txt": "y" * 4001})
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"read {self}"))
+    with pytest.raises(InputError, match="4,001 bytes, more than the 1,000 characters"):
+        read_plain_documents(folder / "dump.txt", max_chars=1000)

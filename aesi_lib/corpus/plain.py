@@ -21,6 +21,12 @@ log = logging.getLogger(__name__)
 
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "skip")
 DEFAULT_ENCODING = "utf-8"
+DEFAULT_MAX_DOC_CHARS = 1_000_000
+"""The longest document :func:`read_plain_documents` accepts by default, in characters: about
+170,000 words, some 400 pages. spaCy refuses longer texts by default, and one parse of such a
+document takes minutes and gigabytes (a 30 MB text took over 4 minutes and 3-11 GB); a
+corpus of news or reports holds nothing near it, so a longer file is most likely not one
+document (a book, a dump, a log) and is refused before any parsing."""
 # How many problems one error message lists before it says "... and N more".
 _LISTED_PROBLEMS = 10
 
@@ -134,8 +140,25 @@ def user_document(doc_id: str, raw: str, split: str = "user", source: str = "") 
                     original="" if raw == text else raw)
 
 
-def _read_txt(path: Path, split: str, encoding: str) -> Document:
+def _too_long(size: str, max_chars: int) -> str:
+    """The problem of a document of ``size`` (``"1,200,000 characters"``) under the limit."""
+    return (f"{size}, more than the {max_chars:,} characters a document may have "
+            "(--max-doc-chars): split it into documents, raise the limit, or leave it out "
+            "with --skip-bad")
+
+
+# No encoding takes more than 4 bytes a character: a larger file is too long whatever its
+# text, and is refused without reading it.
+_MAX_BYTES_PER_CHAR = 4
+
+
+def _read_txt(path: Path, split: str, encoding: str, max_chars: int | None = None
+              ) -> Document:
+    if max_chars and (size := path.stat().st_size) > _MAX_BYTES_PER_CHAR * max_chars:
+        raise InputError(path, _too_long(f"{size:,} bytes", max_chars))
     raw = decode_text(path.read_bytes(), path, encoding)
+    if max_chars and len(raw) > max_chars:
+        raise InputError(path, _too_long(f"{len(raw):,} characters", max_chars))
     return user_document(path.stem, raw, split, str(path))
 
 
@@ -157,14 +180,14 @@ def _txt_files(folder: Path) -> list[Path]:
     return files
 
 
-def _documents_from_folder(folder: Path, split: str, on_error: str, encoding: str
-                           ) -> list[Document]:
+def _documents_from_folder(folder: Path, split: str, on_error: str, encoding: str,
+                           max_chars: int | None) -> list[Document]:
     docs: list[Document] = []
     seen: dict[str, Path] = {}
     problems: list[InputError] = []
     for file in _txt_files(folder):
         try:
-            doc = _read_txt(file, split, encoding)
+            doc = _read_txt(file, split, encoding, max_chars)
             if doc.doc_id in seen:
                 other = seen[doc.doc_id].name
                 raise InputError(file, f"duplicate document id {doc.doc_id!r} (also {other})")
@@ -180,7 +203,8 @@ def _documents_from_folder(folder: Path, split: str, on_error: str, encoding: st
     return docs
 
 
-def _jsonl_record(raw: bytes, path: Path, lineno: int, encoding: str) -> tuple[str, str]:
+def _jsonl_record(raw: bytes, path: Path, lineno: int, encoding: str,
+                  max_chars: int | None = None) -> tuple[str, str]:
     """The (id, text) of one JSONL line; InputError naming the file and line otherwise."""
     where = f"line {lineno}"
     utf8 = codecs.lookup(encoding).name == "utf-8"
@@ -204,6 +228,9 @@ def _jsonl_record(raw: bytes, path: Path, lineno: int, encoding: str) -> tuple[s
         raise InputError(path, f"{where}: 'text' must be a string")
     if not text.strip():
         raise InputError(path, f"{where}: empty 'text' for id {doc_id!r}")
+    if max_chars and len(text) > max_chars:
+        raise InputError(path, f"{where}: document {str(doc_id).strip()!r} has "
+                         + _too_long(f"{len(text):,} characters", max_chars))
     return str(doc_id).strip(), text
 
 
@@ -213,8 +240,8 @@ def _jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
             yield lineno, raw
 
 
-def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str
-                          ) -> list[Document]:
+def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str,
+                          max_chars: int | None) -> list[Document]:
     data = path.read_bytes()
     if not data.strip():
         raise InputError(path, "empty file")
@@ -225,7 +252,7 @@ def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str
     problems: list[InputError] = []
     for lineno, raw in _jsonl_lines(data):
         try:
-            doc_id, text = _jsonl_record(raw, path, lineno, encoding)
+            doc_id, text = _jsonl_record(raw, path, lineno, encoding, max_chars)
             if doc_id in seen:
                 raise InputError(
                     path, f"line {lineno}: duplicate id {doc_id!r} (first on line {seen[doc_id]})"
@@ -244,7 +271,7 @@ def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str
 
 def read_plain_documents(
     path: str | Path, split: str = "user", on_error: str = "raise",
-    encoding: str = DEFAULT_ENCODING,
+    encoding: str = DEFAULT_ENCODING, max_chars: int | None = DEFAULT_MAX_DOC_CHARS,
 ) -> list[Document]:
     """Read a user's own corpus.
 
@@ -269,7 +296,8 @@ def read_plain_documents(
     on_error : {"raise", "skip"}
         What to do with a bad file (folder input) or a bad line (JSONL input): an empty or blank
         file, a binary file (NUL bytes), text that is not UTF-8, a malformed JSON line, a line
-        without ``id`` or ``text`` (or with an empty text), a duplicate id. ``"raise"`` (default)
+        without ``id`` or ``text`` (or with an empty text), a duplicate id, a document longer
+        than ``max_chars``. ``"raise"`` (default)
         raises :class:`~aesi_lib.errors.InputError` naming the file (and, for JSONL, the line)
         and listing every other bad file or line too, so one pass fixes them all.
         ``"skip"`` logs a warning naming the file (and line) on the ``aesi_lib.corpus.plain``
@@ -279,6 +307,10 @@ def read_plain_documents(
 
     encoding : str
         Text encoding of the files (a Python codec name).
+    max_chars : int or None
+        The most characters a document's text (as given) may have: a longer one is a bad
+        file or line as above, before anything parses it (:data:`DEFAULT_MAX_DOC_CHARS`;
+        None or 0: no limit).
 
     Returns
     -------
@@ -296,13 +328,13 @@ def read_plain_documents(
     check_encoding(encoding)
     source = Path(path)
     if source.is_dir():
-        docs = _documents_from_folder(source, split, on_error, encoding)
+        docs = _documents_from_folder(source, split, on_error, encoding, max_chars)
     elif not source.exists():
         raise InputError(source, "no such file or folder")
     elif source.suffix.lower() == ".jsonl":
-        docs = _documents_from_jsonl(source, split, on_error, encoding)
+        docs = _documents_from_jsonl(source, split, on_error, encoding, max_chars)
     elif source.suffix.lower() == ".txt":
-        docs = [_read_txt(source, split, encoding)]
+        docs = [_read_txt(source, split, encoding, max_chars)]
     else:
         raise InputError(source, "expected a folder of .txt files or a .jsonl file")
     if not docs:
@@ -310,18 +342,28 @@ def read_plain_documents(
     return docs
 
 
-def move_to_done(path: str | Path, when: datetime | None = None) -> list[Path]:
+def move_to_done(path: str | Path, when: datetime | None = None,
+                 read: Iterable[str | Path] | None = None) -> list[Path]:
     """Move what :func:`read_plain_documents` reads from ``path`` (a folder's ``*.txt`` files,
     or the file itself) into ``done/<UTC time>/`` beside it; returns the new paths. An inbox
-    that a scheduled update consumes this way is empty at the next run."""
+    that a scheduled update consumes this way is empty at the next run.
+
+    ``read`` (the ``source`` of each document read from a folder) limits the move to those
+    files: a file left out as bad (``on_error="skip"``) stays, to be warned about again until
+    it is fixed or removed."""
     source = Path(path)
     stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
     if source.is_dir():
         files = sorted(p for p in source.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
+        if read is not None:
+            wanted = {Path(p).resolve() for p in read}
+            files = [p for p in files if p.resolve() in wanted]
         target = source / "done" / stamp
     elif source.is_file():
         files, target = [source], source.parent / "done" / stamp
     else:
+        return []
+    if not files:
         return []
     target.mkdir(parents=True, exist_ok=True)
     moved = []

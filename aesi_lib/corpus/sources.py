@@ -31,13 +31,14 @@ class Corpus:
 def load_corpus(
     muc4_dir: str | Path | None = None, docs_path: str | Path | None = None,
     on_error: str = "raise", *, demo: bool = False, split: str = "user",
-    encoding: str | None = None,
+    encoding: str | None = None, max_doc_chars: int | None = None,
 ) -> Corpus:
     """The corpus a run should use.
 
     ``demo`` forces the embedded demo corpus; else ``docs_path`` (a folder of .txt files or a
     JSONL file, read in ``encoding`` (None: the reader's default) as split ``split``,
-    ``on_error`` as ``aesi_lib.corpus.plain.read_plain_documents`` takes it) wins; else the
+    ``on_error`` and ``max_doc_chars`` (None: the reader's default limit) as
+    ``aesi_lib.corpus.plain.read_plain_documents`` takes them) wins; else the
     MUC-4 folder (``muc4_dir``, ``$AESI_MUC4_DIR`` or ``../shared/data/muc4``); else the
     embedded demo.
     """
@@ -45,6 +46,8 @@ def load_corpus(
         from aesi_lib.corpus.plain import read_plain_documents
 
         reading = {} if encoding is None else {"encoding": encoding}
+        if max_doc_chars is not None:
+            reading["max_chars"] = max_doc_chars
         docs = read_plain_documents(docs_path, split=split, on_error=on_error, **reading)
         return Corpus("user", docs, None, None, "")
     from aesi_lib.corpus.muc4 import load_muc4_corpus, resolve_muc4_dir

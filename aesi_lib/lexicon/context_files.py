@@ -8,24 +8,20 @@ into the optional arrays of :class:`~aesi_lib.model.features.EntityFeatures`. A 
 
 from __future__ import annotations
 
-import os
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from aesi_lib.errors import InputError
+from aesi_lib.files import replacing
 
 
 def save_context(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     """Write context arrays keyed by their ``EntityFeatures`` attribute
     (:meth:`aesi_lib.lexicon.mention_context.MentionContext.feature_arrays`), atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as fh:
+    with replacing(path) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, **arrays)
-    os.replace(tmp, path)
 
 
 def load_context(path: str | Path) -> dict[str, np.ndarray]:

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from aesi_lib.errors import InputError, ResourceMissingError
+from aesi_lib.files import replacing
 from aesi_lib.lexicon.model_folder import model_folder_identity, model_folder_spec
 
 #: The encoders ``features.context`` can name.
@@ -434,10 +435,8 @@ def _read_cached(path: Path, sentences: Sequence[str], dimension: int) -> np.nda
 
 
 def _write_cached(path: Path, vectors: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.part.npz")
-    np.savez(tmp, sentences=vectors)
-    os.replace(tmp, path)
+    with replacing(path, unique=True) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, sentences=vectors)
 
 
 #: Sentences a cold pass embeds per encoder call (with the cached documents between them): the

@@ -7,7 +7,6 @@ raises ``InputError`` naming it, so a corrupt cache is reported, not silently us
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -16,17 +15,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from aesi_lib.errors import InputError
+from aesi_lib.files import replacing
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
 
 
 def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVocabulary) -> None:
     """Write features and vocabulary to one ``.npz`` file (written atomically)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     types = features.types.tocsr()
     pmi = features.pmi.tocsr()
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as fh:
+    with replacing(path) as tmp, open(tmp, "wb") as fh:
         np.savez(
             fh,
             head_ids=features.head_ids, head_vectors=features.head_vectors,
@@ -47,7 +44,6 @@ def save_features(path: str | Path, features: EntityFeatures, vocab: FeatureVoca
                 "documents": vocab.documents, "oov_rate": vocab.oov_rate,
                 "predicates": vocab.predicates})),
         )
-    os.replace(tmp, path)
 
 
 def _optional(values: np.ndarray | None) -> np.ndarray:

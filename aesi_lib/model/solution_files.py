@@ -19,7 +19,6 @@ Files are written atomically; a damaged file raises ``InputError`` naming it.
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from aesi_lib.errors import InputError
+from aesi_lib.files import replacing
 from aesi_lib.model.induction import InductionResult
 
 _MEMBERS = "template_members"
@@ -117,8 +117,5 @@ def load_summary(path: str | Path) -> dict[str, Any]:
 
 
 def _write_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as fh:
+    with replacing(path) as tmp, open(tmp, "wb") as fh:
         write(fh)
-    os.replace(tmp, path)

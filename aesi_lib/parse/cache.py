@@ -18,7 +18,6 @@ import gzip
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from aesi_lib.corpus.types import Document
+from aesi_lib.files import replacing
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
@@ -127,15 +127,8 @@ def decode_parse(data: bytes, doc_id: str) -> ParsedDocument:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(path, unique=True) as tmp:
+        tmp.write_bytes(data)
 
 
 def _read_entry(path: Path, doc_id: str) -> tuple[ParsedDocument | None, bool]:

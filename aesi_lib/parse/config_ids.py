@@ -11,8 +11,9 @@ empty (the ids are learnt again).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from aesi_lib.files import replacing
 
 CONFIG_IDS_FILE = "config-ids.json"
 
@@ -34,8 +35,5 @@ def remembered_config_ids(cache_dir: str | Path) -> dict[str, str]:
 def remember_config_id(cache_dir: str | Path, key: str, config_id: str) -> None:
     """Add ``key -> config_id`` to the ids remembered in ``cache_dir`` (atomically)."""
     memo = {**remembered_config_ids(cache_dir), key: config_id}
-    path = config_ids_path(cache_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.part")
-    tmp.write_text(json.dumps(memo, indent=1))
-    os.replace(tmp, path)
+    with replacing(config_ids_path(cache_dir), unique=True) as tmp:
+        tmp.write_text(json.dumps(memo, indent=1))

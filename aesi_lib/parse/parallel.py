@@ -80,6 +80,12 @@ class ParseWorkerError(RuntimeError):
     """A parse worker process died (killed, out of memory); the pool is replaced on next use."""
 
 
+class ParsePoolClosed(ParseWorkerError):
+    """The pool was closed (:func:`shutdown_pools`) while this piece was parsed or queued: the
+    process is ending (Ctrl-C, SIGTERM, an error elsewhere), so the piece must not be tried
+    again."""
+
+
 # -- worker side -------------------------------------------------------------------------------
 
 
@@ -159,6 +165,7 @@ class _Pool:
         # pid -> (peak resident MiB, CPU seconds) of each worker, as of its last reply.
         self.usage: dict[int, tuple[float, float]] = {}
         self.broken = False
+        self.closed = False
         self._lock = threading.Lock()
         self._jobs: queue.SimpleQueue[tuple[Future[Any], list[Document]] | None] = (
             queue.SimpleQueue())
@@ -206,7 +213,9 @@ class _Pool:
                 job = None
         except (EOFError, OSError) as exc:
             self.broken = True
-            died = ParseWorkerError(
+            died = ParsePoolClosed(
+                f"parse worker process {proc.pid} was stopped: the parse workers were shut "
+                "down") if self.closed else ParseWorkerError(
                 f"parse worker process {proc.pid} died (exit status {proc.poll()}: {exc!r}); "
                 "each worker holds its own parser model (README, Parsing throughput, gives "
                 "the memory per process): fewer processes with --parse-processes")
@@ -238,16 +247,19 @@ class _Pool:
     def submit(self, docs: list[Document]) -> Future[Any]:
         """Queue one piece; its future gives the ``(doc_id, sentence columns)`` list."""
         future: Future[Any] = Future()
-        if self.broken:
+        if self.closed:
+            future.set_exception(ParsePoolClosed("the parse worker pool was shut down"))
+        elif self.broken:
             future.set_exception(ParseWorkerError("the parse worker pool is broken"))
         else:
             self._jobs.put((future, docs))
         return future
 
     def close(self, wait: bool = True) -> None:
-        """Stop the workers: after their current piece (``wait``), or at once. The pool is
-        then ``broken``: its parsers start a new one when used again."""
-        self.broken = True
+        """Stop the workers: after their current piece (``wait``), or at once (the pieces they
+        were parsing and those queued fail with :class:`ParsePoolClosed`). The pool is then
+        ``broken``: its parsers start a new one when used again."""
+        self.closed = self.broken = True
         for _ in self._procs:
             self._jobs.put(None)
         for proc in self._procs:

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from aesi_lib.corpus.types import KeyTemplate
+from aesi_lib.files import writing
 from aesi_lib.report._util import _get, _is_number
 from aesi_lib.report.blocks import report_blocks
 from aesi_lib.report.document import SchemaReport
@@ -177,6 +178,8 @@ def write_schema_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     md_path, html_path = out / "report.md", out / "report.html"
-    md_path.write_text(render_markdown(blocks), encoding="utf-8")
-    html_path.write_text(render_html(blocks, images), encoding="utf-8")
+    with writing(md_path):
+        md_path.write_text(render_markdown(blocks), encoding="utf-8")
+    with writing(html_path):
+        html_path.write_text(render_html(blocks, images), encoding="utf-8")
     return {"markdown": str(md_path), "html": str(html_path)}

@@ -14,6 +14,7 @@ from aesi_lib.corpus.types import KeyTemplate
 from aesi_lib.evaluate import KeyGold, score_grid
 from aesi_lib.evaluate.mapping import CLOSE_CHOICE
 from aesi_lib.evaluate.split import SplitIndex
+from aesi_lib.files import replacing, writing
 from aesi_lib.markdown import markdown_table
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import deep_merge, preset
@@ -193,11 +194,15 @@ def append_results(rows: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
     if parquet.exists():
         rows = pd.concat([pd.read_parquet(parquet), rows], ignore_index=True)
         rows = rows.drop_duplicates(["configuration", "seed"], keep="last")
-    rows.to_parquet(parquet, index=False)
+    # The Parquet file accumulates the rows of every sweep into this folder: written whole.
+    with replacing(parquet) as tmp:
+        rows.to_parquet(tmp, index=False)
     csv = out / "results.csv"
-    rows[[c for c in RECORD_COLUMNS if c in rows.columns]].to_csv(csv, index=False)
+    with writing(csv):
+        rows[[c for c in RECORD_COLUMNS if c in rows.columns]].to_csv(csv, index=False)
     markdown = out / "results.md"
-    markdown.write_text(results_table(summarize(rows)))
+    with writing(markdown):
+        markdown.write_text(results_table(summarize(rows)))
     return {"parquet": str(parquet), "csv": str(csv), "markdown": str(markdown)}
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from aesi_lib.files import writing
 from aesi_lib.run.roles import Role
 
 #: The columns of ``events.parquet``: one row per filler.
@@ -127,8 +128,9 @@ def write_events(rows: pd.DataFrame, out_dir: str | Path, name: str = "events"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     jsonl, parquet = out / f"{name}.jsonl", out / f"{name}.parquet"
-    with open(jsonl, "w", encoding="utf-8") as fh:
+    with writing(jsonl), open(jsonl, "w", encoding="utf-8") as fh:
         for record in document_events(rows):
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-    rows.to_parquet(parquet, index=False)
+    with writing(parquet):
+        rows.to_parquet(parquet, index=False)
     return {"jsonl": str(jsonl), "parquet": str(parquet)}

@@ -9,6 +9,8 @@
   reporting verbs (say, report, ...), present in every document; the template chosen here is a
   mapped one when a scored mapping says which templates are event types, else the template most
   over-represented in the document compared with the whole export (tf-idf over documents).
+* :func:`documents_without_mentions` and :func:`without_mentions_warning` name the documents
+  that gave no entity mention at all, and so have no row in the export.
 """
 
 from __future__ import annotations
@@ -154,6 +156,31 @@ def document_summary(assignments: pd.DataFrame, doc_ids: Sequence[str], limit: i
                       for slot, group in main.groupby("slot", sort=True)},
         }
     return summary
+
+
+def documents_without_mentions(doc_ids: Sequence[str], mention_doc_ids: Iterable[str]
+                               ) -> list[str]:
+    """The documents of ``doc_ids`` (in their order) that none of ``mention_doc_ids`` (the
+    ``doc_id`` column of an entity table or export) names: the documents in which the entity
+    rules found no noun argument of a verb, so that the export has no row of theirs (text that
+    is not English, tables of numbers, a headline alone)."""
+    found = set(map(str, mention_doc_ids))
+    return [doc_id for doc_id in doc_ids if str(doc_id) not in found]
+
+
+WITHOUT_MENTIONS_LISTED = 5
+"""How many of the documents without mentions :func:`without_mentions_warning` names."""
+
+
+def without_mentions_warning(missing: Sequence[str], total: int,
+                             listed: int = WITHOUT_MENTIONS_LISTED) -> str:
+    """One line for the documents of :func:`documents_without_mentions`: ``2 of 7 documents
+    gave no entity mention (not English?): es, numbers``, the first ``listed`` ids and how
+    many more."""
+    more = len(missing) - listed
+    names = ", ".join(missing[:listed]) + (f" and {more} more" if more > 0 else "")
+    return (f"{len(missing)} of {total} documents gave no entity mention (not English?), so "
+            f"the export has no row of theirs: {names}")
 
 
 def mapped_templates(scores: dict[str, Any]) -> list[int]:

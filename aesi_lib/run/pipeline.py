@@ -24,6 +24,7 @@ from aesi_lib.corpus.types import Document, KeyTemplate
 from aesi_lib.entities.entity_table import document_entities
 from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
 from aesi_lib.errors import NoEntitiesError
+from aesi_lib.files import writing
 from aesi_lib.model.carry import PreviousLabels, label_changes
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
@@ -324,8 +325,10 @@ def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "as
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     csv_path, parquet_path = out / f"{name}.csv", out / f"{name}.parquet"
-    assignments.to_csv(csv_path, index=False)
-    assignments.to_parquet(parquet_path, index=False)
+    with writing(csv_path):
+        assignments.to_csv(csv_path, index=False)
+    with writing(parquet_path):
+        assignments.to_parquet(parquet_path, index=False)
     return {"csv": str(csv_path), "parquet": str(parquet_path)}
 
 
@@ -339,8 +342,10 @@ def write_schema(assignments: pd.DataFrame, out_dir: str | Path,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     schema = schema_summary(assignments, roles=roles)
-    (out / "schema.json").write_text(json.dumps(schema, indent=1))
-    (out / "schema.md").write_text(schema_markdown(schema), encoding="utf-8")
+    with writing(out / "schema.json"):
+        (out / "schema.json").write_text(json.dumps(schema, indent=1))
+    with writing(out / "schema.md"):
+        (out / "schema.md").write_text(schema_markdown(schema), encoding="utf-8")
     return {"schema": str(out / "schema.json"), "schema_md": str(out / "schema.md")}
 
 

@@ -8,17 +8,15 @@ is complete: the steps name their files after their cache keys and reuse a file 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
+
+from aesi_lib.files import replacing
 
 
 def save_table(path: str | Path, frame: pd.DataFrame) -> None:
     """Write ``frame`` (without its index) to the Parquet file ``path``, atomically; its folder
     is created."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    frame.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
+    with replacing(path) as tmp:
+        frame.to_parquet(tmp, index=False)

@@ -4,6 +4,7 @@ database that lets a damaged store be rebuilt."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ import pandas as pd
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities.rules import ENTITY_COLUMNS as RECORD_COLUMNS
 from aesi_lib.errors import InputError, StoreDamagedError, StoreLockedError
+from aesi_lib.files import replacing, writing
 from aesi_lib.parse.types import ParsedDocument
 
 DOCUMENT_COLUMNS = ["doc_id", "split", "source", "sha256", "text", "header", "parse_config",
@@ -191,6 +193,13 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _rollback(self) -> None:
+        """Undo the open transaction. A commit that failed (a full disk: the WAL could not be
+        written) has ended it already, and the error to report is the commit's, not the
+        rollback's "no transaction is active"."""
+        with contextlib.suppress(duckdb.TransactionException):
+            self.con.rollback()
+
     def check_readable(self) -> dict[str, int]:
         """Read every row of every table the file has (``sql/table_checksum.sql``, whatever
         schema version made the file); row counts per table.
@@ -220,13 +229,13 @@ class Store:
         if existed and not self.journal.exists():
             records = self.con.execute(load_sql("document_records")).df()
             if len(records):
-                tmp = self.journal.with_name(self.journal.name + ".part")
-                tmp.write_text(_journal_lines(
-                    {"op": "put", **r} for r in records.to_dict("records")), encoding="utf-8")
-                tmp.replace(self.journal)
+                with replacing(self.journal) as tmp:
+                    tmp.write_text(_journal_lines(
+                        {"op": "put", **r} for r in records.to_dict("records")),
+                        encoding="utf-8")
 
     def _append_journal(self, records: Iterable[dict[str, Any]]) -> None:
-        with self.journal.open("a", encoding="utf-8") as fh:
+        with writing(self.journal), self.journal.open("a", encoding="utf-8") as fh:
             fh.write(_journal_lines(records))
             fh.flush()
             os.fsync(fh.fileno())
@@ -281,7 +290,7 @@ class Store:
                 for r in doc_frame.to_dict("records"))
             self.con.commit()
         except BaseException:
-            self.con.rollback()
+            self._rollback()
             raise
 
     def delete_documents(self, doc_ids: Iterable[str] = (), splits: Iterable[str] = ()
@@ -324,7 +333,7 @@ class Store:
             self._append_journal({"op": "delete", "doc_id": d} for d in doomed)
             self.con.commit()
         except BaseException:
-            self.con.rollback()
+            self._rollback()
             raise
         return {name: int(counts[name]) for name in counts.index}
 
@@ -441,7 +450,7 @@ class Store:
                 "results": json.dumps(results, sort_keys=True, default=str), "run_id": run_id})
             self.con.commit()
         except BaseException:
-            self.con.rollback()
+            self._rollback()
             raise
 
 

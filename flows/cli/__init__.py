@@ -4,7 +4,9 @@ Subcommands: ``run`` (the main flow), ``update`` (incremental flow), ``extract``
 with an existing schema), ``evaluate`` (score an export), ``report`` (schema report of a run),
 ``sweep`` (configurations × seeds), ``delete``, ``store rebuild`` / ``store prune`` and
 ``worker`` (the deployments' Prefect worker). Errors
-aesi raises on purpose (``AesiError``) print one line and exit with status 2; Ctrl-C (SIGINT)
+aesi raises on purpose (``AesiError``) print one line and exit with status 2; a write the
+machine refused (a full disk, an I/O error: ``aesi_lib.errors.write_fault``) prints one line
+naming the file and exits with status 1; Ctrl-C (SIGINT)
 and SIGTERM end a command cleanly (its temporary Prefect server stopped) with one line and
 status 130 or 143. :mod:`flows.cli.parser` builds the parser, :mod:`flows.cli.commands`
 runs the commands, :mod:`flows.cli.options` holds the shared options and
@@ -13,10 +15,12 @@ runs the commands, :mod:`flows.cli.options` holds the shared options and
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
+from pathlib import Path
 
-from aesi_lib.errors import AesiError
+from aesi_lib.errors import AesiError, write_fault
 from flows.cli.environment import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -27,6 +31,8 @@ from flows.cli.environment import (
 )
 from flows.cli.parser import build_parser
 
+EXIT_WRITE_FAULT = 1
+"""A write the machine refused (full disk, I/O error) stopped the command in its work."""
 QUIET_LOGGERS = ("httpx", "httpcore", "gensim", "urllib3", "distributed", "asyncio")
 
 __all__ = ["build_parser", "main"]
@@ -41,6 +47,13 @@ class _StepName(logging.Filter):
         record.step = (getattr(record, "task_run_name", None)
                        or getattr(record, "flow_run_name", None) or record.name)
         return True
+
+
+def _written_folders(args: argparse.Namespace) -> str:
+    """The folders a command writes, for an error that does not say which file it wrote."""
+    folders = [str(Path(p).expanduser().resolve())
+               for p in (getattr(args, "project_dir", None), getattr(args, "out", None)) if p]
+    return "a file in " + " or ".join(folders) if folders else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(ended, AesiError):
             print(f"aesi: error: {ended}", file=sys.stderr)
             return 2
+        fault = write_fault(ended)
+        if fault is not None:
+            print(f"aesi: error: {fault.message(_written_folders(args))}", file=sys.stderr)
+            return EXIT_WRITE_FAULT
         if isinstance(ended, KeyboardInterrupt):
             print("aesi: interrupted; rerun the same command to resume", file=sys.stderr)
             return EXIT_INTERRUPTED

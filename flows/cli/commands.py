@@ -10,9 +10,11 @@ prints what it did.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,8 +22,9 @@ from typing import Any
 from aesi_lib.errors import AesiError, InputError, StoreDamagedError
 from flows.cli.environment import (
     check_api,
+    check_configured_api,
     check_file_writable,
-    check_project,
+    check_store,
     check_writable,
     prefect_api,
     prefect_environment,
@@ -40,14 +43,53 @@ KEEP_RUNS_DEFAULT = 3
 """``aesi_lib.store.database.DEFAULT_KEEP_RUNS``, for the help (without importing the store)."""
 
 
+@contextlib.contextmanager
+def writing_project(args: argparse.Namespace, command: str, store: bool = True,
+                    flow: bool = True) -> Iterator[None]:
+    """The project lock of ``--project-dir`` for the rest of the command
+    (``aesi_lib.project_lock``), then (``store``) the store checked: readable to its last row.
+    Another aesi process in the project stops this one at once with one line, or with
+    ``--wait`` this one waits for it. A command that runs a ``flow`` first sets up Prefect's
+    environment and checks the configured Prefect API, so that an API that does not answer
+    fails before the lock file (and the project folder) is made."""
+    from aesi_lib.project_lock import project_lock
+
+    if flow:
+        prefect_environment(args.project_dir)
+        check_configured_api()
+
+    def waiting(holder: str) -> None:
+        print(f"aesi: waiting for the other aesi process in {args.project_dir} ({holder}) "
+              "to finish", file=sys.stderr, flush=True)
+
+    with project_lock(args.project_dir, command, wait=args.wait, on_wait=waiting):
+        if store:
+            check_store(args.project_dir)
+        yield
+
+
+def _not_in_use(args: argparse.Namespace) -> None:
+    """Without ``--wait``, stop at once when another aesi process writes the project: before
+    the checks of the options and the corpus, which may take seconds."""
+    if not args.wait:
+        from aesi_lib.project_lock import check_not_in_use
+
+        check_not_in_use(args.project_dir)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    _not_in_use(args)
     if args.keep_runs < 0:
         raise AesiError(f"--keep-runs must be 0 or more, not {args.keep_runs}")
     config = run_config(args)
     check_corpus(args)
-    check_project(args.project_dir)
+    check_writable(args.project_dir, "--project-dir")
     check_writable(args.out, "--out")
-    prefect_environment(args.project_dir)
+    with writing_project(args, "aesi run"):
+        return _run(args, config)
+
+
+def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
     with prefect_api(args.project_dir, preload=["flows.induce"]):
         from flows.induce import induce_flow
 
@@ -73,19 +115,36 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_update(args: argparse.Namespace) -> int:
+    _not_in_use(args)
     config = run_config(args)
+    if args.move_done and args.docs and _empty_inbox(Path(args.docs)):
+        print(f"update: no documents in {args.docs}: nothing to do")
+        return 0
     if args.docs:
         check_docs(args.docs, **reading(args))
-    check_project(args.project_dir)
+    elif args.move_done:
+        raise AesiError("--move-done moves the files of --docs aside: give --docs")
+    check_writable(args.project_dir, "--project-dir")
     check_writable(args.out, "--out")
-    prefect_environment(args.project_dir)
+    with writing_project(args, "aesi update"):
+        return _update(args, config)
+
+
+def _empty_inbox(folder: Path) -> bool:
+    """An existing folder without ``.txt`` files: with ``--move-done`` (an inbox that a
+    schedule empties) it means nothing new, as for the scheduled update."""
+    return folder.is_dir() and not any(p.is_file() and p.suffix.lower() == ".txt"
+                                       for p in folder.iterdir())
+
+
+def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
     with prefect_api(args.project_dir, preload=["flows.update"]):
         from flows.update import update_flow
 
         results = with_runner(update_flow, args)(
             docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
             split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate,
-            resolve=args.resolve, **reading(args))
+            resolve=args.resolve, consume=args.move_done, **reading(args))
     ingest = results["ingest"]
     print(f"\nupdate: {ingest['documents']} documents given: {ingest['new']} new, "
           f"{ingest['changed']} changed, {ingest['unchanged']} unchanged; {ingest['parsed']} "
@@ -99,6 +158,10 @@ def cmd_update(args: argparse.Namespace) -> int:
         print()
         print_scores(results)
     print(f"\nfull export, new_documents.csv and results.json written to {args.out}")
+    moved = results.get("moved_to")
+    if moved and moved["files"]:
+        print(f"the {len(moved['files'])} files read from {args.docs} moved to "
+              f"{moved['folder']}")
     return 0
 
 
@@ -256,13 +319,18 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    _not_in_use(args)
     from flows.sweep import load_sweep_spec
 
     spec = load_sweep_spec(args.configs)
     check_corpus(args)
-    check_project(args.project_dir)
+    check_writable(args.project_dir, "--project-dir")
     check_writable(args.out, "--out")
-    prefect_environment(args.project_dir)
+    with writing_project(args, "aesi sweep"):
+        return _sweep(args, spec)
+
+
+def _sweep(args: argparse.Namespace, spec: dict[str, Any]) -> int:
     with prefect_api(args.project_dir, preload=["flows.sweep"]):
         from flows.sweep import sweep_flow
 
@@ -277,21 +345,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _existing_store(project_dir: str) -> Path:
-    """The project's store file, checked (writable, readable to the last row)."""
+    """The project's store file, which must exist (it is checked under the project lock:
+    :func:`writing_project`)."""
     db = store_path(project_dir)
     if not db.exists():
         raise InputError(db, "no project store here: give --project-dir the folder of an "
                          "`aesi run`")
-    check_project(project_dir)
+    check_writable(project_dir, "--project-dir")
     return db
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    from aesi_lib.store import Store
-
     if not args.doc_ids and not args.split:
         raise AesiError("name the documents to delete (ids) or --split")
     db = _existing_store(args.project_dir)
+    with writing_project(args, "aesi delete", flow=False):
+        return _delete(args, db)
+
+
+def _delete(args: argparse.Namespace, db: Path) -> int:
+    from aesi_lib.store import Store
+
     with Store(db) as store:
         removed = store.delete_documents(args.doc_ids, args.split or [])
         left = len(store.document_ids())
@@ -304,12 +378,17 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_store_prune(args: argparse.Namespace) -> int:
-    from aesi_lib.store import Store
-
     keep = KEEP_RUNS_DEFAULT if args.keep is None else args.keep
     if keep < 0:
         raise AesiError(f"--keep must be 0 or more, not {keep}")
     db = _existing_store(args.project_dir)
+    with writing_project(args, "aesi store prune", flow=False):
+        return _prune(db, keep)
+
+
+def _prune(db: Path, keep: int) -> int:
+    from aesi_lib.store import Store
+
     with Store(db) as store:
         pruned = store.prune_runs(keep)
         left = int(store.runs()["assignments"].sum())
@@ -320,10 +399,15 @@ def cmd_store_prune(args: argparse.Namespace) -> int:
 
 
 def cmd_store_rebuild(args: argparse.Namespace) -> int:
+    check_writable(args.project_dir, "--project-dir")
+    with writing_project(args, "aesi store rebuild", store=False):     # it may be damaged
+        return _rebuild(args)
+
+
+def _rebuild(args: argparse.Namespace) -> int:
     from aesi_lib.store import Store
     from aesi_lib.store.database import journal_path, read_journal, recovery_hint
 
-    check_writable(args.project_dir, "--project-dir")
     db = store_path(args.project_dir)
     journal = journal_path(db)
     pending = journal.with_name(journal.name + ".rebuilding")   # a rebuild under way
@@ -358,7 +442,6 @@ def cmd_store_rebuild(args: argparse.Namespace) -> int:
     documents = len(read_journal(pending))
     if moved:
         print(f"moved the damaged database aside: {moved}")
-    prefect_environment(args.project_dir)
     with prefect_api(args.project_dir, preload=["flows.rebuild"]):
         from flows.rebuild import rebuild_store_flow
 

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from aesi_lib.errors import ApiUnreachableError, NotWritableError
+from aesi_lib.errors import (
+    AesiError,
+    ApiUnreachableError,
+    NotWritableError,
+    write_fault,
+    write_fault_in_text,
+)
 
 STORE_FILE = "aesi.duckdb"
 """The store's file name inside a project folder (``flows.common.Project.db``)."""
@@ -51,9 +57,7 @@ def prefect_environment(project_dir: str) -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     # The temporary API server needs more than the default 20 s on a busy small machine.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    from flows.cli.options import quiet_user_errors
-
-    quiet_user_errors()
+    quiet_failures()
 
 
 # -- writable outputs ---------------------------------------------------------------------
@@ -121,6 +125,12 @@ def check_project(project_dir: str | Path, what: str = "--project-dir") -> None:
     """The project folder is writable and its store, when there is one, is readable to the last
     row (a damaged file is reported with the way to rebuild it before any work starts)."""
     check_writable(project_dir, what)
+    check_store(project_dir, what)
+
+
+def check_store(project_dir: str | Path, what: str = "--project-dir") -> None:
+    """The project's store, when there is one, opens for writing and is readable to the last
+    row (:func:`check_project` without the folder's check)."""
     db = store_path(project_dir)
     if not db.exists():
         return
@@ -162,6 +172,17 @@ def check_api(url: str) -> None:
             f"the Prefect API at {url} ({source}) is unreachable ({reason}): start that "
             f"server (`prefect server start`) or {unset} to let aesi start a temporary one"
         ) from exc
+
+
+def check_configured_api() -> None:
+    """The Prefect API that ``PREFECT_API_URL`` or the profile names, if any, answers
+    (:func:`check_api`); none configured is fine (:func:`prefect_api` starts a temporary
+    server). Call after :func:`prefect_environment`."""
+    from prefect.settings import get_current_settings
+
+    url = get_current_settings().api.url
+    if url:
+        check_api(url)
 
 
 def _drain_prefect(timeout: float = 10.0) -> None:
@@ -236,7 +257,10 @@ _SILENCED: list[tuple[logging.Handler, logging.Filter]] = []
 
 def _silence_console() -> None:
     """Stop log records reaching the terminal: after an interruption, Prefect reports the crash
-    of the flow and its task runs (with tracebacks) to the console; the API still gets them."""
+    of the flow and its task runs (with tracebacks) to the console; the API still gets them.
+    A handler that fails meanwhile (Prefect's API handler once the temporary server is gone)
+    stays quiet too, instead of printing "--- Logging error ---" and its traceback."""
+    logging.raiseExceptions = False
     loggers = [logging.getLogger()] + [lg for lg in logging.Logger.manager.loggerDict.values()
                                        if isinstance(lg, logging.Logger)]
     for logger in loggers:
@@ -248,10 +272,50 @@ def _silence_console() -> None:
                 _SILENCED.append((handler, silence))
 
 
+class _QuietFailures(logging.Filter):
+    """What Prefect logs of a failure that ``aesi`` reports in one line itself.
+
+    A user error (``AesiError``: bad option, missing file) keeps its record without the
+    traceback, which says nothing to the user. A write the machine refused (a full disk, an
+    I/O error: ``aesi_lib.errors.write_fault``) and parse workers stopped because the command
+    is ending (``ParsePoolClosed``: Ctrl-C, SIGTERM) end the command: from the first record
+    of one, the console hears nothing more (:func:`_silence_console`; the API keeps every
+    record). With ``-v`` (debug) everything stays.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if logging.getLogger().isEnabledFor(logging.DEBUG):
+            return True
+        from aesi_lib.parse.parallel import ParsePoolClosed
+
+        error = record.exc_info[1] if record.exc_info else None
+        # A task's final state ("Finished in state Failed(...)") names its exception in the
+        # message only.
+        message = record.getMessage()
+        if write_fault(error) is not None or isinstance(error, ParsePoolClosed) \
+                or ParsePoolClosed.__name__ in message or write_fault_in_text(message):
+            _silence_console()
+            return False
+        if isinstance(error, AesiError):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def quiet_failures() -> None:
+    """Install :class:`_QuietFailures` on the loggers of Prefect's task and flow runs (once;
+    it survives Prefect's own logging set-up)."""
+    for name in ("prefect.task_runs", "prefect.flow_runs"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _QuietFailures) for f in logger.filters):
+            logger.addFilter(_QuietFailures())
+
+
 def _unsilence_console() -> None:
     while _SILENCED:
         handler, silence = _SILENCED.pop()
         handler.removeFilter(silence)
+    logging.raiseExceptions = True
 
 
 _SIGNAL_RETRY_S = 0.05

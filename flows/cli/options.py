@@ -13,29 +13,6 @@ from typing import Any
 from aesi_lib.errors import AesiError
 from aesi_lib.run.presets import PRESETS, deep_merge, preset
 
-
-class _NoUserErrorTraceback(logging.Filter):
-    """Drops the traceback from Prefect's log record of a task or flow that failed with an
-    ``AesiError``: a user error (bad option, missing file) is reported by ``aesi`` in one line
-    and its traceback says nothing to the user. With ``-v`` (debug) tracebacks stay."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, AesiError) and not logging.getLogger().isEnabledFor(logging.DEBUG):
-            record.exc_info = None
-            record.exc_text = None
-        return True
-
-
-def quiet_user_errors() -> None:
-    """Install :class:`_NoUserErrorTraceback` on the loggers of Prefect's task and flow runs
-    (once; it survives Prefect's own logging set-up)."""
-    for name in ("prefect.task_runs", "prefect.flow_runs"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, _NoUserErrorTraceback) for f in logger.filters):
-            logger.addFilter(_NoUserErrorTraceback())
-
-
 # The named options of the configuration: flag, metavar, key, help. Their types, choices,
 # ranges and defaults are the configuration's own (aesi_lib.run.config): the help shows them
 # when it is printed (ConfigHelpFormatter) and run_config() checks the values, so none is
@@ -67,6 +44,9 @@ CONFIG_FLAGS: tuple[tuple[str, str, str, str], ...] = (
      "system's WordNet"),
 )
 
+MAX_DOC_CHARS_DEFAULT = 1_000_000
+"""``aesi_lib.corpus.plain.DEFAULT_MAX_DOC_CHARS``, for the help (without importing the reader;
+``tests/test_cli.py`` checks that they agree)."""
 SET_EXAMPLES = "model.n_init=8, features.type_scheme=lexname, model.similarity.pmi_weight=0.5"
 
 
@@ -189,8 +169,13 @@ def add_reading_options(g: Any) -> None:
                    help="text encoding of the --docs files (a Python codec name such as "
                    "latin-1 or cp1252; default utf-8)")
     g.add_argument("--skip-bad", action="store_true",
-                   help="leave out unreadable --docs files or JSONL lines with a warning that "
-                   "names each, instead of stopping (default: stop and list them all)")
+                   help="leave out unreadable or too long --docs files or JSONL lines with a "
+                   "warning that names each, instead of stopping (default: stop and list them "
+                   "all)")
+    g.add_argument("--max-doc-chars", type=int, metavar="N", default=MAX_DOC_CHARS_DEFAULT,
+                   help="the most characters a --docs document may have; a longer one stops "
+                   "the command before any parsing (or is left out with --skip-bad); 0: no "
+                   f"limit (default {MAX_DOC_CHARS_DEFAULT:,})")
 
 
 def add_project_options(p: argparse.ArgumentParser, out_default: str) -> None:
@@ -198,6 +183,14 @@ def add_project_options(p: argparse.ArgumentParser, out_default: str) -> None:
                    help="store, parse cache and cached results (default: .aesi)")
     p.add_argument("--out", default=out_default,
                    help=f"export folder (default: {out_default})")
+    add_wait_option(p)
+
+
+def add_wait_option(p: argparse.ArgumentParser) -> None:
+    """``--wait``: queue behind another aesi process that writes the same project."""
+    p.add_argument("--wait", action="store_true",
+                   help="when another aesi process writes the project, wait for it to finish "
+                   "and then start (default: stop at once with one line)")
 
 
 def run_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -319,21 +312,33 @@ def with_runner(flow_fn: Any, args: argparse.Namespace) -> Any:
 
 
 def reading(args: argparse.Namespace) -> dict[str, Any]:
-    """The --docs reading options as the flows take them."""
+    """The --docs reading options as the flows take them.
+
+    Raises
+    ------
+    AesiError
+        ``--max-doc-chars`` is negative.
+    """
+    max_doc_chars = getattr(args, "max_doc_chars", MAX_DOC_CHARS_DEFAULT)
+    if max_doc_chars < 0:
+        raise AesiError(f"--max-doc-chars must be 0 (no limit) or more, not {max_doc_chars}")
     return {"encoding": getattr(args, "encoding", "utf-8"),
-            "skip_bad": bool(getattr(args, "skip_bad", False))}
+            "skip_bad": bool(getattr(args, "skip_bad", False)),
+            "max_doc_chars": max_doc_chars}
 
 
-def check_docs(path: str, encoding: str = "utf-8", skip_bad: bool = False) -> None:
-    """Fail early, with the reader's message, on an unusable --docs. The lines a --skip-bad
-    reading warns about are left to the flow's own reading, which prints them once."""
+def check_docs(path: str, encoding: str = "utf-8", skip_bad: bool = False,
+               max_doc_chars: int | None = MAX_DOC_CHARS_DEFAULT) -> None:
+    """Fail early, with the reader's message, on an unusable --docs (a document above
+    ``max_doc_chars`` too, before anything is parsed). The lines a --skip-bad reading warns
+    about are left to the flow's own reading, which prints them once."""
     from aesi_lib.corpus import plain
 
     reader_log = logging.getLogger(plain.__name__)
     was_disabled, reader_log.disabled = reader_log.disabled, True
     try:
         plain.read_plain_documents(path, on_error="skip" if skip_bad else "raise",
-                                   encoding=encoding)
+                                   encoding=encoding, max_chars=max_doc_chars)
     finally:
         reader_log.disabled = was_disabled
 

@@ -20,6 +20,7 @@ from flows.cli.options import (
     add_project_options,
     add_reading_options,
     add_runner_options,
+    add_wait_option,
     cmd_config,
 )
 
@@ -67,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "solution, ids carried), instead of keeping the schema: by default the "
                     "mentions of the last solution keep their template and slot and the new "
                     "ones are placed into it, as aesi extract places them")
+    up.add_argument("--move-done", action="store_true",
+                    help="once the update is done, move the files read from --docs (a "
+                    "folder's .txt files, or the file) into done/<UTC time>/ beside them, as "
+                    "the scheduled update does with its inbox: the next update of the same "
+                    "--docs finds it empty, and a --docs folder without .txt files is then "
+                    "nothing to do (exit 0)")
     up.add_argument("--evaluate", action="store_true",
                     help="also score the refreshed export with the keys of the project's "
                     "corpus (MUC-4 or demo)")
@@ -174,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--split", nargs="+", metavar="SPLIT",
                     help="delete every document of these splits")
     de.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    add_wait_option(de)
     de.set_defaults(func=cmd_delete)
     st = sub.add_parser("store", help="rebuild a damaged store, or prune old runs' rows",
                         description="Maintenance of the project's DuckDB store.")
@@ -187,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         "records of past runs were in the damaged file and are not rebuilt. An interrupted "
         "rebuild resumes when run again; a readable store is left alone.")
     rb.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    add_wait_option(rb)
     add_runner_options(rb)
     rb.set_defaults(func=cmd_store_rebuild)
     pr = store_sub.add_parser(
@@ -195,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         "others' (`aesi run` does this itself after recording a run: --keep-runs). The runs' "
         "own rows (configuration, results) stay.")
     pr.add_argument("--project-dir", default=".aesi", help="project folder (default: .aesi)")
+    add_wait_option(pr)
     pr.add_argument("--keep", type=int, metavar="N",
                     help=f"runs whose rows stay (default {KEEP_RUNS_DEFAULT})")
     pr.set_defaults(func=cmd_store_prune)
