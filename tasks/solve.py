@@ -66,14 +66,15 @@ def usable_previous(previous: dict[str, str] | None) -> dict[str, str] | None:
     return None
 
 
-def _load_previous(previous: dict[str, str], entities_path: str, model: ModelConfig
+def _load_previous(previous: dict[str, str], table: pd.DataFrame, model: ModelConfig
                    ) -> PreviousLabels | None:
-    """The previous labels of the current mentions, or None when the previous solution has
-    another |T| or |S| (another configuration: nothing to carry)."""
+    """The previous labels of the current mentions (``table``, the current entity table), or
+    None when the previous solution has another |T| or |S| (another configuration: nothing
+    to carry)."""
     labels = load_labels(previous["labels"])
     if not within_configuration(labels.template, labels.slot, model):
         return None
-    return previous_labels(pd.read_parquet(entities_path), pd.read_parquet(previous["entities"]),
+    return previous_labels(table, pd.read_parquet(previous["entities"]),
                            labels.template, labels.slot, labels.template_members)
 
 
@@ -117,7 +118,7 @@ def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
 
     warm_start = None
     if previous and entities_path:
-        warm_start = _load_previous(previous, entities_path, model)
+        warm_start = _load_previous(previous, pd.read_parquet(entities_path), model)
         if warm_start is None:
             log.info("solve: the previous solution has another |T| or |S|: solved afresh")
     result = pipeline.run_induction(features, model, progress=progress, previous=warm_start)
@@ -154,7 +155,7 @@ def place_task(entities_path: str, previous: dict[str, str], config: RunConfig, 
     counts of the ids kept."""
     started = time.perf_counter()
     table = pd.read_parquet(entities_path)
-    previous_ids = _load_previous(previous, entities_path, config.model)
+    previous_ids = _load_previous(previous, table, config.model)
     if previous_ids is None:
         raise ValueError("place: the previous solution has another |T| or |S|; solve instead")
     train, train_vocab = load_features(previous["features"])
@@ -196,7 +197,7 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
     |S|)."""
     log = get_run_logger()
     labels = load_labels(labels_path)
-    previous_ids = _load_previous(previous, entities_path, model)
+    previous_ids = _load_previous(previous, pd.read_parquet(entities_path), model)
     if previous_ids is None:
         log.info("ids: the previous solution has another |T| or |S|: new ids")
         return {"labels": labels_path, "carried": None}
