@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
+from unittest import mock
 
 import pandas as pd
 import pytest
@@ -18,14 +19,14 @@ from aesi_lib import __version__
 from aesi_lib.run.config import RunConfig, config_keys
 from aesi_lib.run.presets import preset
 from flows import cli
-from flows.cli.options import CONFIG_FLAGS, run_config, with_runner
+from flows.cli.options import CONFIG_FLAGS, check_runner, run_config, with_runner
 from flows.cli.printing import print_scores
 from tests.test_config_validation import fake_model_folder, fake_wordnet
 
 REPO = Path(__file__).resolve().parents[1]
 
 SUBCOMMANDS = {
-    "run": ["--demo", "--project-dir", "--dask-address", "--templates", "--seed"],
+    "run": ["--demo", "--project-dir", "--dask", "--templates", "--seed"],
     "update": ["--docs", "new or changed", "--project-dir", "--dask", "--evaluate"],
     "extract": ["--docs", "--run", "without solving again"],
     "evaluate": ["--assignments", "--keys", "--map-keys", "--matcher"],
@@ -187,7 +188,11 @@ def test_dask_options_choose_the_dask_runner():
 
     from flows.induce import induce_flow
 
-    args = cli.build_parser().parse_args(["run", "--dask-address", "tcp://10.0.0.5:8786"])
+    args = cli.build_parser().parse_args(["run", "--dask", "tcp://10.0.0.5:8786", "--demo"])
+    assert args.dask == "tcp://10.0.0.5:8786" and args.demo
+    with mock.patch("flows.cli.options.check_dask_scheduler") as checked:
+        check_runner(args)
+    checked.assert_called_once_with("tcp://10.0.0.5:8786")
     flow = with_runner(induce_flow, args)
     assert isinstance(flow.task_runner, DaskTaskRunner)
     assert flow.task_runner.address == "tcp://10.0.0.5:8786"

@@ -398,3 +398,19 @@ def test_a_second_writer_of_a_project_is_refused_before_any_work_or_waits(tmp_pa
     holder.wait()
     with Store(db, read_only=True) as store:
         assert store.document_ids() == ["D000", "D002"]
+
+
+def test_a_dask_address_that_is_malformed_or_answers_nothing_stops_before_any_work(tmp_path):
+    project = tmp_path / "project"
+    one_line_error(aesi(tmp_path, "run", "--demo", "--dask", "10.0.0.5:8786",
+                        "--project-dir", str(project)),
+                   "--dask 10.0.0.5:8786: not a Dask scheduler address",
+                   "tcp://10.0.0.5:8786")
+    with socket.socket() as s:          # a port that nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    one_line_error(aesi(tmp_path, "run", "--demo", "--dask", f"tcp://127.0.0.1:{port}",
+                        "--project-dir", str(project)),
+                   f"--dask tcp://127.0.0.1:{port}: no Dask scheduler answers there",
+                   "dask scheduler")
+    assert not (project / STORE_FILE).exists()      # nothing was parsed or stored

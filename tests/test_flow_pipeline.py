@@ -600,6 +600,59 @@ def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tm
                                   _assignments(reference["out"]))
 
 
+def _wait_for_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"{what} exited with {proc.returncode}"
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"{what} did not listen on port {port} within {timeout:.0f} s")
+
+
+def test_the_per_document_work_on_a_dask_cluster_started_apart(server, prefect_here,
+                                                                reference, tmp_path):
+    """``--dask ADDRESS``: a scheduler and a worker process started on their own, as on a
+    real cluster, take the parse and the encoder pass; the labels are a run's without Dask."""
+    from flows.cli.options import check_dask_scheduler
+    from flows.common import dask_task_runner
+    from flows.induce import induce_flow
+
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = server["env"]
+    started = []
+    try:
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", str(port), "--dashboard-address", ":0"], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        _wait_for_port(port, started[0], "dask scheduler")
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+             "--nworkers", "1", "--dashboard-address", ":0"], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        check_dask_scheduler(address)
+        r = induce_flow.with_options(task_runner=dask_task_runner(address))(
+            project_dir=str(tmp_path / "project"), out_dir=str(tmp_path / "out"), demo=True,
+            parse_batch_size=10)
+    finally:
+        for proc in reversed(started):
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+    workers = r["ingest"]["workers"]
+    assert len(workers) == 1 and workers[0].startswith("tcp://127.0.0.1:")
+    assert workers[0] != address                  # the worker's own address, not the scheduler's
+    assert r["documents_parsed"] == 40
+    assert r["steps"]["embed-batches"]["documents_embedded"] == 40
+    pd.testing.assert_frame_equal(_assignments(tmp_path / "out"),
+                                  _assignments(reference["out"]))
+
+
 def test_sweep_shares_features_and_caches_solves(prefect_here, reference, tmp_path):
     from flows.sweep import sweep_flow
 

@@ -30,7 +30,14 @@ from flows.cli.environment import (
     prefect_environment,
     store_path,
 )
-from flows.cli.options import check_corpus, check_docs, reading, run_config, with_runner
+from flows.cli.options import (
+    check_corpus,
+    check_docs,
+    check_runner,
+    reading,
+    run_config,
+    with_runner,
+)
 from flows.cli.printing import (
     print_bounds,
     print_documents,
@@ -83,6 +90,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise AesiError(f"--keep-runs must be 0 or more, not {args.keep_runs}")
     config = run_config(args)
     check_corpus(args)
+    check_runner(args)
     check_writable(args.project_dir, "--project-dir")
     check_writable(args.out, "--out")
     with writing_project(args, "aesi run"):
@@ -117,6 +125,7 @@ def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
 def cmd_update(args: argparse.Namespace) -> int:
     _not_in_use(args)
     config = run_config(args)
+    check_runner(args)
     if args.move_done and args.docs and _empty_inbox(Path(args.docs)):
         print(f"update: no documents in {args.docs}: nothing to do")
         return 0
@@ -170,6 +179,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
     run = read_run(args.run)
     check_docs(args.docs, **reading(args))
+    check_runner(args)
     project_dir = run["artifacts"].get("project_dir", ".aesi")
     check_writable(project_dir, "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
@@ -324,6 +334,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     spec = load_sweep_spec(args.configs)
     check_corpus(args)
+    check_runner(args)
     check_writable(args.project_dir, "--project-dir")
     check_writable(args.out, "--out")
     with writing_project(args, "aesi sweep"):
@@ -399,6 +410,7 @@ def _prune(db: Path, keep: int) -> int:
 
 
 def cmd_store_rebuild(args: argparse.Namespace) -> int:
+    check_runner(args)
     check_writable(args.project_dir, "--project-dir")
     with writing_project(args, "aesi store rebuild", store=False):     # it may be damaged
         return _rebuild(args)

@@ -135,15 +135,17 @@ def add_config_options(p: argparse.ArgumentParser, base: str = "preset") -> None
     p.set_defaults(config_base=base)
 
 
+#: ``--dask`` given without an address: a temporary local cluster.
+LOCAL_DASK = "local"
+
+
 def add_runner_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("execution")
-    g.add_argument("--dask", action="store_true",
-                   help="parse and embed on a temporary local Dask cluster (prefect-dask "
-                   "DaskTaskRunner)")
-    g.add_argument("--dask-address", metavar="ADDR",
-                   help="parse and embed on the Dask cluster at ADDR (e.g. "
-                   "tcp://10.0.0.5:8786); its workers need aesi installed and the project "
-                   "folder on a shared path")
+    g.add_argument("--dask", nargs="?", const=LOCAL_DASK, default=None, metavar="ADDRESS",
+                   help="parse and embed on Dask (prefect-dask DaskTaskRunner): on the running "
+                   "cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786; its "
+                   "workers need aesi installed and the project folder on a shared path), or "
+                   "without ADDRESS on a temporary local cluster")
     g.add_argument("--dask-workers", type=int, default=2,
                    help="workers of the local cluster of --dask (default 2)")
     g.add_argument("--dask-threads", action="store_true",
@@ -298,12 +300,48 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_dask_scheduler(address: str, timeout: float = 5.0) -> None:
+    """That a Dask scheduler answers at ``address``, before any work is sent to it.
+
+    Raises
+    ------
+    AesiError
+        ``address`` is not a Dask address, or no scheduler answers there within ``timeout``
+        seconds.
+    """
+    from distributed import Client
+    from distributed.comm import parse_address
+
+    try:
+        parse_address(address, strict=True)
+    except ValueError:
+        raise AesiError(f"--dask {address}: not a Dask scheduler address; give one such as "
+                        "tcp://10.0.0.5:8786") from None
+    try:
+        with Client(address, timeout=timeout):
+            pass
+    except (OSError, TimeoutError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise AesiError(f"--dask {address}: no Dask scheduler answers there ({reason}); start "
+                        "one (`dask scheduler`) or give another address") from None
+
+
+def check_runner(args: argparse.Namespace) -> None:
+    """The execution options, checked before any work: ``--dask ADDRESS`` must reach a
+    scheduler (:func:`check_dask_scheduler`)."""
+    dask = getattr(args, "dask", None)
+    if dask and dask != LOCAL_DASK:
+        check_dask_scheduler(dask)
+
+
 def with_runner(flow_fn: Any, args: argparse.Namespace) -> Any:
     """The flow with the task runner the options ask for (default: the flow's own)."""
-    if getattr(args, "dask_address", None) or getattr(args, "dask", False):
+    dask = getattr(args, "dask", None)
+    if dask:
         from flows.common import dask_task_runner
 
-        runner = dask_task_runner(args.dask_address, n_workers=args.dask_workers,
+        address = None if dask == LOCAL_DASK else dask
+        runner = dask_task_runner(address, n_workers=args.dask_workers,
                                   processes=not args.dask_threads)
         if not args.verbose:        # distributed sets its own levels when imported
             logging.getLogger("distributed").setLevel(logging.WARNING)
