@@ -17,17 +17,26 @@ linearly. Steps shorter than 1 s at ×1 get none (their time is start-up and noi
 peak memory is that of the whole process while the step ran (what earlier steps left in
 memory included).
 
-Copies repeat MUC-4's vocabulary: the number of distinct predicates and head words (the
-units of W_T and the rows of W_H) stays that of ×1, where a real corpus ten times larger
-brings new words. The projection to 10^7 mentions (``--project-to``) extends each step's
-time curve (the power law) from the largest scale and its peak memory along the
-least-squares line (a fixed part plus a part per mention); read it as a lower bound for
-steps whose size follows the vocabulary.
+Plain copies repeat MUC-4's vocabulary: the number of distinct predicates and head words (the
+units of W_T and the rows of W_H) would stay that of ×1, where a real corpus ten times larger
+brings new words. So the copies grow their vocabulary as news does (``--heaps``, on by
+default): the Heaps' law exponent β of the base corpus (distinct words V against running words
+N, V ∝ N^β, fitted over its growing prefixes) says how many new words the corpus ×(c+1) has
+beyond ×c, V₁ · ((c+1)^β - c^β), and copy c renames that many of the base's rarest words
+(all their occurrences, case kept) into new words of the same length (each consonant moved c
+places along the alphabet's consonants), so the rare end of the vocabulary (names, rare
+nouns and verbs) grows and the common words stay. ``--no-heaps`` gives plain copies.
+Each run records its distinct predicates and head words. The projection to 10^7 mentions
+(``--project-to``) extends each step's time curve (the power law) from the largest scale and
+its peak memory along the least-squares line (a fixed part plus a part per mention).
+
+``--base-docs N`` takes the first N MUC-4 messages as the unit that is copied, so that a
+curve to ×8 fits in a short session.
 
 Usage::
 
-    .venv/bin/python benchmarks/scale_curve.py [--scales 1,2,4] [--muc4-dir DIR] [--work DIR]
-                                               [--keep] [--from-json FILE]
+    .venv/bin/python benchmarks/scale_curve.py [--scales 1,2,4,8] [--muc4-dir DIR]
+        [--base-docs N] [--no-heaps] [--work DIR] [--keep] [--from-json FILE]
 
 Prints the tables (Markdown) and writes them, with the raw results, to
 ``<work>/scale_curve.json`` and ``scale_curve.md``.
@@ -61,17 +70,78 @@ STEP_OF_TASK = {"parse-batch": "parse+store", "store-batch": "parse+store",
                 "stored-documents": "parse+store"}
 
 
-def write_corpus(muc4_dir: Path, copies: int, out: Path) -> int:
-    """Write the ×``copies`` corpus (see the module docstring) as JSONL; return its size."""
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+CONSONANTS = "bcdfghjklmnpqrstvwxyz"
+
+
+def heaps_exponent(texts: list[str], points: int = 20) -> float:
+    """β of Heaps' law V ∝ N^β: the least-squares slope of log(distinct words) on
+    log(running words) over ``points`` growing prefixes of ``texts`` (words lower-cased)."""
+    seen: set[str] = set()
+    running, curve = 0, []
+    every = max(1, len(texts) // points)
+    for i, text in enumerate(texts, 1):
+        words = [w.lower() for w in WORD.findall(text)]
+        seen.update(words)
+        running += len(words)
+        if i % every == 0 or i == len(texts):
+            curve.append((running, len(seen)))
+    return growth_exponent([float(n) for n, _ in curve], [float(v) for _, v in curve])
+
+
+def renamed_word(word: str, shift: int) -> str:
+    """``word`` with each consonant moved ``shift`` places along :data:`CONSONANTS` (case
+    kept; vowels and other characters stay): a new word of the same length and shape."""
+    out = []
+    for ch in word:
+        low = ch.lower()
+        if low in CONSONANTS:
+            moved = CONSONANTS[(CONSONANTS.index(low) + shift) % len(CONSONANTS)]
+            out.append(moved.upper() if ch.isupper() else moved)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def rarest_words(texts: list[str]) -> list[str]:
+    """The distinct lower-cased words of ``texts``, rarest first (ties alphabetical)."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        for w in WORD.findall(text):
+            counts[w.lower()] = counts.get(w.lower(), 0) + 1
+    return sorted(counts, key=lambda w: (counts[w], w))
+
+
+def grown_copy(text: str, renamed: set[str], shift: int) -> str:
+    """``text`` with every occurrence of the words in ``renamed`` (lower-cased) renamed."""
+    return WORD.sub(lambda m: renamed_word(m.group(0), shift)
+                    if m.group(0).lower() in renamed else m.group(0), text)
+
+
+def write_corpus(muc4_dir: Path, copies: int, out: Path, base_docs: int | None = None,
+                 heaps: bool = True) -> dict[str, Any]:
+    """Write the ×``copies`` corpus (see the module docstring) as JSONL; return its size and,
+    with ``heaps``, the exponent and the words renamed in each copy."""
     from aesi_lib.corpus.muc4 import load_muc4_corpus
 
     documents = [d for split in load_muc4_corpus(muc4_dir) for d in split.documents]
+    documents = documents[:base_docs] if base_docs else documents
+    texts = [d.text for d in documents]
+    beta = heaps_exponent(texts) if heaps else None
+    order = rarest_words(texts) if heaps else []
+    renamed_counts = []
     with open(out, "w") as fh:
         for c in range(copies):
+            renamed: set[str] = set()
+            if beta is not None and c > 0:
+                n_new = round(len(order) * ((c + 1) ** beta - c ** beta))
+                renamed = set(order[:n_new])
+            renamed_counts.append(len(renamed))
             for doc in documents:
-                text = doc.text if c == 0 else f"{doc.text}\n\nCopy {c}."
+                text = doc.text if c == 0 else f"{grown_copy(doc.text, renamed, c)}\n\nCopy {c}."
                 fh.write(json.dumps({"id": f"{doc.doc_id}-x{c}", "text": text}) + "\n")
-    return copies * len(documents)
+    return {"documents": copies * len(documents), "heaps_beta": beta,
+            "base_words": len(order) or None, "renamed_per_copy": renamed_counts}
 
 
 def _tree_rss_bytes(root: int) -> int:
@@ -130,6 +200,7 @@ def run_scale(copies: int, corpus: Path, env: dict[str, str], work: Path) -> dic
                          + log.read_text()[-3000:])
     results = json.loads((out / "results.json").read_text())
     mentions = _mentions(results)
+    vocabulary = _vocabulary(results)
     peaks = step_peaks(log.read_text().splitlines(), samples)
     steps = {name: {"seconds": record["seconds"], "state": record["state"],
                     "peak_gb": peaks.get(name)}
@@ -138,7 +209,8 @@ def run_scale(copies: int, corpus: Path, env: dict[str, str], work: Path) -> dic
     print(f"×{copies}: {wall:.1f} s, {results['documents']} documents, {mentions} mentions",
           flush=True)
     return {"copies": copies, "wall_s": wall, "documents": results["documents"],
-            "mentions": mentions, "flow_s": results["timings"]["total"], "steps": steps,
+            "mentions": mentions, **vocabulary, "flow_s": results["timings"]["total"],
+            "steps": steps,
             "peak_gb": max((m for _, m in samples), default=0) / 2**30, "log": str(log)}
 
 
@@ -221,17 +293,35 @@ def tables(runs: list[dict[str, Any]], project_to: float) -> str:
                  + " GB |")
     lines.append("| end to end (process) | " + " / ".join(f"{s:.1f}" for s in walls)
                  + f" | {_fmt(growth_exponent(sizes, walls))} | | | |")
-    sizes_line = ", ".join(f"×{r['copies']}: {r['documents']} documents, {r['mentions']} "
-                           "mentions" for r in runs)
+    sizes_line = ", ".join(
+        f"×{r['copies']}: {r['documents']} documents, {r['mentions']} mentions"
+        + (f", {r['predicates']} predicates, {r['heads']} head words" if "heads" in r else "")
+        for r in runs)
+    growth = runs[-1].get("corpus", {})
+    vocabulary_line = (
+        f"Vocabulary growth: Heaps' exponent β = {growth['heaps_beta']:.3f} of the base "
+        f"({growth['base_words']} distinct words); words renamed in copies 1–"
+        f"{len(growth['renamed_per_copy']) - 1}: "
+        + ", ".join(str(n) for n in growth["renamed_per_copy"][1:])
+        if growth.get("heaps_beta") is not None else "Plain copies: no vocabulary growth.")
     return "\n".join([
         f"{sizes_line}; machine: {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}",
-        "", *lines, "",
+        "", vocabulary_line, "", *lines, "",
         f"- {'ok' if worst <= 1.1 else 'MISSED'}: every step's time exponent ≤ 1.1 "
         f"(largest {worst:.2f})"])
 
 
 def _fmt(b: float | None) -> str:
     return "–" if b is None else f"{b:.2f}"
+
+
+def _vocabulary(results: dict[str, Any]) -> dict[str, int]:
+    """The distinct predicates and head words of a run's entity table."""
+    import pandas as pd
+
+    table = pd.read_parquet(results["artifacts"]["entities"], columns=["predicate", "head"])
+    return {"predicates": int(table["predicate"].nunique()),
+            "heads": int(table["head"].str.lower().nunique())}
 
 
 def _mentions(results: dict[str, Any]) -> int:
@@ -243,7 +333,12 @@ def _mentions(results: dict[str, Any]) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--muc4-dir", default=str(REPO.parent / "shared" / "data" / "muc4"))
-    parser.add_argument("--scales", default="1,2,4", help="copies per run (default 1,2,4)")
+    parser.add_argument("--scales", default="1,2,4,8",
+                        help="copies per run (default 1,2,4,8)")
+    parser.add_argument("--base-docs", type=int,
+                        help="copy the first N MUC-4 messages (default: all of them)")
+    parser.add_argument("--no-heaps", dest="heaps", action="store_false",
+                        help="plain copies: no vocabulary growth")
     parser.add_argument("--project-to", type=float, default=1e7,
                         help="mentions of the projection column (default 1e7)")
     parser.add_argument("--work", help="working folder (default: a new temporary folder)")
@@ -274,8 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for copies in scales:
         corpus = work / f"muc4-x{copies}.jsonl"
-        write_corpus(muc4, copies, corpus)
-        runs.append(run_scale(copies, corpus, env, work))
+        corpus_info = write_corpus(muc4, copies, corpus, args.base_docs, args.heaps)
+        runs.append({**run_scale(copies, corpus, env, work), "corpus": corpus_info})
         if not args.keep:
             corpus.unlink()
             shutil.rmtree(work / f"out-x{copies}", ignore_errors=True)
