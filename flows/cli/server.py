@@ -110,7 +110,8 @@ class TemporaryServer:
         """
         import httpx
 
-        self.launch()
+        if not self.launched:
+            self.launch()
         deadline = time.monotonic() + timeout
         for attempt in range(3):
             if attempt:
