@@ -1,4 +1,5 @@
-"""The temporary Prefect server runs the command's start-up work while it boots."""
+"""The temporary Prefect server: launched without waiting, it runs the command's start-up work
+while it boots, answers, and is stopped."""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ def test_work_given_to_start_runs_once_while_the_server_boots(tmp_path):
         calls.append(server.process is not None and server.process.poll() is None)
 
     try:
-        url = server.start(timeout=120, while_starting=while_starting)
+        server.launch()
+        assert server.launched
+        url = server.wait(timeout=120, while_starting=while_starting)
         assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+        process = server.process
     finally:
         server.stop()
     assert calls == [True]
-    assert server.process is None
+    assert not server.launched and process is not None and process.poll() is not None

@@ -98,7 +98,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with prefect_api(args.project_dir, preload=["flows.induce"]):
+    with prefect_api(args.project_dir, preload=["flows.induce"],
+                     server=args.early_server):
         from flows.induce import induce_flow
 
         results = with_runner(induce_flow, args)(
@@ -147,7 +148,8 @@ def _empty_inbox(folder: Path) -> bool:
 
 
 def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with prefect_api(args.project_dir, preload=["flows.update"]):
+    with prefect_api(args.project_dir, preload=["flows.update"],
+                     server=args.early_server):
         from flows.update import update_flow
 
         results = with_runner(update_flow, args)(
@@ -342,7 +344,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace, spec: dict[str, Any]) -> int:
-    with prefect_api(args.project_dir, preload=["flows.sweep"]):
+    with prefect_api(args.project_dir, preload=["flows.sweep"],
+                     server=args.early_server):
         from flows.sweep import sweep_flow
 
         results = with_runner(sweep_flow, args)(

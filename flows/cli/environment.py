@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from aesi_lib.errors import (
     AesiError,
@@ -27,6 +28,9 @@ from aesi_lib.errors import (
     write_fault,
     write_fault_in_text,
 )
+
+if TYPE_CHECKING:
+    from flows.cli.server import TemporaryServer
 
 STORE_FILE = "aesi.duckdb"
 """The store's file name inside a project folder (``flows.common.Project.db``)."""
@@ -195,16 +199,54 @@ def _drain_prefect(timeout: float = 10.0) -> None:
             worker.drain_all(timeout=timeout)
 
 
+def launch_early_server(project_dir: str | Path) -> TemporaryServer | None:
+    """A temporary Prefect server launched now, at the start of a command that will run a flow
+    in ``project_dir``, so that it boots while the command imports its flows and checks its
+    options (:func:`prefect_api` then waits for it); None where the command may not need one
+    or its log could not be opened quietly: ``PREFECT_API_URL`` is set, the project folder
+    does not exist yet or is not writable, or another aesi process holds it (the command's own
+    checks then fail in one line, or wait, as without this). A profile that names an API is
+    found only when Prefect's settings are read: :func:`prefect_api` then stops the server.
+
+    The caller stops it (:meth:`~flows.cli.server.TemporaryServer.stop`) however the command
+    ends; it dies with this process when that is killed.
+    """
+    from aesi_lib.errors import ProjectLockedError
+    from aesi_lib.project_lock import check_not_in_use
+    from flows.cli.server import TemporaryServer
+
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    folder = Path(project_dir).expanduser().resolve()
+    log_path = folder / SERVER_LOG
+    try:
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK) or (
+                log_path.exists() and not os.access(log_path, os.W_OK)):
+            return None
+        check_not_in_use(folder)
+    except (OSError, ProjectLockedError):
+        return None
+    server = TemporaryServer(log_path)
+    try:
+        server.launch()
+    except OSError:
+        server.stop()
+        return None
+    return server
+
+
 @contextlib.contextmanager
-def prefect_api(project_dir: str | Path, preload: Sequence[str] = ()) -> Iterator[str]:
+def prefect_api(project_dir: str | Path, preload: Sequence[str] = (),
+                server: TemporaryServer | None = None) -> Iterator[str]:
     """The Prefect API a command's flows talk to, for the duration of the ``with`` block.
 
     The configured one (``PREFECT_API_URL`` or the profile) must answer; else this process
-    starts a :class:`~flows.cli.server.TemporaryServer` (log in ``<project>/prefect-server.log``)
+    uses a :class:`~flows.cli.server.TemporaryServer` (log in ``<project>/prefect-server.log``)
     that stops when the block ends, however it ends, and dies with the process when it is
-    killed. The modules named in ``preload`` (the command's flows) are imported while that
-    server boots: a few seconds of each command's start-up that the two overlap. Call after
-    :func:`prefect_environment`.
+    killed: ``server``, one the command launched at its start (:func:`launch_early_server`),
+    or else one started here. The modules named in ``preload`` (the command's flows) are
+    imported while that server boots: a few seconds of each command's start-up that the two
+    overlap. Call after :func:`prefect_environment`.
 
     Raises
     ------
@@ -215,12 +257,15 @@ def prefect_api(project_dir: str | Path, preload: Sequence[str] = ()) -> Iterato
 
     url = get_current_settings().api.url
     if url:
+        if server is not None:
+            server.stop()                       # launched early, before the profile was read
         check_api(url)
         yield url
         return
     from flows.cli.server import TemporaryServer
 
-    server = TemporaryServer(Path(project_dir).expanduser().resolve() / SERVER_LOG)
+    if server is None or not server.launched:
+        server = TemporaryServer(Path(project_dir).expanduser().resolve() / SERVER_LOG)
     timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
     log.info("starting a temporary Prefect server (stopped at the end; set PREFECT_API_URL to "
              "use your own)")
@@ -235,7 +280,7 @@ def prefect_api(project_dir: str | Path, preload: Sequence[str] = ()) -> Iterato
             finally:
                 _drain_prefect()
     finally:
-        if os.environ.get("PREFECT_API_URL") == url:
+        if url and os.environ.get("PREFECT_API_URL") == url:
             del os.environ["PREFECT_API_URL"]
         server.stop()
 

@@ -64,12 +64,43 @@ class TemporaryServer:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/api"
 
-    def start(self, timeout: float = 120.0,
-              while_starting: Callable[[], object] | None = None) -> str:
-        """Start the server and wait until it answers; returns its API URL.
+    @property
+    def launched(self) -> bool:
+        """Whether the server process was started and not stopped since."""
+        return self.process is not None
+
+    def launch(self) -> None:
+        """Start the server process and return at once, before it answers (:meth:`wait`).
+
+        A command launches it first thing, so that the server boots while the command imports
+        its flows and checks its options. The server reads Prefect's settings (environment,
+        profile) itself, as any Prefect process does; it does not import Prefect here.
+        """
+        if self.process is not None:
+            return
+        if self._log is None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = self.log_path.open("ab")
+            atexit.register(self.stop)
+        env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+               "PREFECT__SERVER_FINAL": "1"}
+        env.pop("PREFECT_API_URL", None)
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "flows.cli.server", "--port", str(self.port),
+             "--parent-pid", str(os.getpid())],
+            env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+
+    def wait(self, timeout: float = 120.0,
+             while_starting: Callable[[], object] | None = None) -> str:
+        """Wait until the launched server answers (launching it first if needed); returns its
+        API URL.
 
         ``while_starting`` runs once, in this process, while the server process boots (for
         example the imports of the flows the command will run: the two overlap on two cores).
+        A server that exits before it answers (another process took its port first) is
+        launched again on another port, twice at most.
 
         Raises
         ------
@@ -78,39 +109,38 @@ class TemporaryServer:
             log).
         """
         import httpx
-        from prefect.settings import get_current_settings
 
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = self.log_path.open("ab")
-        env = {**os.environ, **get_current_settings().to_environment_variables(exclude_unset=True),
-               "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
-               "PREFECT__SERVER_FINAL": "1"}
-        env.pop("PREFECT_API_URL", None)
+        if not self.launched:
+            self.launch()
         deadline = time.monotonic() + timeout
-        atexit.register(self.stop)
-        for _attempt in range(3):       # another process may take the port before uvicorn
-            self.port = free_port()
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "flows.cli.server", "--port", str(self.port),
-                 "--parent-pid", str(os.getpid())],
-                env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                start_new_session=True)
+        for attempt in range(3):
+            if attempt:
+                self.process = None
+                self.launch()
+            process = self.process
+            assert process is not None
             if while_starting is not None:
                 while_starting()
                 while_starting = None
             with httpx.Client(timeout=2) as client:
-                while time.monotonic() < deadline and self.process.poll() is None:
+                while time.monotonic() < deadline and process.poll() is None:
                     with contextlib.suppress(httpx.HTTPError):
                         if client.get(f"{self.api_url}/health").status_code == 200:
                             return self.api_url
                     time.sleep(0.1)
-            if self.process.poll() is None:
+            if process.poll() is None:
                 break                   # alive but silent: timed out
         self.stop()
         tail = " | ".join(self.log_path.read_text(errors="replace").strip().splitlines()[-3:])
         raise AesiError(f"the temporary Prefect server did not start within {timeout:.0f} s "
                         f"(log {self.log_path}: {tail or 'empty'}); start one with `prefect "
                         "server start` and set PREFECT_API_URL")
+
+    def start(self, timeout: float = 120.0,
+              while_starting: Callable[[], object] | None = None) -> str:
+        """:meth:`launch` and :meth:`wait`: start the server and wait until it answers."""
+        self.launch()
+        return self.wait(timeout, while_starting)
 
     def stop(self, grace: float = 10.0) -> None:
         """Stop the server (SIGTERM to its session, SIGKILL after ``grace`` s). Idempotent."""
