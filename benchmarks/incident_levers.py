@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -43,6 +42,7 @@ import scipy.sparse as sp
 from aesi_lib.corpus.sources import load_corpus
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.evaluate.split import SplitIndex
+from aesi_lib.fingerprint import source_commit
 from aesi_lib.model.factored_slots import factored_slot, factored_slot_labels, slot_class
 from aesi_lib.model.similarity import head_class_similarity, template_similarity
 from aesi_lib.run.config import RunConfig
@@ -143,12 +143,6 @@ def sentence_majority(templates: np.ndarray, sentences: np.ndarray) -> np.ndarra
     return np.where(own == top, templates, counts.argmax(axis=1)[sentences])
 
 
-def _commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, cwd=Path(__file__).resolve().parents[1])
-    return done.stdout.strip()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--project-dir", default=".aesi",
@@ -178,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     positions = np.asarray(features.argument_positions)
     subjects = positions == 0
     everyone = np.ones(features.n_entities, dtype=bool)
-    commit = _commit()
+    commit = source_commit()
     rows = []
 
     def record(name: str, seed: int, assignments: pd.DataFrame, changed: float) -> None:
