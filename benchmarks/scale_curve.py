@@ -254,7 +254,8 @@ def linear_projection(sizes: list[float], values: list[float], at: float) -> flo
     return my + slope * (at - mx)
 
 
-def tables(runs: list[dict[str, Any]], project_to: float) -> str:
+def tables(runs: list[dict[str, Any]], project_to: float, measured: str | None = None) -> str:
+    """The Markdown tables of ``runs``; ``measured`` (default: now) dates them."""
     sizes = [float(r["mentions"]) for r in runs]
     names = [n for n in runs[0]["steps"] if all(n in r["steps"] for r in runs)]
     head = " / ".join(f"×{r['copies']}" for r in runs)
@@ -305,7 +306,8 @@ def tables(runs: list[dict[str, Any]], project_to: float) -> str:
         + ", ".join(str(n) for n in growth["renamed_per_copy"][1:])
         if growth.get("heaps_beta") is not None else "Plain copies: no vocabulary growth.")
     return "\n".join([
-        f"{sizes_line}; machine: {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}",
+        f"{sizes_line}; machine: {os.cpu_count()} cores; "
+        f"{measured or time.strftime('%Y-%m-%d %H:%M')}",
         "", vocabulary_line, "", *lines, "",
         f"- {'ok' if worst <= 1.1 else 'MISSED'}: every step's time exponent ≤ 1.1 "
         f"(largest {worst:.2f})"])
@@ -348,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(its scale_curve.json) instead of running")
     args = parser.parse_args(argv)
     if args.from_json:
-        print(tables(json.loads(Path(args.from_json).read_text())["runs"], args.project_to))
+        recorded = json.loads(Path(args.from_json).read_text())
+        print(tables(recorded["runs"], args.project_to, recorded.get("measured")))
         return 0
     try:
         scales = sorted({int(s) for s in args.scales.split(",")})
@@ -374,9 +377,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             corpus.unlink()
             shutil.rmtree(work / f"out-x{copies}", ignore_errors=True)
-    text = tables(runs, args.project_to)
+    measured = time.strftime("%Y-%m-%d %H:%M")
+    text = tables(runs, args.project_to, measured)
     print("\n" + text)
-    (work / "scale_curve.json").write_text(json.dumps({"runs": runs, "table": text}, indent=1))
+    record = {"runs": runs, "measured": measured, "table": text}
+    (work / "scale_curve.json").write_text(json.dumps(record, indent=1))
     (work / "scale_curve.md").write_text(text + "\n")
     shutil.rmtree(code, ignore_errors=True)
     shutil.rmtree(work / "prefect-home", ignore_errors=True)
