@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
+import scipy.sparse as sp
 
 from aesi_lib.model.terms import CosineTerm, _hash_weights, _row_codes, distinct_rows
 
@@ -19,8 +22,8 @@ def test_distinct_rows_rebuild_every_block_in_order_of_first_appearance() -> Non
     assert len(distinct[0]) == len(pairs)
     assert ids[0] == 0 and np.all(np.diff(np.maximum.accumulate(ids)) <= 1)
     for block, rows in zip(blocks, distinct, strict=True):
-        assert rows.dtype == np.float64
-        np.testing.assert_array_equal(rows[ids], block.astype(np.float64))
+        assert rows.dtype == np.float32             # kept as stored: no float64 copy
+        np.testing.assert_array_equal(rows[ids], block)
 
 
 def test_rows_whose_hashes_collide_stay_apart() -> None:
@@ -61,3 +64,23 @@ def test_distinct_float64_rows_are_referenced_not_copied() -> None:
     term = CosineTerm("cos_p", [vectors])
     assert term.GT is None and np.shares_memory(term.blocks[0], vectors)
     np.testing.assert_array_equal(term.ids, np.arange(50))
+
+
+def test_float32_rows_give_the_products_of_their_float64_copy() -> None:
+    rng = np.random.default_rng(3)
+    sentences = rng.standard_normal((40, 16)).astype(np.float32)
+    sentence_ids = rng.integers(40, size=300)
+    X = rng.standard_normal((300, 4))
+    narrow = CosineTerm("context", [sentences], ids=sentence_ids)
+    wide = CosineTerm("context", [sentences.astype(np.float64)], ids=sentence_ids)
+    assert narrow.blocks[0].dtype == np.float32 and wide.blocks[0].dtype == np.float64
+    np.testing.assert_array_equal(narrow.scale, wide.scale)
+    np.testing.assert_allclose(narrow.matmat(X), wide.matmat(X), rtol=1e-13, atol=0)
+    # Tied to units (one unit a tenth of the mentions), with slabs of one column.
+    units = np.arange(300) // 30
+    G = sp.csr_matrix((np.ones(300), (np.arange(300), units)), shape=(300, 10))
+    Y = rng.standard_normal((10, 2))
+    with patch("aesi_lib.model.terms._SLAB_ELEMENTS", 40):
+        np.testing.assert_allclose(narrow.tied(G).matmat(Y), wide.tied(G).matmat(Y),
+                                   rtol=1e-13, atol=0)
+        np.testing.assert_allclose(narrow.matmat(X), wide.matmat(X), rtol=1e-13, atol=0)

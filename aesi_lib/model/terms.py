@@ -45,13 +45,17 @@ class CosineTerm:
     scaled, multiplied through each block, and scaled again.
 
     Mentions repeat their vectors: every mention of a predicate has its vector, every mention
-    of a sentence its sentence vector. The term keeps each distinct row once, as float64
-    (:func:`distinct_rows`), and an index per mention: ``B = P U`` with P the |E|×K indicator
-    of the distinct rows U, so a product is ``P S_U U (Uᵀ S_U (Pᵀ X))``. The sums over a
-    group's rows (``Pᵀ X``) cost O(|E|·k); the dense products O(K·d·k). On MUC-4 K is 4x
-    below |E| for sentence vectors and 46x for predicate vectors, and the term holds no
-    per-mention copy of the vectors. When every row is distinct, P is the identity and
-    float64 blocks are referenced, not copied: do not modify them while the term is in use.
+    of a sentence its sentence vector. The term keeps each distinct row once, in the blocks'
+    own floating type (:func:`distinct_rows`), and an index per mention: ``B = P U`` with P
+    the |E|×K indicator of the distinct rows U, so a product is ``P S_U U (Uᵀ S_U (Pᵀ X))``.
+    The sums over a group's rows (``Pᵀ X``) cost O(|E|·k); the dense products O(K·d·k). On
+    MUC-4 K is 4x below |E| for sentence vectors and 46x for predicate vectors, and the term
+    holds no per-mention copy of the vectors. Products are taken in float64 whatever the
+    stored type: float32 rows (the features' vectors) are widened a slab at a time
+    (:func:`_transposed_product`, :func:`_left_product`), so the term holds half the bytes
+    of a float64 copy and its products are that copy's. When every row is distinct, P is the
+    identity and the blocks are referenced, not copied: do not modify them while the term is
+    in use.
 
     Parameters
     ----------
@@ -96,7 +100,7 @@ class CosineTerm:
         # Pᵀ X: one row per distinct column vector.
         sums = X.copy() if self.GT is None else np.asarray(self.GT @ X)
         sums *= self.scale[:, None]
-        distinct = sum(r @ (b.T @ sums)
+        distinct = sum(_left_product(r, _transposed_product(b, sums))
                        for r, b in zip(self.row_blocks, self.blocks, strict=True))
         distinct *= self.row_scale[:, None]
         out = distinct if self._rows_identity else distinct[self.row_ids]
@@ -121,11 +125,13 @@ class CosineTerm:
         n_distinct = self.blocks[0].shape[0]
         P = G.T if self._cols_identity else G.T @ _indicator(self.ids, n_distinct)
         Q = sp.csr_matrix(P)
-        scaled = [b * self.scale[:, None] for b in self.blocks]
         sizes = np.asarray(G.sum(axis=0)).reshape(-1)
         if Q.shape[0] < n_distinct:
-            # Fewer units than distinct vectors: one U×d factor per block, formed once.
-            return TiedCosineTerm(self.name, None, [np.asarray(Q @ b) for b in scaled], sizes)
+            # Fewer units than distinct vectors: one U×d factor per block, formed once, a
+            # slab of columns at a time (no scaled copy of the distinct vectors).
+            factors = [_scaled_unit_sums(Q, b, self.scale) for b in self.blocks]
+            return TiedCosineTerm(self.name, None, factors, sizes)
+        scaled = [b * self.scale[:, None] for b in self.blocks]
         return TiedCosineTerm(self.name, Q, scaled, sizes)
 
 
@@ -175,8 +181,9 @@ def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarra
 
     Returns
     -------
-    distinct : list of ndarray of shape (K, d_b), float64
-        One float64 array per block, rows in order of first appearance.
+    distinct : list of ndarray of shape (K, d_b)
+        One array per block, of the block's floating type (float32 stays float32; any other
+        type becomes float64), rows in order of first appearance.
     ids : ndarray of shape (E,), int64
         ``blocks[b][i] == distinct[b][ids[i]]`` for every block b and row i.
     """
@@ -190,14 +197,59 @@ def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarra
     # Numbered by first appearance: the result does not depend on how the codes sort.
     _, first, key = np.unique(key.ravel(), return_index=True, return_inverse=True)
     if first.size == n:
-        # Every row is distinct: float64 input is referenced, not copied.
-        return [np.asarray(a, dtype=np.float64) for a in arrays], np.arange(n, dtype=np.int64)
+        # Every row is distinct: input of a kept type is referenced, not copied.
+        return [_stored(a) for a in arrays], np.arange(n, dtype=np.int64)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     ids = rank[key.ravel()].astype(np.int64)
     firsts = first[order]
-    return [np.asarray(a[firsts], dtype=np.float64) for a in arrays], ids
+    return [_stored(a[firsts]) for a in arrays], ids
+
+
+def _stored(a: np.ndarray) -> np.ndarray:
+    """``a`` as a term keeps it: float32 as it is, anything else as float64."""
+    return a if a.dtype == np.float32 else np.asarray(a, dtype=np.float64)
+
+
+# Float64 elements a widened slab of stored rows may hold (32 MiB).
+_SLAB_ELEMENTS = 1 << 22
+
+
+def _column_slabs(a: np.ndarray) -> list[slice]:
+    """Slices of ``a``'s columns whose float64 copy fits in :data:`_SLAB_ELEMENTS`."""
+    width = max(1, min(a.shape[1], _SLAB_ELEMENTS // max(a.shape[0], 1)))
+    return [slice(c, c + width) for c in range(0, a.shape[1], width)]
+
+
+def _row_slabs(a: np.ndarray) -> list[slice]:
+    """Slices of ``a``'s rows whose float64 copy fits in :data:`_SLAB_ELEMENTS`."""
+    height = max(1, _SLAB_ELEMENTS // max(a.shape[1], 1))
+    return [slice(r, r + height) for r in range(0, a.shape[0], height)]
+
+
+def _transposed_product(b: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``bᵀ Y`` in float64 for stored rows ``b`` (K, d) and Y (K, k): float32 ``b`` is widened
+    a slab of columns at a time, so each entry sums over all K rows in one product, as it
+    would with a float64 copy."""
+    if b.dtype == np.float64:
+        return b.T @ Y
+    return np.vstack([b[:, c].astype(np.float64).T @ Y for c in _column_slabs(b)])
+
+
+def _left_product(r: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``r M`` in float64 for stored rows ``r`` (N, d) and M (d, k): float32 ``r`` is widened a
+    slab of rows at a time."""
+    if r.dtype == np.float64:
+        return r @ M
+    return np.vstack([r[s].astype(np.float64) @ M for s in _row_slabs(r)])
+
+
+def _scaled_unit_sums(Q: sp.csr_matrix, b: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``Q S b`` (U, d) for the unit counts Q (U, K), the inverse norms S (K,) and stored rows
+    ``b`` (K, d), a slab of ``b``'s columns at a time in float64."""
+    return np.hstack([np.asarray(Q @ (b[:, c].astype(np.float64) * scale[:, None]))
+                      for c in _column_slabs(b)])
 
 
 def _distinct_with_index(blocks: list[np.ndarray], ids: np.ndarray | None
@@ -252,7 +304,7 @@ def _row_codes(words: np.ndarray, chunk: int = 1 << 15) -> np.ndarray:
 
 def inverse_norms(blocks: list[np.ndarray]) -> np.ndarray:
     """1 / the norm of each row of the blocks side by side, shape (n,); 0 for a zero row."""
-    norms = np.sqrt(sum(np.einsum("ij,ij->i", b, b) for b in blocks))
+    norms = np.sqrt(sum(np.einsum("ij,ij->i", b, b, dtype=np.float64) for b in blocks))
     # A zero vector (unknown word) gets scale 0: cosine 0 with everything.
     return np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
 
