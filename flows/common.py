@@ -180,13 +180,29 @@ class Steps:
         self.result_storage = result_storage
 
     def run(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
+        """``task(*args, **kwargs)`` here, in the flow's process; its value."""
         started = time.perf_counter()
-        if self.result_storage is not None and task.persist_result:
-            task = task.with_options(result_storage=self.result_storage)
-        state = task(*args, return_state=True, **kwargs)
+        state = self._stored(task)(*args, return_state=True, **kwargs)
         value = state.result()          # raises the task's exception when it failed
         self.records[name] = {"state": state.name, "seconds": time.perf_counter() - started}
         return value
+
+    def submit(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
+        """``task`` submitted to the flow's task runner (a cluster worker under ``--dask``),
+        waited for; its value. A ``worker`` in the value is recorded with the step."""
+        started = time.perf_counter()
+        future = self._stored(task).submit(*args, **kwargs)
+        value = future.result()         # raises the task's exception when it failed
+        self.records[name] = {"state": future.state.name,
+                              "seconds": time.perf_counter() - started}
+        if isinstance(value, dict) and "worker" in value:
+            self.records[name]["worker"] = value["worker"]
+        return value
+
+    def _stored(self, task: Any) -> Any:
+        if self.result_storage is not None and task.persist_result:
+            return task.with_options(result_storage=self.result_storage)
+        return task
 
     def add(self, name: str, state: str, seconds: float, **extra: Any) -> None:
         self.records[name] = {"state": state, "seconds": seconds, **extra}
@@ -348,7 +364,8 @@ def configuration(config: dict[str, Any] | None, config_path: str | None,
 
 def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps: Steps,
                   tag: str = "") -> dict[str, str]:
-    """Corpus fingerprint → entity table → PMI → features for the stored documents ``doc_ids``.
+    """Corpus fingerprint → entity table → PMI → features for the stored documents ``doc_ids``;
+    on a cluster (``--dask``) the encoder's batches and the feature build run on its workers.
 
     Every step is cached on content, so configurations that share feature options share
     these results. ``tag`` suffixes the step names in ``steps``.
@@ -369,9 +386,21 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                             context_file(entities, project.work_dir, config.features,
                                          config.vectors_path),
                             config.vectors_path)
-    features = steps.run(f"build-features{tag}", features_task, entities, pmi, config,
-                         features_file(entities, pmi, config, project.work_dir, context),
-                         context)
+    out_path = features_file(entities, pmi, config, project.work_dir, context)
+    arguments = (features_task, entities, pmi, config, out_path, context)
+    features = None
+    if _flow_runner_spreads_tasks():
+        # On a cluster the feature build runs on a worker too: the flow's process then holds
+        # neither the word vectors nor the features while they are built.
+        features = steps.submit(f"build-features{tag}", *arguments)
+        if not Path(features["features"]).is_file():
+            get_run_logger().warning(
+                "the features a cluster worker built (%s) are not on this machine's file "
+                "system: building them here too (put the project folder on a shared file "
+                "system, docs/operations.md)", features["features"])
+            features = None
+    if features is None:
+        features = steps.run(f"build-features{tag}", *arguments)
     return {"project_dir": str(project.root), "parse_cache": project.parse_cache,
             "entities": entities, "pmi": pmi, "context": context,
             "features": features["features"]}

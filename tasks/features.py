@@ -187,7 +187,8 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
                   out_path: str, context_path: str | None = None) -> dict[str, str]:
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one
     ``.npz`` at ``out_path`` (:func:`features_file`;
-    ``aesi_lib.model.feature_files.save_features``); returns its path and the table's.
+    ``aesi_lib.model.feature_files.save_features``); returns its path, the table's and where
+    it ran (a cluster worker under ``--dask``: :func:`flows.common.feature_steps`).
 
     The key holds the feature options and the lexicon resources but not the model options,
     so runs that differ only in the model (or the seed) share the features. ``context_path``
@@ -208,4 +209,4 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
     save_features(out_path, features, vocab)
     log.info("features: |E| = %d mentions, %d head words, %d PMI entries, %.1f%% OOV words",
              features.n_entities, len(vocab.heads), features.pmi.nnz, 100 * vocab.oov_rate)
-    return {"features": out_path, "entities": entities_path}
+    return {"features": out_path, "entities": entities_path, "worker": worker_name()}

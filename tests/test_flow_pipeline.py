@@ -614,7 +614,8 @@ def _wait_for_port(port: int, proc: subprocess.Popen, what: str, timeout: float 
 def test_the_per_document_work_on_a_dask_cluster_started_apart(server, prefect_here,
                                                                 reference, tmp_path):
     """``--dask ADDRESS``: a scheduler and a worker process started on their own, as on a
-    real cluster, take the parse and the encoder pass; the labels are a run's without Dask."""
+    real cluster, take the parse, the encoder pass and the feature build; the labels are a
+    run's without Dask."""
     from flows.cli.options import check_dask_scheduler
     from flows.common import dask_task_runner
     from flows.induce import induce_flow
@@ -649,6 +650,8 @@ def test_the_per_document_work_on_a_dask_cluster_started_apart(server, prefect_h
     assert workers[0] != address                  # the worker's own address, not the scheduler's
     assert r["documents_parsed"] == 40
     assert r["steps"]["embed-batches"]["documents_embedded"] == 40
+    assert r["steps"]["build-features"]["state"] == "Completed"
+    assert r["steps"]["build-features"]["worker"] == workers[0]
     pd.testing.assert_frame_equal(_assignments(tmp_path / "out"),
                                   _assignments(reference["out"]))
 

@@ -271,3 +271,44 @@ def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
     assert inspect.signature(induce_flow.fn).parameters["keep_runs"].default == DEFAULT_KEEP_RUNS
     assert inspect.signature(stasks.record_run_task.fn).parameters["keep_runs"].default == \
         DEFAULT_KEEP_RUNS
+
+
+def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path, monkeypatch,
+                                                                         caplog):
+    """Under ``--dask`` the feature build is submitted to a worker; when its file is not on
+    this machine (no shared project folder), the flow builds the features itself."""
+    import logging
+
+    import flows.common as common
+    from aesi_lib.run.config import RunConfig
+    from aesi_lib.run.presets import preset
+
+    entities, pmi = tmp_path / "entities.parquet", tmp_path / "pmi.parquet"
+    context = tmp_path / "context.npz"
+    for path in (entities, pmi, context):
+        path.write_bytes(path.name.encode())
+    here = str(tmp_path / "features-here.npz")
+    calls = []
+
+    class RecordingSteps:
+        def run(self, name, task, *args, **kwargs):
+            calls.append(("run", name))
+            return {"corpus-fingerprint": "corpus", "entity-table": str(entities),
+                    "head-pmi": str(pmi), "context-vectors": str(context)
+                    }.get(name, {"features": here})
+
+        def submit(self, name, task, *args, **kwargs):
+            calls.append(("submit", name))
+            return {"features": "/on/the/worker/features.npz", "worker": "tcp://10.0.0.9:1"}
+
+    monkeypatch.setattr(common, "_flow_runner_spreads_tasks", lambda: True)
+    monkeypatch.setattr(common, "get_run_logger", lambda: logging.getLogger("aesi-test"))
+    monkeypatch.setattr(common, "embed_on_workers", lambda *a, **k: calls.append("embed"))
+    config = RunConfig.from_dict(preset("default"))
+    with caplog.at_level(logging.WARNING, logger="aesi-test"):
+        out = common.feature_steps(common.Project.at(tmp_path / "project"), ["d1"], config,
+                                   RecordingSteps())
+    assert calls[-4:] == ["embed", ("run", "context-vectors"), ("submit", "build-features"),
+                          ("run", "build-features")]
+    assert out["features"] == here
+    assert "/on/the/worker/features.npz" in caplog.text and "shared file" in caplog.text
