@@ -7,7 +7,14 @@ from unittest.mock import patch
 import numpy as np
 import scipy.sparse as sp
 
-from aesi_lib.model.terms import CosineTerm, _hash_weights, _row_codes, distinct_rows
+from aesi_lib.model.terms import (
+    CosineTerm,
+    GroupTerm,
+    SimilarityOperator,
+    _hash_weights,
+    _row_codes,
+    distinct_rows,
+)
 
 
 def test_distinct_rows_rebuild_every_block_in_order_of_first_appearance() -> None:
@@ -19,11 +26,11 @@ def test_distinct_rows_rebuild_every_block_in_order_of_first_appearance() -> Non
     blocks = [heads[head_ids], predicates[predicate_ids]]
     distinct, ids = distinct_rows(blocks)
     pairs = list(dict.fromkeys(zip(head_ids.tolist(), predicate_ids.tolist(), strict=True)))
-    assert len(distinct[0]) == len(pairs)
+    assert distinct[0].shape == (len(pairs), 5)
     assert ids[0] == 0 and np.all(np.diff(np.maximum.accumulate(ids)) <= 1)
     for block, rows in zip(blocks, distinct, strict=True):
-        assert rows.dtype == np.float32             # kept as stored: no float64 copy
-        np.testing.assert_array_equal(rows[ids], block)
+        assert rows.array is block                  # an index into the block: no copy
+        np.testing.assert_array_equal(rows.widened()[ids], block)
 
 
 def test_rows_whose_hashes_collide_stay_apart() -> None:
@@ -59,10 +66,10 @@ def test_cosine_term_holds_distinct_rows_and_equals_the_dense_cosine() -> None:
                                atol=1e-12)
 
 
-def test_distinct_float64_rows_are_referenced_not_copied() -> None:
+def test_distinct_float64_rows_are_used_as_they_are() -> None:
     vectors = np.random.default_rng(2).standard_normal((50, 4))
     term = CosineTerm("cos_p", [vectors])
-    assert term.GT is None and np.shares_memory(term.blocks[0], vectors)
+    assert term.GT is None and term.blocks[0].array is vectors and term.blocks[0].direct
     np.testing.assert_array_equal(term.ids, np.arange(50))
 
 
@@ -73,7 +80,7 @@ def test_float32_rows_give_the_products_of_their_float64_copy() -> None:
     X = rng.standard_normal((300, 4))
     narrow = CosineTerm("context", [sentences], ids=sentence_ids)
     wide = CosineTerm("context", [sentences.astype(np.float64)], ids=sentence_ids)
-    assert narrow.blocks[0].dtype == np.float32 and wide.blocks[0].dtype == np.float64
+    assert narrow.blocks[0].array is sentences
     np.testing.assert_array_equal(narrow.scale, wide.scale)
     np.testing.assert_allclose(narrow.matmat(X), wide.matmat(X), rtol=1e-13, atol=0)
     # Tied to units (one unit a tenth of the mentions), with slabs of one column.
@@ -84,3 +91,18 @@ def test_float32_rows_give_the_products_of_their_float64_copy() -> None:
         np.testing.assert_allclose(narrow.tied(G).matmat(Y), wide.tied(G).matmat(Y),
                                    rtol=1e-13, atol=0)
         np.testing.assert_allclose(narrow.matmat(X), wide.matmat(X), rtol=1e-13, atol=0)
+
+
+def test_operators_that_share_terms_multiply_each_by_one_once() -> None:
+    rng = np.random.default_rng(4)
+    vectors = rng.standard_normal((60, 5))
+    deps = rng.integers(3, size=60)
+    cosine, group = CosineTerm("cos_p", [vectors]), GroupTerm("dep", deps, None, 3)
+    first = SimilarityOperator([(1.0, cosine), (0.5, group)], zero_diagonal=True)
+    np.testing.assert_array_equal(first.degrees(), first @ np.ones(60))
+    # A second operator over the same terms (a consensus member) reuses their row sums.
+    second = SimilarityOperator([(2.0, cosine), (0.5, group)])
+    with patch.object(CosineTerm, "matmat", side_effect=AssertionError("multiplied again")), \
+            patch.object(GroupTerm, "matmat", side_effect=AssertionError("multiplied again")):
+        degrees = second.degrees()
+    np.testing.assert_array_equal(degrees, second @ np.ones(60))

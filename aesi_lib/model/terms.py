@@ -45,17 +45,14 @@ class CosineTerm:
     scaled, multiplied through each block, and scaled again.
 
     Mentions repeat their vectors: every mention of a predicate has its vector, every mention
-    of a sentence its sentence vector. The term keeps each distinct row once, in the blocks'
-    own floating type (:func:`distinct_rows`), and an index per mention: ``B = P U`` with P
-    the |E|×K indicator of the distinct rows U, so a product is ``P S_U U (Uᵀ S_U (Pᵀ X))``.
-    The sums over a group's rows (``Pᵀ X``) cost O(|E|·k); the dense products O(K·d·k). On
-    MUC-4 K is 4x below |E| for sentence vectors and 46x for predicate vectors, and the term
-    holds no per-mention copy of the vectors. Products are taken in float64 whatever the
-    stored type: float32 rows (the features' vectors) are widened a slab at a time
-    (:func:`_transposed_product`, :func:`_left_product`), so the term holds half the bytes
-    of a float64 copy and its products are that copy's. When every row is distinct, P is the
-    identity and the blocks are referenced, not copied: do not modify them while the term is
-    in use.
+    of a sentence its sentence vector. The term works on each distinct row once
+    (:func:`distinct_rows`) through an index per mention: ``B = P U`` with P the |E|×K
+    indicator of the distinct rows U, so a product is ``P S_U U (Uᵀ S_U (Pᵀ X))``. The sums
+    over a group's rows (``Pᵀ X``) cost O(|E|·k); the dense products O(K·d·k). On MUC-4 K is
+    4x below |E| for sentence vectors and 46x for predicate vectors. U is an index into the
+    blocks themselves (:class:`DistinctRows`), widened to float64 a slab at a time for each
+    product, so the term holds no copy of the vectors, only their indices: do not modify the
+    blocks while the term is in use.
 
     Parameters
     ----------
@@ -80,7 +77,7 @@ class CosineTerm:
     ):
         self.name = name
         self.blocks, self.ids = _distinct_with_index(blocks, ids)
-        self.scale = inverse_norms(self.blocks)
+        self.scale = _inverse_distinct_norms(self.blocks)
         self._cols_identity = _is_identity(self.ids, self.blocks[0].shape[0])
         # Pᵀ, or None when P is the identity (every mention its own distinct row).
         self.GT = (None if self._cols_identity
@@ -91,16 +88,17 @@ class CosineTerm:
             self._rows_identity = self._cols_identity
         else:
             self.row_blocks, self.row_ids = _distinct_with_index(row_blocks, row_ids)
-            self.row_scale = inverse_norms(self.row_blocks)
+            self.row_scale = _inverse_distinct_norms(self.row_blocks)
             self._rows_identity = _is_identity(self.row_ids, self.row_blocks[0].shape[0])
         self.shape = (self.row_ids.shape[0], self.ids.shape[0])
+        self._row_sums: np.ndarray | None = None        # :func:`row_sums`
 
     def matmat(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
         # Pᵀ X: one row per distinct column vector.
         sums = X.copy() if self.GT is None else np.asarray(self.GT @ X)
         sums *= self.scale[:, None]
-        distinct = sum(_left_product(r, _transposed_product(b, sums))
+        distinct = sum(r.left_product(b.transposed_product(sums))
                        for r, b in zip(self.row_blocks, self.blocks, strict=True))
         distinct *= self.row_scale[:, None]
         out = distinct if self._rows_identity else distinct[self.row_ids]
@@ -129,9 +127,9 @@ class CosineTerm:
         if Q.shape[0] < n_distinct:
             # Fewer units than distinct vectors: one U×d factor per block, formed once, a
             # slab of columns at a time (no scaled copy of the distinct vectors).
-            factors = [_scaled_unit_sums(Q, b, self.scale) for b in self.blocks]
+            factors = [b.scaled_unit_sums(Q, self.scale) for b in self.blocks]
             return TiedCosineTerm(self.name, None, factors, sizes)
-        scaled = [b * self.scale[:, None] for b in self.blocks]
+        scaled = [b.widened() * self.scale[:, None] for b in self.blocks]
         return TiedCosineTerm(self.name, Q, scaled, sizes)
 
 
@@ -171,7 +169,7 @@ class TiedCosineTerm:
         return out
 
 
-def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[DistinctRows], np.ndarray]:
     """The distinct rows of ``blocks`` taken side by side, and the index of each row among them.
 
     Parameters
@@ -181,13 +179,13 @@ def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarra
 
     Returns
     -------
-    distinct : list of ndarray of shape (K, d_b)
-        One array per block, of the block's floating type (float32 stays float32; any other
-        type becomes float64), rows in order of first appearance.
+    distinct : list of DistinctRows of shape (K, d_b)
+        One per block, rows in order of first appearance, indexing the block itself: no row
+        is copied (:class:`DistinctRows`).
     ids : ndarray of shape (E,), int64
-        ``blocks[b][i] == distinct[b][ids[i]]`` for every block b and row i.
+        ``blocks[b][i] == distinct[b].widened()[ids[i]]`` for every block b and row i.
     """
-    arrays = [np.ascontiguousarray(b) for b in blocks]
+    arrays = [_stored(np.ascontiguousarray(b)) for b in blocks]
     n = arrays[0].shape[0]
     key = np.zeros(n, dtype=np.int64)
     for a in arrays:
@@ -197,14 +195,13 @@ def distinct_rows(blocks: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarra
     # Numbered by first appearance: the result does not depend on how the codes sort.
     _, first, key = np.unique(key.ravel(), return_index=True, return_inverse=True)
     if first.size == n:
-        # Every row is distinct: input of a kept type is referenced, not copied.
-        return [_stored(a) for a in arrays], np.arange(n, dtype=np.int64)
+        return [DistinctRows(a) for a in arrays], np.arange(n, dtype=np.int64)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     ids = rank[key.ravel()].astype(np.int64)
     firsts = first[order]
-    return [_stored(a[firsts]) for a in arrays], ids
+    return [DistinctRows(a, firsts) for a in arrays], ids
 
 
 def _stored(a: np.ndarray) -> np.ndarray:
@@ -216,44 +213,79 @@ def _stored(a: np.ndarray) -> np.ndarray:
 _SLAB_ELEMENTS = 1 << 22
 
 
-def _column_slabs(a: np.ndarray) -> list[slice]:
-    """Slices of ``a``'s columns whose float64 copy fits in :data:`_SLAB_ELEMENTS`."""
-    width = max(1, min(a.shape[1], _SLAB_ELEMENTS // max(a.shape[0], 1)))
-    return [slice(c, c + width) for c in range(0, a.shape[1], width)]
+class DistinctRows:
+    """The distinct rows of a stored block of vectors, as an index into it: no row is copied.
 
+    Products are taken in float64 whatever the stored type. float32 rows (the features'
+    vectors) or an index are widened a slab at a time (at most :data:`_SLAB_ELEMENTS` float64
+    values), so a product is that of a float64 copy of the distinct rows, and the term holds
+    only the index beside the features' own arrays. A float64 block without an index is used
+    as it is.
 
-def _row_slabs(a: np.ndarray) -> list[slice]:
-    """Slices of ``a``'s rows whose float64 copy fits in :data:`_SLAB_ELEMENTS`."""
-    height = max(1, _SLAB_ELEMENTS // max(a.shape[1], 1))
-    return [slice(r, r + height) for r in range(0, a.shape[0], height)]
+    Parameters
+    ----------
+    array : ndarray of shape (E, d), float32 or float64
+        The stored block (the features' array: do not modify it while the term is in use).
+    index : ndarray of shape (K,), int, optional
+        The rows of ``array`` that are distinct, in order; None: every row.
+    """
 
+    def __init__(self, array: np.ndarray, index: np.ndarray | None = None) -> None:
+        self.array = array
+        self.index = index
+        self.shape = (array.shape[0] if index is None else index.shape[0], array.shape[1])
 
-def _transposed_product(b: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """``bᵀ Y`` in float64 for stored rows ``b`` (K, d) and Y (K, k): float32 ``b`` is widened
-    a slab of columns at a time, so each entry sums over all K rows in one product, as it
-    would with a float64 copy."""
-    if b.dtype == np.float64:
-        return b.T @ Y
-    return np.vstack([b[:, c].astype(np.float64).T @ Y for c in _column_slabs(b)])
+    @property
+    def direct(self) -> bool:
+        """Whether products can use ``array`` as it is (float64, every row)."""
+        return self.index is None and self.array.dtype == np.float64
 
+    def widened(self, rows: slice = slice(None), cols: slice = slice(None)) -> np.ndarray:
+        """Rows ``rows`` and columns ``cols`` of the distinct rows, as a float64 array."""
+        picked = rows if self.index is None else self.index[rows]
+        return np.asarray(self.array[picked, cols], dtype=np.float64)
 
-def _left_product(r: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """``r M`` in float64 for stored rows ``r`` (N, d) and M (d, k): float32 ``r`` is widened a
-    slab of rows at a time."""
-    if r.dtype == np.float64:
-        return r @ M
-    return np.vstack([r[s].astype(np.float64) @ M for s in _row_slabs(r)])
+    def column_slabs(self) -> list[slice]:
+        """Slices of the columns whose float64 slab fits in :data:`_SLAB_ELEMENTS`."""
+        k, d = self.shape
+        width = max(1, min(d, _SLAB_ELEMENTS // max(k, 1)))
+        return [slice(c, c + width) for c in range(0, d, width)]
 
+    def row_slabs(self) -> list[slice]:
+        """Slices of the rows whose float64 slab fits in :data:`_SLAB_ELEMENTS`."""
+        k, d = self.shape
+        height = max(1, _SLAB_ELEMENTS // max(d, 1))
+        return [slice(r, r + height) for r in range(0, k, height)]
 
-def _scaled_unit_sums(Q: sp.csr_matrix, b: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``Q S b`` (U, d) for the unit counts Q (U, K), the inverse norms S (K,) and stored rows
-    ``b`` (K, d), a slab of ``b``'s columns at a time in float64."""
-    return np.hstack([np.asarray(Q @ (b[:, c].astype(np.float64) * scale[:, None]))
-                      for c in _column_slabs(b)])
+    def transposed_product(self, Y: np.ndarray) -> np.ndarray:
+        """``Uᵀ Y`` (d, k) for Y of shape (K, k): a slab of columns at a time, so that each
+        entry sums over all K rows in one product, as it would with a float64 copy."""
+        if self.direct:
+            return self.array.T @ Y
+        return np.vstack([self.widened(cols=c).T @ Y for c in self.column_slabs()])
+
+    def left_product(self, M: np.ndarray) -> np.ndarray:
+        """``U M`` (K, k) for M of shape (d, k), a slab of rows at a time."""
+        if self.direct:
+            return self.array @ M
+        return np.vstack([self.widened(rows=r) @ M for r in self.row_slabs()])
+
+    def scaled_unit_sums(self, Q: sp.csr_matrix, scale: np.ndarray) -> np.ndarray:
+        """``Q S U`` (U, d) for the unit counts Q (U, K) and the inverse norms S (K,), a slab of
+        columns at a time."""
+        return np.hstack([np.asarray(Q @ (self.widened(cols=c) * scale[:, None]))
+                          for c in self.column_slabs()])
+
+    def squared_norms(self) -> np.ndarray:
+        """The squared norm of each distinct row, shape (K,), in float64."""
+        if self.direct or self.shape[0] == 0:
+            return np.einsum("ij,ij->i", self.array, self.array, dtype=np.float64)
+        slabs = (self.widened(rows=r) for r in self.row_slabs())
+        return np.concatenate([np.einsum("ij,ij->i", w, w) for w in slabs])
 
 
 def _distinct_with_index(blocks: list[np.ndarray], ids: np.ndarray | None
-                         ) -> tuple[list[np.ndarray], np.ndarray]:
+                         ) -> tuple[list[DistinctRows], np.ndarray]:
     """:func:`distinct_rows` of ``blocks``, and each mention's distinct row: through ``ids``
     (the mention's row of the blocks) when the blocks hold shared rows."""
     distinct, inner = distinct_rows(blocks)
@@ -304,7 +336,16 @@ def _row_codes(words: np.ndarray, chunk: int = 1 << 15) -> np.ndarray:
 
 def inverse_norms(blocks: list[np.ndarray]) -> np.ndarray:
     """1 / the norm of each row of the blocks side by side, shape (n,); 0 for a zero row."""
-    norms = np.sqrt(sum(np.einsum("ij,ij->i", b, b, dtype=np.float64) for b in blocks))
+    return _inverse_of_norms(np.sqrt(sum(np.einsum("ij,ij->i", b, b, dtype=np.float64)
+                                         for b in blocks)))
+
+
+def _inverse_distinct_norms(blocks: list[DistinctRows]) -> np.ndarray:
+    """:func:`inverse_norms` of the distinct rows of ``blocks``, in float64."""
+    return _inverse_of_norms(np.sqrt(sum(b.squared_norms() for b in blocks)))
+
+
+def _inverse_of_norms(norms: np.ndarray) -> np.ndarray:
     # A zero vector (unknown word) gets scale 0: cosine 0 with everything.
     return np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
 
@@ -356,6 +397,7 @@ class GroupTerm:
             group_ids if self.square else np.asarray(row_group_ids, dtype=np.int64)
         )
         self.shape = (self.row_group_ids.shape[0], n)
+        self._row_sums: np.ndarray | None = None        # :func:`row_sums`
 
     def matmat(self, X: np.ndarray) -> np.ndarray:
         Y = self.GT @ X
@@ -485,8 +527,17 @@ class SimilarityOperator(LinearOperator):
         return np.zeros(self.shape[0]) if self.zero_diagonal else self._diag.copy()
 
     def degrees(self) -> np.ndarray:
-        """``D(i, i) = Σ_j W(i, j)``, shape (E,)."""
-        return degrees(self)
+        """``D(i, i) = Σ_j W(i, j)``, shape (E,): the product ``W 1``, from each term's own
+        row sums (:func:`row_sums`), so that operators that share terms (the consensus
+        members) multiply each term by 1 once."""
+        self._check_square()
+        out = np.zeros((self.shape[0], 1))
+        for w, t in self.terms:
+            if w != 0.0:
+                out += w * row_sums(t)
+        if self.zero_diagonal:
+            out -= self._diag[:, None]
+        return out[:, 0]
 
     def tied(self, G: sp.csr_matrix, reduced: dict[int, Any] | None = None
              ) -> TiedSimilarityOperator:
@@ -566,6 +617,14 @@ class TiedSimilarityOperator(SymmetricOperator):
 
     def _matmat(self, X: np.ndarray) -> np.ndarray:
         return _weighted_sum(self.terms, X, self.shape[0], self.self_pairs)
+
+
+def row_sums(term: Term) -> np.ndarray:
+    """``term @ 1``, shape (E, 1), computed at the first call and kept on the term (a term is
+    not modified once built)."""
+    if term._row_sums is None:
+        term._row_sums = term.matmat(np.ones((term.shape[1], 1)))
+    return term._row_sums
 
 
 def degrees(W: LinearOperator) -> np.ndarray:
