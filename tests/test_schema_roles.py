@@ -73,7 +73,10 @@ def test_an_incident_is_a_template_within_a_document_and_its_spans_slice_the_tex
     assert incidents.to_dict() == {("d1", 0): [1], ("d2", 0): [0], ("d2", 1): [1]}
     for row in rows.itertuples():
         assert TEXTS[row.doc_id][row.start_char:row.end_char] == row.mention
-    documents = document_events(rows)
+    documents = list(document_events(rows))
+    # Taken a document at a time, the records are the same.
+    assert list(document_events(rows, chunk_rows=1)) == documents
+    assert [d["doc_id"] for d in documents] == ["d1", "d2"]
     d1 = documents[0]["incidents"][0]
     assert d1["template_name"] == "attack/bomb/kill" and d1["sentences"] == [0, 1]
     assert d1["mentions"] == 4

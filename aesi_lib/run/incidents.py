@@ -20,10 +20,11 @@ the user gave it, so ``text[start_char:end_char]`` is the filler.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from aesi_lib.files import writing
@@ -85,40 +86,65 @@ def event_rows(assignments: pd.DataFrame, roles: Iterable[Role],
     return out.reset_index(drop=True)[list(EVENT_COLUMNS)]
 
 
-def document_events(rows: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows of :func:`event_rows` as one record per document (``events.jsonl``'s lines):
-    ``{"doc_id", "incidents": [{"incident", "template", "template_name", "sentences",
-    "mentions", "roles": [{"slot", "role", "minor", "fillers": [...]}]}]}``, a role's fillers
-    each ``{"entity_id", "mention", "head", "start_char", "end_char", "sent_id"}``, roles in
-    the order of their first filler.
+def document_events(rows: pd.DataFrame, chunk_rows: int = 20_000
+                    ) -> Iterator[dict[str, Any]]:
+    """The rows of :func:`event_rows` as one record per document (``events.jsonl``'s lines),
+    yielded in the rows' order: ``{"doc_id", "incidents": [{"incident", "template",
+    "template_name", "sentences", "mentions", "roles": [{"slot", "role", "minor",
+    "fillers": [...]}]}]}``, a role's fillers each ``{"entity_id", "mention", "head",
+    "start_char", "end_char", "sent_id"}``, roles in the order of their first filler.
 
-    One pass over the rows in their order (documents, then incidents, then text order), so
-    a corpus of 10^5 mentions takes a fraction of a second."""
-    documents: dict[str, dict[tuple[int, ...], Any]] = {}
-    columns = [rows[c].tolist() for c in EVENT_COLUMNS]
-    for (doc_id, incident, template, template_name, slot, role, minor, sent_id, entity_id,
-         mention, head, start, end) in zip(*columns, strict=True):
-        incidents = documents.setdefault(doc_id, {})
-        entry = incidents.get(incident)
-        if entry is None:
-            entry = incidents[incident] = {
-                "incident": int(incident), "template": int(template),
-                "template_name": str(template_name), "sentences": set(), "mentions": 0,
-                "roles": {}}
-        entry["sentences"].add(int(sent_id))
-        entry["mentions"] += 1
-        filled = entry["roles"].get(slot)
-        if filled is None:
-            filled = entry["roles"][slot] = {"slot": int(slot), "role": str(role),
-                                              "minor": bool(minor), "fillers": []}
-        filled["fillers"].append({"entity_id": int(entity_id), "mention": str(mention),
-                                  "head": str(head), "start_char": int(start),
-                                  "end_char": int(end), "sent_id": int(sent_id)})
-    return [{"doc_id": str(doc_id),
-             "incidents": [{**entry, "sentences": sorted(entry["sentences"]),
-                            "roles": list(entry["roles"].values())}
-                           for _, entry in sorted(incidents.items())]}
-            for doc_id, incidents in documents.items()]
+    One pass over the rows, which hold each document's rows together (as :func:`event_rows`
+    orders them), taking about ``chunk_rows`` rows' values at a time (whole documents), so a
+    corpus of 10^5 mentions takes a fraction of a second and the memory of one chunk, not of
+    the whole corpus's records."""
+    for chunk in _document_chunks(rows, chunk_rows):
+        columns = [chunk[c].tolist() for c in EVENT_COLUMNS]
+        current: str | None = None
+        incidents: dict[int, dict[str, Any]] = {}
+        for (doc_id, incident, template, template_name, slot, role, minor, sent_id,
+             entity_id, mention, head, start, end) in zip(*columns, strict=True):
+            if doc_id != current:
+                if current is not None:
+                    yield _document_record(current, incidents)
+                current, incidents = doc_id, {}
+            entry = incidents.get(incident)
+            if entry is None:
+                entry = incidents[incident] = {
+                    "incident": int(incident), "template": int(template),
+                    "template_name": str(template_name), "sentences": set(), "mentions": 0,
+                    "roles": {}}
+            entry["sentences"].add(int(sent_id))
+            entry["mentions"] += 1
+            filled = entry["roles"].get(slot)
+            if filled is None:
+                filled = entry["roles"][slot] = {"slot": int(slot), "role": str(role),
+                                                  "minor": bool(minor), "fillers": []}
+            filled["fillers"].append({"entity_id": int(entity_id), "mention": str(mention),
+                                      "head": str(head), "start_char": int(start),
+                                      "end_char": int(end), "sent_id": int(sent_id)})
+        if current is not None:
+            yield _document_record(current, incidents)
+
+
+def _document_chunks(rows: pd.DataFrame, size: int) -> Iterator[pd.DataFrame]:
+    """``rows`` in slices of about ``size`` rows that end where a document ends."""
+    doc_ids = rows["doc_id"].to_numpy()
+    # The first row of each document after the first.
+    starts = np.flatnonzero(doc_ids[1:] != doc_ids[:-1]) + 1
+    begin = 0
+    while begin < len(rows):
+        later = starts[starts >= begin + max(size, 1)]
+        stop = int(later[0]) if later.size else len(rows)
+        yield rows.iloc[begin:stop]
+        begin = stop
+
+
+def _document_record(doc_id: str, incidents: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    return {"doc_id": str(doc_id),
+            "incidents": [{**entry, "sentences": sorted(entry["sentences"]),
+                           "roles": list(entry["roles"].values())}
+                          for _, entry in sorted(incidents.items())]}
 
 
 def write_events(rows: pd.DataFrame, out_dir: str | Path, name: str = "events"
