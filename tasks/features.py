@@ -198,7 +198,7 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
 
     vectors, wordnet = pipeline.load_lexicon(config)
     table = pd.read_parquet(entities_path)
-    pmi = pd.read_parquet(pmi_path)
+    pmi = pd.read_parquet(pmi_path, columns=["word1", "word2", "pmi"])
     features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
     if wordnet is not None and not wordnet.has_tagged_counts:
         log.warning("WordNet at %s has no sense-tagged counts (cntlist.rev): no predicate is "

@@ -251,12 +251,14 @@ def pmi_matrix(pmi_table: pd.DataFrame, vocabulary: dict[str, int]) -> sp.csr_ma
     if len(pmi_table) == 0:
         return sp.csr_matrix((n, n), dtype=np.float64)
     values = pmi_table["pmi"].to_numpy(dtype=np.float64)
-    rows = pmi_table["word1"].map(vocabulary)
-    cols = pmi_table["word2"].map(vocabulary)
-    keep = (values != 0) & rows.notna().to_numpy() & cols.notna().to_numpy()
-    return sp.csr_matrix(
-        (values[keep], (rows[keep].astype(int).to_numpy(), cols[keep].astype(int).to_numpy())),
-        shape=(n, n))
+    # Integer ids straight from one hash of the vocabulary (-1: a word outside it), without
+    # a float Series per column: this table has about 14 rows a mention.
+    words = pd.Index(list(vocabulary), dtype=pmi_table["word1"].dtype)
+    ids = np.fromiter(vocabulary.values(), dtype=np.int64, count=n)
+    rows = words.get_indexer(pmi_table["word1"])
+    cols = words.get_indexer(pmi_table["word2"])
+    keep = (values != 0) & (rows >= 0) & (cols >= 0)
+    return sp.csr_matrix((values[keep], (ids[rows[keep]], ids[cols[keep]])), shape=(n, n))
 
 
 def type_indicator(type_sets: list[tuple[str, ...]]) -> tuple[sp.csr_matrix, tuple[str, ...]]:
