@@ -30,12 +30,11 @@ import dataclasses
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from muc4_inputs import muc4_corpus, project_store
 
-from aesi_lib.corpus.sources import load_corpus
 from aesi_lib.fingerprint import source_commit
 from aesi_lib.lexicon.encoder import run_encoder
 from aesi_lib.lexicon.mention_context import mention_context_vectors
@@ -87,18 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", help="write the per-seed rows here as CSV")
     args = parser.parse_args(argv)
 
-    corpus = load_corpus(args.muc4_dir)
-    if corpus.name != "muc4" or not corpus.map_keys or not corpus.eval_keys:
-        print("encoder_int8: needs the MUC-4 corpus with its keys", file=sys.stderr)
-        return 2
-    project = Path(args.project_dir)
-    if not (project / "aesi.duckdb").is_file():
-        print(f"encoder_int8: {project / 'aesi.duckdb'}: no project store; run "
-              "./scripts/run.sh first", file=sys.stderr)
-        return 2
+    corpus = muc4_corpus("encoder_int8", args.muc4_dir)
+    store_path = project_store("encoder_int8", args.project_dir)
+    project = store_path.parent
     config = RunConfig.from_dict(preset("default"))
     vectors, wordnet = load_lexicon(config)
-    with Store(project / "aesi.duckdb", read_only=True) as store:
+    with Store(store_path, read_only=True) as store:
         table, features, _ = model_inputs(store, config, vectors, wordnet,
                                           context_cache=project / "context-vectors")
         sentences = store.sentence_texts(sorted(table["doc_id"].unique()))

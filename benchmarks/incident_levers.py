@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from muc4_inputs import muc4_corpus, project_store
 
-from aesi_lib.corpus.sources import load_corpus
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.fingerprint import source_commit
@@ -152,15 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", help="write the per-seed rows here as CSV")
     args = parser.parse_args(argv)
 
-    corpus = load_corpus(args.muc4_dir)
-    if corpus.name != "muc4" or not corpus.map_keys or not corpus.eval_keys:
-        print("incident_levers: needs the MUC-4 corpus with its keys", file=sys.stderr)
-        return 2
-    store_path = Path(args.project_dir) / "aesi.duckdb"
-    if not store_path.is_file():
-        print(f"incident_levers: {store_path}: no project store; run ./scripts/run.sh first",
-              file=sys.stderr)
-        return 2
+    corpus = muc4_corpus("incident_levers", args.muc4_dir)
+    store_path = project_store("incident_levers", args.project_dir)
     config = RunConfig.from_dict(preset("default"))
     model = config.model
     vectors, wordnet = load_lexicon(config)

@@ -17,8 +17,8 @@ import argparse
 import sys
 
 import pandas as pd
+from muc4_inputs import muc4_corpus
 
-from aesi_lib.corpus.sources import load_corpus
 from aesi_lib.evaluate import learn_mapping
 from aesi_lib.markdown import markdown_table
 from aesi_lib.run.experiments import seed_exports
@@ -51,10 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", help="write the printed table here as CSV")
     args = parser.parse_args(argv)
 
-    corpus = load_corpus(args.muc4_dir)
-    if corpus.name != "muc4" or not corpus.map_keys:
-        print("role_share: needs the MUC-4 corpus with its DEV keys", file=sys.stderr)
-        return 2
+    corpus = muc4_corpus("role_share", args.muc4_dir, eval_keys=False)
     exports = seed_exports(args.runs)
     if not exports:
         print(f"role_share: no seed-*/assignments.parquet under {args.runs}", file=sys.stderr)

@@ -16,8 +16,8 @@ import argparse
 import sys
 
 import pandas as pd
+from muc4_inputs import muc4_corpus
 
-from aesi_lib.corpus.sources import load_corpus
 from aesi_lib.evaluate.template_filling import (
     ROLES,
     gold_templates,
@@ -38,10 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", help="write the printed table here as CSV")
     args = parser.parse_args(argv)
 
-    corpus = load_corpus(args.muc4_dir)
-    if corpus.name != "muc4" or not corpus.map_keys or not corpus.eval_keys:
-        print("template_filling: needs the MUC-4 corpus with its keys", file=sys.stderr)
-        return 2
+    corpus = muc4_corpus("template_filling", args.muc4_dir)
     exports = seed_exports(args.runs)
     if not exports:
         print(f"template_filling: no seed-*/assignments.parquet under {args.runs}",
