@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from benchmark_modules import load_benchmark
 
 inputs = load_benchmark("muc4_inputs")
