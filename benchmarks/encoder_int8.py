@@ -25,7 +25,6 @@ docs/experiments/encoder-int8.md::
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import tempfile
@@ -33,7 +32,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from muc4_inputs import muc4_corpus, project_store
+from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
 
 from aesi_lib.fingerprint import source_commit
 from aesi_lib.lexicon.encoder import run_encoder
@@ -73,11 +72,7 @@ def batch_dependence(encoder, sentences: list[str]) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--project-dir", default=".aesi",
-                        help="a project holding a MUC-4 run of the default (default: .aesi)")
-    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
-    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
+    parser = seeded_run_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--time-sentences", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--batch-sentences", type=int, default=64)

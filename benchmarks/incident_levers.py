@@ -29,7 +29,6 @@ context vectors come from its caches.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import time
@@ -38,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from muc4_inputs import muc4_corpus, project_store
+from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.evaluate.split import SplitIndex
@@ -144,11 +143,7 @@ def sentence_majority(templates: np.ndarray, sentences: np.ndarray) -> np.ndarra
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--project-dir", default=".aesi",
-                        help="a project holding a MUC-4 run of the default (default: .aesi)")
-    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
-    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
+    parser = seeded_run_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--rows", help="write the per-seed rows here as CSV")
     args = parser.parse_args(argv)
 

@@ -1,13 +1,26 @@
-"""What the benchmarks on MUC-4 share: the corpus with its keys, and the store of a finished
-run. Each check prints one line naming the script and what is missing, and exits with 2."""
+"""What the benchmarks on MUC-4 share: the corpus with its keys, the store of a finished run
+and the arguments that name them. Each check prints one line naming the script and what is
+missing, and exits with 2."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.errors import InputError
+
+
+def seeded_run_parser(description: str) -> argparse.ArgumentParser:
+    """A parser with ``--project-dir`` (a project holding a MUC-4 run of the default),
+    ``--muc4-dir`` and ``--seeds``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--project-dir", default=".aesi",
+                        help="a project holding a MUC-4 run of the default (default: .aesi)")
+    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
+    return parser
 
 
 def muc4_corpus(script: str, muc4_dir: str | None, eval_keys: bool = True) -> Corpus:
