@@ -1,4 +1,4 @@
-"""Cosine terms keep each distinct vector once (aesi_lib.model.terms.distinct_rows)."""
+"""Cosine terms keep each distinct vector once (aesi_lib.model.distinct_rows)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,8 @@ from unittest.mock import patch
 import numpy as np
 import scipy.sparse as sp
 
-from aesi_lib.model.terms import (
-    CosineTerm,
-    GroupTerm,
-    SimilarityOperator,
-    _hash_weights,
-    _row_codes,
-    distinct_rows,
-)
+from aesi_lib.model.distinct_rows import _hash_weights, _row_codes, distinct_rows
+from aesi_lib.model.terms import CosineTerm, GroupTerm, SimilarityOperator
 
 
 def test_distinct_rows_rebuild_every_block_in_order_of_first_appearance() -> None:
@@ -87,7 +81,7 @@ def test_float32_rows_give_the_products_of_their_float64_copy() -> None:
     units = np.arange(300) // 30
     G = sp.csr_matrix((np.ones(300), (np.arange(300), units)), shape=(300, 10))
     Y = rng.standard_normal((10, 2))
-    with patch("aesi_lib.model.terms._SLAB_ELEMENTS", 40):
+    with patch("aesi_lib.model.distinct_rows._SLAB_ELEMENTS", 40):
         np.testing.assert_allclose(narrow.tied(G).matmat(Y), wide.tied(G).matmat(Y),
                                    rtol=1e-13, atol=0)
         np.testing.assert_allclose(narrow.matmat(X), wide.matmat(X), rtol=1e-13, atol=0)
