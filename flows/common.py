@@ -33,6 +33,7 @@ from aesi_lib.run.outputs import documents_without_mentions, without_mentions_wa
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
+from flows.memory import release_freed_memory
 from tasks.features import (
     context_file,
     context_task,
@@ -173,7 +174,11 @@ class Steps:
     ``result_storage`` (the project's ``prefect-results`` folder) is where the cached steps
     persist their results, whoever starts the flow: the command line, a deployment's worker
     or a notebook all find the same cache (Prefect's default would be the storage of the
-    process's own settings)."""
+    process's own settings).
+
+    After each step the process hands the heap its allocators hold free back to the system
+    (:func:`flows.memory.release_freed_memory`), so that no step runs on top of the pages the
+    steps before it freed."""
 
     def __init__(self, result_storage: Path | None = None) -> None:
         self.records: dict[str, dict[str, Any]] = {}
@@ -185,6 +190,7 @@ class Steps:
         state = self._stored(task)(*args, return_state=True, **kwargs)
         value = state.result()          # raises the task's exception when it failed
         self.records[name] = {"state": state.name, "seconds": time.perf_counter() - started}
+        release_freed_memory()
         return value
 
     def submit(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
@@ -197,6 +203,7 @@ class Steps:
                               "seconds": time.perf_counter() - started}
         if isinstance(value, dict) and "worker" in value:
             self.records[name]["worker"] = value["worker"]
+        release_freed_memory()
         return value
 
     def _stored(self, task: Any) -> Any:
@@ -205,7 +212,9 @@ class Steps:
         return task
 
     def add(self, name: str, state: str, seconds: float, **extra: Any) -> None:
+        """Record a step the flow ran itself (not through :meth:`run`)."""
         self.records[name] = {"state": state, "seconds": seconds, **extra}
+        release_freed_memory()
 
     def ran(self) -> list[str]:
         """The steps that did work (neither answered from the cache nor skipped)."""
