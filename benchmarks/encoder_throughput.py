@@ -10,9 +10,16 @@ count as the tokenizer gives them (special tokens included, padding not); FLOPs 
 are 2 per weight of the encoder layers plus the attention products (4 · length · width per
 layer), the embedding lookups not counted.
 
+With ``--caps 32,48,64`` it times nothing: it counts the word pieces of the mention sentences
+(``--sentences 0``: all of them) and prints, for each cap on a sentence's pieces, the share of
+sentences it would cut and the share of pieces it would keep. At these lengths the forward
+pass costs about the same per piece (the attention term above is a few per cent of a
+piece's FLOPs), so the share kept bounds what a cap could save of the encoder pass.
+
 Usage::
 
     .venv/bin/python benchmarks/encoder_throughput.py [--project-dir .aesi] [--sentences 2000]
+        [--caps 32,48,64,96,128]
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from aesi_lib.store import Store  # noqa: E402
 
 
 def mention_sentences(project_dir: Path, limit: int) -> list[str]:
-    """The texts of the first ``limit`` sentences that hold a mention, in document order."""
+    """The texts of the first ``limit`` sentences that hold a mention (0: all), in document
+    order."""
     with Store(project_dir / "aesi.duckdb", read_only=True) as store:
         entities = store.entity_table()
         sentences = store.sentence_texts(store.document_ids())
@@ -38,7 +46,7 @@ def mention_sentences(project_dir: Path, limit: int) -> list[str]:
     texts = [text for doc, sent, text in zip(sentences["doc_id"], sentences["sent_id"],
                                              sentences["text"], strict=True)
              if (doc, sent) in held]
-    return texts[:limit]
+    return texts[:limit] if limit else texts
 
 
 def layer_flops_per_piece(model, length: float) -> float:
@@ -62,10 +70,30 @@ def matmul_gflops(rows: int, inner: int, cols: int, repeats: int = 50) -> float:
     return 2 * rows * inner * cols * repeats / (time.perf_counter() - start) / 1e9
 
 
+def print_piece_caps(texts: list[str], encoder: TransformerEncoder, caps: list[int]) -> None:
+    """The share of sentences each cap on word pieces cuts and the share of pieces it keeps."""
+    import numpy as np
+
+    encoder._load()
+    lengths = np.array([len(ids) for ids in encoder._tokenizer(
+        texts, truncation=True, max_length=encoder.recipe.max_length)["input_ids"]])
+    print(f"{len(texts)} mention sentences, {lengths.sum()} word pieces: mean "
+          f"{lengths.mean():.1f}, median {np.median(lengths):.0f}, 90th percentile "
+          f"{np.percentile(lengths, 90):.0f}, longest {lengths.max()}\n")
+    print("| cap (word pieces) | sentences cut | word pieces kept |")
+    print("|---|---|---|")
+    for cap in caps:
+        kept = np.minimum(lengths, cap).sum() / lengths.sum()
+        print(f"| {cap} | {(lengths > cap).mean():.1%} | {kept:.1%} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project-dir", type=Path, default=REPO / ".aesi")
-    ap.add_argument("--sentences", type=int, default=2000)
+    ap.add_argument("--sentences", type=int, default=2000,
+                    help="how many mention sentences, in document order (0: all)")
+    ap.add_argument("--caps", type=lambda text: [int(c) for c in text.split(",")],
+                    help="count word pieces under these caps instead of timing the encoder")
     args = ap.parse_args(argv)
     if not (args.project_dir / "aesi.duckdb").is_file():
         ap.error(f"no store at {args.project_dir / 'aesi.duckdb'}: run ./scripts/run.sh "
@@ -74,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     if not texts:
         ap.error(f"{args.project_dir}: no sentence holds a mention")
     encoder = TransformerEncoder()
+    if args.caps:
+        print_piece_caps(texts, encoder, args.caps)
+        return 0
     encoder.encode(texts[:64])          # load and warm up
     start = time.perf_counter()
     encoder.encode(texts)
