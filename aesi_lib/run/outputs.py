@@ -56,7 +56,8 @@ def schema_summary(assignments: pd.DataFrame, top: int = 8,
         ``{"slot", "role", "share"}``, largest first.
     """
     heads = assignments["head"].astype(str).str.lower()
-    frame = assignments.assign(_head=heads)
+    # Only the columns read below: each group's rows are copied out of the frame.
+    frame = assignments[["template", "slot", "predicate", "doc_id"]].assign(_head=heads)
     roles = template_roles(assignments) if roles is None else roles
     described = {(r.template, r.slot): r for r in roles}
     templates = []
