@@ -16,4 +16,4 @@ rm -rf "$site_dir"
 # the commands that continue it) stays in one process while the other modules run beside it
 # (README, "Quick start": 661 s -> 384 s on 2 cores with the caches of ./scripts/run.sh).
 workers=$(( $(nproc) >= 2 ? 2 : 1 ))
-exec "$repo_root/.venv/bin/python" -m pytest -q -n "$workers" --dist loadfile "$@"
+exec "$repo_root/.venv/bin/python" -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

@@ -48,6 +48,20 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault(name, str(threads))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules that hold a test marked ``slow`` first, the others in their collected order.
+
+    Under ``--dist loadfile`` a module is the unit a worker takes, and the workers take them in
+    this order (``./scripts/test.sh`` passes ``--no-loadscope-reorder``, so that pytest-xdist
+    keeps it; by default it puts the modules with the most tests first). The MUC-4 module's
+    cold run is the longest of them: started late, it ran alone for minutes after the other
+    worker had finished; started first, the other worker runs the rest of the suite beside
+    it. Each module's tests stay together, and the sort is stable, so the workers'
+    collections agree."""
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(scope="session")
 def muc4_dir() -> Path:
     """The MUC-4 corpus folder. A folder named by ``$AESI_MUC4_DIR`` that does not exist fails
