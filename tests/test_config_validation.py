@@ -28,8 +28,6 @@ from aesi_lib.run.config import (
     MAX_CLUSTERS,
     PARSER_BACKENDS,
     RANGES,
-    REMOVED_KEYS,
-    REMOVED_VALUES,
     STRING_CHOICES,
     TYPE_SCHEME_PATTERN,
     RunConfig,
@@ -40,6 +38,7 @@ from aesi_lib.run.config import (
 )
 from aesi_lib.run.experiments import named_configurations
 from aesi_lib.run.presets import PRESETS, deep_merge
+from aesi_lib.run.removed_keys import REMOVED_KEYS, REMOVED_VALUES
 from aesi_lib.run.resources import RESOURCE_PATH_KEYS, absolute_resource_paths, check_resources
 
 REPO = Path(__file__).resolve().parents[1]

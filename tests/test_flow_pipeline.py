@@ -371,7 +371,7 @@ def test_update_reads_a_project_stored_before_options_were_removed(prefect_here,
     them at its default, the behaviour now fixed: ``aesi update`` reads it as the same
     configuration. One that was set to anything else stops the update at once, naming it."""
     from aesi_lib.errors import ConfigError
-    from aesi_lib.run.config import REMOVED_KEYS
+    from aesi_lib.run.removed_keys import REMOVED_KEYS
     from flows.update import update_flow
 
     project = tmp_path / "project"
