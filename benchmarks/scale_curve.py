@@ -254,8 +254,11 @@ def linear_projection(sizes: list[float], values: list[float], at: float) -> flo
     return my + slope * (at - mx)
 
 
-def tables(runs: list[dict[str, Any]], project_to: float, measured: str | None = None) -> str:
-    """The Markdown tables of ``runs``; ``measured`` (default: now) dates them."""
+def tables(runs: list[dict[str, Any]], project_to: float, measured: str | None = None,
+           memory_target: float = 24.0) -> str:
+    """The Markdown tables of ``runs``; ``measured`` (default: now) dates them. The flow's
+    memory at ``project_to`` mentions is its largest step's, checked against
+    ``memory_target`` (GB: one machine of issue 49)."""
     sizes = [float(r["mentions"]) for r in runs]
     names = [n for n in runs[0]["steps"] if all(n in r["steps"] for r in runs)]
     head = " / ".join(f"×{r['copies']}" for r in runs)
@@ -263,12 +266,18 @@ def tables(runs: list[dict[str, Any]], project_to: float, measured: str | None =
              f"at {project_to:.0e} mentions |",
              "|---" * 6 + "|"]
     worst = 0.0
+    # The run's memory at the projected size is that of its largest step: a line through the
+    # process's peaks would mix steps (the parse's peak at ×1, the solve's at ×8).
+    largest: tuple[float, str] | None = None
     for name in names:
         seconds = [r["steps"][name]["seconds"] for r in runs]
         peaks = [r["steps"][name]["peak_gb"] for r in runs]
         b_time = (growth_exponent(sizes, seconds)
                   if seconds[0] >= MIN_SECONDS_FOR_EXPONENT else None)
         b_mem = (growth_exponent(sizes, peaks) if all(p for p in peaks) else None)
+        if b_mem is not None:
+            largest = max(largest or (0.0, ""),
+                          (linear_projection(sizes, peaks, project_to), name))
         if b_time is not None:
             worst = max(worst, b_time)
         projected = "–"
@@ -289,9 +298,8 @@ def tables(runs: list[dict[str, Any]], project_to: float, measured: str | None =
                  + f" | {_fmt(b_flow)} | "
                  + " / ".join(f"{r['peak_gb']:.2f}" for r in runs) + " | "
                  + f"{_fmt(b_peak)} | "
-                 + f"{flow[-1] * (project_to / sizes[-1]) ** b_flow / 3600:.1f} h, "
-                 + f"{linear_projection(sizes, [r['peak_gb'] for r in runs], project_to):.0f}"
-                 + " GB |")
+                 + f"{flow[-1] * (project_to / sizes[-1]) ** b_flow / 3600:.1f} h"
+                 + (f", {largest[0]:.0f} GB ({largest[1]})" if largest else "") + " |")
     lines.append("| end to end (process) | " + " / ".join(f"{s:.1f}" for s in walls)
                  + f" | {_fmt(growth_exponent(sizes, walls))} | | | |")
     sizes_line = ", ".join(
@@ -310,7 +318,10 @@ def tables(runs: list[dict[str, Any]], project_to: float, measured: str | None =
         f"{measured or time.strftime('%Y-%m-%d %H:%M')}",
         "", vocabulary_line, "", *lines, "",
         f"- {'ok' if worst <= 1.1 else 'MISSED'}: every step's time exponent ≤ 1.1 "
-        f"(largest {worst:.2f})"])
+        f"(largest {worst:.2f})",
+        *([f"- {'ok' if largest[0] <= memory_target else 'MISSED'}: the peak at "
+           f"{project_to:.0e} mentions, its largest step's ({largest[1]}), is "
+           f"{largest[0]:.0f} GB, target ≤ {memory_target:g} GB"] if largest else [])])
 
 
 def _fmt(b: float | None) -> str:
@@ -343,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="plain copies: no vocabulary growth")
     parser.add_argument("--project-to", type=float, default=1e7,
                         help="mentions of the projection column (default 1e7)")
+    parser.add_argument("--memory-target", type=float, default=24.0,
+                        help="GB the projected peak should stay within (default 24)")
     parser.add_argument("--work", help="working folder (default: a new temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the corpora and exports")
     parser.add_argument("--from-json", metavar="FILE",
@@ -351,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.from_json:
         recorded = json.loads(Path(args.from_json).read_text())
-        print(tables(recorded["runs"], args.project_to, recorded.get("measured")))
+        print(tables(recorded["runs"], args.project_to, recorded.get("measured"),
+                     args.memory_target))
         return 0
     try:
         scales = sorted({int(s) for s in args.scales.split(",")})
@@ -378,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
             corpus.unlink()
             shutil.rmtree(work / f"out-x{copies}", ignore_errors=True)
     measured = time.strftime("%Y-%m-%d %H:%M")
-    text = tables(runs, args.project_to, measured)
+    text = tables(runs, args.project_to, measured, args.memory_target)
     print("\n" + text)
     record = {"runs": runs, "measured": measured, "table": text}
     (work / "scale_curve.json").write_text(json.dumps(record, indent=1))

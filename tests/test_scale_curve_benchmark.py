@@ -60,3 +60,22 @@ def test_the_copies_add_the_words_heaps_law_predicts(tmp_path: Path, monkeypatch
     assert all("bomb." in t for t in texts)
     plain = bench.write_corpus(tmp_path, 2, tmp_path / "x2.jsonl", heaps=False)
     assert plain["heaps_beta"] is None and plain["renamed_per_copy"] == [0, 0]
+
+
+def test_the_projected_peak_is_the_largest_steps_and_is_checked_against_the_target():
+    def run(copies: int, parse_gb: float, solve_gb: float) -> dict:
+        return {"copies": copies, "documents": 10 * copies, "mentions": 1000 * copies,
+                "flow_s": 10.0 * copies, "wall_s": 12.0 * copies,
+                "peak_gb": max(parse_gb, solve_gb),
+                "steps": {"parse+store": {"seconds": 5.0 * copies, "peak_gb": parse_gb},
+                          "solve": {"seconds": 2.0 * copies, "peak_gb": solve_gb}}}
+
+    # The parse's peak is the process's at ×1, the solve's at ×4: a line through the
+    # process's peaks (2, 2, 4 GB) would project 8 GB, less than the solve's own 10 GB.
+    runs = [run(1, 2.0, 1.0), run(2, 2.0, 2.0), run(4, 2.0, 4.0)]
+    text = bench.tables(runs, project_to=10_000, measured="then", memory_target=9.0)
+    flow = next(line for line in text.splitlines() if line.startswith("| **flow**"))
+    assert flow.endswith(", 10 GB (solve) |")
+    assert "- MISSED: the peak at 1e+04 mentions, its largest step's (solve), is 10 GB" in text
+    ok = bench.tables(runs, project_to=10_000, measured="then", memory_target=12.0)
+    assert "- ok: the peak at 1e+04 mentions" in ok
