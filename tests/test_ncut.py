@@ -9,10 +9,12 @@ from sklearn.cluster import SpectralClustering
 from sklearn.metrics import adjusted_rand_score
 
 from aesi_lib.model.ncut import (
+    RAYLEIGH_COLUMNS,
     discretize,
     indicator_matrix,
     normalized_association,
     normalized_cut,
+    rayleigh_terms,
     spectral_embedding,
 )
 from aesi_lib.model.similarity import slot_similarity, template_similarity
@@ -105,6 +107,31 @@ def test_normalized_association_matches_definition() -> None:
     assert normalized_association(aslinearoperator(block), block.sum(1), truth, 3) == \
         pytest.approx(1.0)
     assert normalized_association(aslinearoperator(W), d, truth, 3) > expected
+
+
+def test_rayleigh_terms_in_column_blocks_are_those_of_the_whole_indicator() -> None:
+    """More clusters than one block holds, one of them empty, one in the last block alone."""
+    k = 2 * RAYLEIGH_COLUMNS + 1
+    W, _ = planted_graph([40, 35, 30, 25], 1.0, 0.2, seed=3)
+    d = W.sum(axis=1)
+    labels = np.random.default_rng(1).integers(k - 1, size=W.shape[0])
+    labels[labels == 3] = 0                     # cluster 3 empty
+    labels[:5] = k - 1                          # the last block's only cluster
+    X = indicator_matrix(labels, k)
+    expected = [X[:, l] @ W @ X[:, l] / (X[:, l] @ d) if X[:, l].any() else 0.0
+                for l in range(k)]
+    got = rayleigh_terms(aslinearoperator(W), d, labels, k)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert got[3] == 0.0
+    with pytest.raises(ValueError, match="labels must lie in"):
+        rayleigh_terms(aslinearoperator(W), d, np.full(W.shape[0], k), k)
+
+
+def test_the_sparse_indicator_is_the_dense_one() -> None:
+    labels = np.array([2, 0, 1, 2, 2])
+    sparse = indicator_matrix(labels, 4, sparse=True)
+    assert sparse.nnz == 5
+    np.testing.assert_array_equal(sparse.toarray(), indicator_matrix(labels, 4))
 
 
 def test_negative_degrees_rejected() -> None:

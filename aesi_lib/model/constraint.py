@@ -69,7 +69,7 @@ def sentence_cluster_counts(J: sp.csr_matrix, labels: np.ndarray, k: int) -> np.
     .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
        Induction", NAACL 2016, Section 3.3 (G_T = Jᵀ X_T).
     """
-    return np.asarray(J.T @ indicator_matrix(labels, k))
+    return (J.T @ indicator_matrix(labels, k, sparse=True)).toarray()
 
 
 def template_constraint(J: sp.csr_matrix, labels_t: np.ndarray, k: int) -> float:

@@ -418,9 +418,13 @@ def _empty_cluster_axes(V: np.ndarray, null_basis: np.ndarray, own_scores: np.nd
     return axes
 
 
-def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
+def indicator_matrix(labels: np.ndarray, k: int, sparse: bool = False
+                     ) -> np.ndarray | sp.csr_matrix:
     """Partition matrix X (X_T of Eq. 3, X_S of Eq. 6): ``X[i, l] = 1`` iff entity i is in
     cluster l, shape (E, k). ValueError for a label outside ``[0, k)``.
+
+    ``sparse`` gives it as a CSR matrix, one entry a row: for products with sparse matrices,
+    whose counts are exact either way, without the dense E × k array.
 
     References
     ----------
@@ -430,25 +434,45 @@ def indicator_matrix(labels: np.ndarray, k: int) -> np.ndarray:
     labels = np.asarray(labels, dtype=np.int64)
     if labels.size and (labels.min() < 0 or labels.max() >= k):
         raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
+    rows = np.arange(labels.shape[0])
+    if sparse:
+        return sp.csr_matrix((np.ones(labels.shape[0]), (rows, labels)),
+                             shape=(labels.shape[0], k))
     X = np.zeros((labels.shape[0], k))
-    X[np.arange(labels.shape[0]), labels] = 1.0
+    X[rows, labels] = 1.0
     return X
+
+
+#: Clusters whose indicator columns :func:`rayleigh_terms` multiplies by W at once. A product
+#: with W holds a few E × (columns) arrays at a time, so at mention level (the joint objective,
+#: E mentions) this, not k, sets its memory: 8 columns of 8 bytes a mention each, where the 36
+#: slots of the default took 288.
+RAYLEIGH_COLUMNS = 8
 
 
 def rayleigh_terms(
     W: LinearOperator, degrees: np.ndarray, labels: np.ndarray, k: int
 ) -> np.ndarray:
     """``X_lᵀ W X_l / X_lᵀ D X_l`` for each cluster l (0 for an empty cluster), shape (k,): the
-    terms of :func:`normalized_association`.
+    terms of :func:`normalized_association`, :data:`RAYLEIGH_COLUMNS` clusters at a time.
 
     References
     ----------
     .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
        Induction", NAACL 2016, the terms of the sums of Eqs. 4-5.
     """
-    X = indicator_matrix(labels, k)
-    num = np.einsum("il,il->l", X, np.asarray(W @ X))
-    den = X.T @ np.asarray(degrees, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.size and (labels.min() < 0 or labels.max() >= k):
+        raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
+    degrees = np.asarray(degrees, dtype=np.float64)
+    num, den = np.zeros(k), np.zeros(k)
+    for first in range(0, k, RAYLEIGH_COLUMNS):
+        block = min(RAYLEIGH_COLUMNS, k - first)
+        inside = (labels >= first) & (labels < first + block)
+        X = indicator_matrix(np.where(inside, labels - first, 0), block)
+        X[~inside] = 0.0
+        num[first:first + block] = np.einsum("il,il->l", X, np.asarray(W @ X))
+        den[first:first + block] = X.T @ degrees
     return np.divide(num, den, out=np.zeros(k), where=den != 0)
 
 

@@ -306,7 +306,12 @@ def _weighted_sum(terms: list[tuple[float, Any]], X: np.ndarray, n_rows: int,
     out = np.zeros((n_rows, X.shape[1]))
     for w, t in terms:
         if w != 0.0:
-            out += w * t.matmat(X)
+            # Scaled in place (every term's product is a new array): ``w * part`` would hold
+            # a third n_rows × k block at once, and these blocks set the solve's peak.
+            part = t.matmat(X)
+            part *= w
+            out += part
+            del part
     if subtract is not None:
         out -= subtract[:, None] * X
     return out
