@@ -445,8 +445,8 @@ def indicator_matrix(labels: np.ndarray, k: int, sparse: bool = False
 
 #: Clusters whose indicator columns :func:`rayleigh_terms` multiplies by W at once. A product
 #: with W holds a few E × (columns) arrays at a time, so at mention level (the joint objective,
-#: E mentions) this, not k, sets its memory: 8 columns of 8 bytes a mention each, where the 36
-#: slots of the default took 288.
+#: E mentions) this, not k, sets its memory: 64 bytes a mention for each such array, where the
+#: 36 slots of the default took 288.
 RAYLEIGH_COLUMNS = 8
 
 
