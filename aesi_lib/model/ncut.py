@@ -418,6 +418,14 @@ def _empty_cluster_axes(V: np.ndarray, null_basis: np.ndarray, own_scores: np.nd
     return axes
 
 
+def _checked_labels(labels: np.ndarray, k: int) -> np.ndarray:
+    """``labels`` as int64; ValueError for a label outside ``[0, k)``."""
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.size and (labels.min() < 0 or labels.max() >= k):
+        raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
+    return labels
+
+
 def indicator_matrix(labels: np.ndarray, k: int, sparse: bool = False
                      ) -> np.ndarray | sp.csr_matrix:
     """Partition matrix X (X_T of Eq. 3, X_S of Eq. 6): ``X[i, l] = 1`` iff entity i is in
@@ -431,9 +439,7 @@ def indicator_matrix(labels: np.ndarray, k: int, sparse: bool = False
     .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
        Induction", NAACL 2016, Eqs. 3 and 6.
     """
-    labels = np.asarray(labels, dtype=np.int64)
-    if labels.size and (labels.min() < 0 or labels.max() >= k):
-        raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
+    labels = _checked_labels(labels, k)
     rows = np.arange(labels.shape[0])
     if sparse:
         return sp.csr_matrix((np.ones(labels.shape[0]), (rows, labels)),
@@ -461,9 +467,7 @@ def rayleigh_terms(
     .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
        Induction", NAACL 2016, the terms of the sums of Eqs. 4-5.
     """
-    labels = np.asarray(labels, dtype=np.int64)
-    if labels.size and (labels.min() < 0 or labels.max() >= k):
-        raise ValueError(f"labels must lie in [0, {k}), got [{labels.min()}, {labels.max()}]")
+    labels = _checked_labels(labels, k)
     degrees = np.asarray(degrees, dtype=np.float64)
     num, den = np.zeros(k), np.zeros(k)
     for first in range(0, k, RAYLEIGH_COLUMNS):
