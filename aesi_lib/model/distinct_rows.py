@@ -130,7 +130,7 @@ class DistinctRows:
 
 
 def distinct_rows_with_index(blocks: list[np.ndarray], ids: np.ndarray | None
-                         ) -> tuple[list[DistinctRows], np.ndarray]:
+                             ) -> tuple[list[DistinctRows], np.ndarray]:
     """:func:`distinct_rows` of ``blocks``, and each mention's distinct row: through ``ids``
     (the mention's row of the blocks) when the blocks hold shared rows."""
     distinct, inner = distinct_rows(blocks)

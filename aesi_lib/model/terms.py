@@ -50,12 +50,11 @@ class CosineTerm:
     of a sentence its sentence vector. The term works on each distinct row once
     (:func:`~aesi_lib.model.distinct_rows.distinct_rows`) through an index per mention:
     ``B = P U`` with P the |E|×K indicator of the distinct rows U, so a product is
-    ``P S_U U (Uᵀ S_U (Pᵀ X))``. The sums
-    over a group's rows (``Pᵀ X``) cost O(|E|·k); the dense products O(K·d·k). On MUC-4 K is
-    4x below |E| for sentence vectors and 46x for predicate vectors. U is an index into the
-    blocks themselves (:class:`DistinctRows`), widened to float64 a slab at a time for each
-    product, so the term holds no copy of the vectors, only their indices: do not modify the
-    blocks while the term is in use.
+    ``P S_U U (Uᵀ S_U (Pᵀ X))``. The sums over a group's rows (``Pᵀ X``) cost O(|E|·k); the
+    dense products O(K·d·k). On MUC-4 K is 4x below |E| for sentence vectors and 46x for
+    predicate vectors. U is an index into the blocks themselves (:class:`DistinctRows`),
+    widened to float64 a slab at a time for each product, so the term holds no copy of the
+    vectors, only their indices: do not modify the blocks while the term is in use.
 
     Parameters
     ----------
