@@ -30,6 +30,7 @@ import dataclasses
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,7 +46,7 @@ from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
 
 
-def first_layers(encoder, layers: int):
+def first_layers(encoder: Any, layers: int) -> Any:
     """``encoder`` (a ``TransformerEncoder``), loaded, with only the first ``layers`` of its
     model's transformer layers: its pooling then takes the states after layer ``layers``."""
     if not encoder.loaded:
@@ -58,7 +59,7 @@ def first_layers(encoder, layers: int):
     return encoder
 
 
-def sentences_per_second(encoder, sentences: list[str]) -> float:
+def sentences_per_second(encoder: Any, sentences: list[str]) -> float:
     started = time.perf_counter()
     encoder.encode(sentences)
     return len(sentences) / (time.perf_counter() - started)
