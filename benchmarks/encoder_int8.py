@@ -29,22 +29,22 @@ import dataclasses
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
-import pandas as pd
-from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
+from encoder_variants import (
+    cosine_summary,
+    default_inputs,
+    row_cosines,
+    score_variants,
+    sentences_per_second,
+)
+from muc4_inputs import seeded_run_parser
 
-from aesi_lib.fingerprint import source_commit
-from aesi_lib.lexicon.encoder import run_encoder
 from aesi_lib.lexicon.mention_context import mention_context_vectors
-from aesi_lib.run.config import RunConfig
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
-from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
-from aesi_lib.run.presets import preset
-from aesi_lib.store import Store
 
 
-def quantised(encoder):
+def quantised(encoder: Any) -> Any:
     """``encoder`` (a ``TransformerEncoder``), loaded, with its linear layers in int8."""
     import torch
 
@@ -55,20 +55,12 @@ def quantised(encoder):
     return encoder
 
 
-def sentences_per_second(encoder, sentences: list[str]) -> float:
-    started = time.perf_counter()
-    encoder.encode(sentences)
-    return len(sentences) / (time.perf_counter() - started)
-
-
-def batch_dependence(encoder, sentences: list[str]) -> tuple[float, float]:
+def batch_dependence(encoder: Any, sentences: list[str]) -> tuple[float, float]:
     """The largest coordinate difference and the least cosine between ``sentences`` encoded in
     one batch and one at a time."""
     together = encoder.encode(sentences)
     alone = np.vstack([encoder.encode([s]) for s in sentences])
-    cosines = np.einsum("ij,ij->i", together, alone) / (
-        np.linalg.norm(together, axis=1) * np.linalg.norm(alone, axis=1))
-    return float(np.abs(together - alone).max()), float(cosines.min())
+    return float(np.abs(together - alone).max()), float(row_cosines(together, alone).min())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,21 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", help="write the per-seed rows here as CSV")
     args = parser.parse_args(argv)
 
-    corpus = muc4_corpus("encoder_int8", args.muc4_dir)
-    store_path = project_store("encoder_int8", args.project_dir)
-    project = store_path.parent
-    config = RunConfig.from_dict(preset("default"))
-    vectors, wordnet = load_lexicon(config)
-    with Store(store_path, read_only=True) as store:
-        table, features, _ = model_inputs(store, config, vectors, wordnet,
-                                          context_cache=project / "context-vectors")
-        sentences = store.sentence_texts(sorted(table["doc_id"].unique()))
-
-    full = run_encoder(config.features, config.vectors_path)
-    small = quantised(run_encoder(config.features, config.vectors_path))
-    held = set(zip(table["doc_id"], table["sent_id"], strict=True))
-    texts = [t for d, s, t in zip(sentences["doc_id"], sentences["sent_id"], sentences["text"],
-                                  strict=True) if (d, s) in held][:args.time_sentences]
+    inputs = default_inputs("encoder_int8", args)
+    full = inputs.encoder()
+    small = quantised(inputs.encoder())
+    texts = inputs.mention_texts(args.time_sentences)
     for encoder in (full, small):
         encoder.encode(texts[:64])                  # warm-up
     rates: dict[str, list[float]] = {"float32": [], "int8": []}
@@ -114,36 +95,16 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as cache:
-        context = mention_context_vectors(table, sentences, small, cache)
+        context = mention_context_vectors(inputs.table, inputs.sentences, small, cache)
     print(f"int8 pass over {context.n_sentences} mention sentences: "
           f"{time.perf_counter() - started:.1f} s")
-    rows_before = features.context_vectors[features.context_rows]
-    rows_after = context.sentence[context.sentence_rows]
-    cosines = np.einsum("ij,ij->i", rows_before, rows_after) / (
-        np.linalg.norm(rows_before, axis=1) * np.linalg.norm(rows_after, axis=1))
-    print(f"cosine of int8 and float32 sentence vectors, per mention: mean "
-          f"{cosines.mean():.4f}, 1st percentile {np.percentile(cosines, 1):.4f}, "
-          f"least {cosines.min():.4f}")
-    if args.skip_scores:
-        return 0
-    int8_features = dataclasses.replace(features, **context.feature_arrays())
-
-    commit = source_commit()
-    rows = []
-    for seed in args.seeds:
-        model = dataclasses.replace(config.model, seed=seed)
-        for name, inputs in (("default", features), ("int8 encoder", int8_features)):
-            result = run_induction(inputs, model)
-            row = score_row(assignments_frame(table, result), corpus.eval_keys,
-                            corpus.map_keys)
-            rows.append({"configuration": name, "seed": seed, "commit": commit,
-                         "config_digest": "", **row})
-            print(f"seed {seed}  {name}: test-mapped {row['tst_test_lenient_f1']:.3f}, "
-                  f"dev-mapped {row['tst_dev_lenient_f1']:.3f}", flush=True)
-    frame = pd.DataFrame(rows)
-    print(results_table(summarize(frame)))
-    if args.rows:
-        frame[list(RECORD_COLUMNS)].to_csv(args.rows, index=False)
+    cosines = row_cosines(inputs.mention_vectors(), context.sentence[context.sentence_rows])
+    print(f"cosine of int8 and float32 sentence vectors, per mention: "
+          f"{cosine_summary(cosines)}")
+    if not args.skip_scores:
+        int8_features = dataclasses.replace(inputs.features, **context.feature_arrays())
+        score_variants(inputs, {"default": inputs.features, "int8 encoder": int8_features},
+                       args.seeds, args.rows)
     return 0
 
 

@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -36,17 +38,22 @@ from aesi_lib.lexicon.encoder import TransformerEncoder  # noqa: E402
 from aesi_lib.store import Store  # noqa: E402
 
 
-def mention_sentences(project_dir: Path, limit: int) -> list[str]:
-    """The texts of the first ``limit`` sentences that hold a mention (0: all), in document
-    order."""
-    with Store(project_dir / "aesi.duckdb", read_only=True) as store:
-        entities = store.entity_table()
-        sentences = store.sentence_texts(store.document_ids())
-    held = set(zip(entities["doc_id"], entities["sent_id"], strict=True))
+def mention_texts(table: pd.DataFrame, sentences: pd.DataFrame, limit: int = 0) -> list[str]:
+    """The texts of the first ``limit`` rows of ``sentences`` (``doc_id``, ``sent_id``,
+    ``text``, in their order) that hold a mention of the entity table ``table`` (0: all)."""
+    held = set(zip(table["doc_id"], table["sent_id"], strict=True))
     texts = [text for doc, sent, text in zip(sentences["doc_id"], sentences["sent_id"],
                                              sentences["text"], strict=True)
              if (doc, sent) in held]
     return texts[:limit] if limit else texts
+
+
+def mention_sentences(project_dir: Path, limit: int) -> list[str]:
+    """The texts of the first ``limit`` sentences that hold a mention (0: all), in document
+    order."""
+    with Store(project_dir / "aesi.duckdb", read_only=True) as store:
+        return mention_texts(store.entity_table(), store.sentence_texts(store.document_ids()),
+                             limit)
 
 
 def layer_flops_per_piece(model, length: float) -> float:

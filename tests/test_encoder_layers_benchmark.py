@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 import torch
 
@@ -48,10 +47,3 @@ def test_the_first_layers_are_kept_in_order_and_the_config_follows():
 def test_a_layer_count_the_model_does_not_have_is_refused(layers):
     with pytest.raises(ValueError, match="has 6 layers"):
         encoder_layers.first_layers(_encoder(6), layers)
-
-
-def test_row_cosines_pair_each_row_with_its_own():
-    before = np.array([[1.0, 0.0], [0.0, 2.0]])
-    after = np.array([[3.0, 0.0], [1.0, 1.0]])
-    np.testing.assert_allclose(encoder_layers.row_cosines(before, after),
-                               [1.0, np.sqrt(0.5)])
