@@ -38,8 +38,8 @@ from encoder_variants import (
     row_cosines,
     score_variants,
     sentences_per_second,
+    variant_parser,
 )
-from muc4_inputs import seeded_run_parser
 
 from aesi_lib.lexicon.mention_context import mention_context_vectors
 
@@ -64,13 +64,8 @@ def batch_dependence(encoder: Any, sentences: list[str]) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = seeded_run_parser(__doc__.split("\n\n")[0])
-    parser.add_argument("--time-sentences", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser = variant_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--batch-sentences", type=int, default=64)
-    parser.add_argument("--skip-scores", action="store_true",
-                        help="measure speed, batches and vectors only (no solves)")
-    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
     args = parser.parse_args(argv)
 
     inputs = default_inputs("encoder_int8", args)

@@ -39,8 +39,8 @@ from encoder_variants import (
     row_cosines,
     score_variants,
     sentences_per_second,
+    variant_parser,
 )
-from muc4_inputs import seeded_run_parser
 
 from aesi_lib.lexicon.mention_context import mention_context_vectors
 
@@ -59,13 +59,8 @@ def first_layers(encoder: Any, layers: int) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = seeded_run_parser(__doc__.split("\n\n")[0])
+    parser = variant_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--layers", type=int, nargs="+", default=[2, 3, 4])
-    parser.add_argument("--time-sentences", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--skip-scores", action="store_true",
-                        help="measure speed and vectors only (no solves)")
-    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
     args = parser.parse_args(argv)
 
     inputs = default_inputs("encoder_layers", args)

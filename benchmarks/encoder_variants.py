@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from encoder_throughput import mention_texts
-from muc4_inputs import muc4_corpus, project_store
+from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
 
 from aesi_lib.corpus.sources import Corpus
 from aesi_lib.fingerprint import source_commit
@@ -48,6 +48,19 @@ class DefaultInputs:
     def mention_vectors(self) -> np.ndarray:
         """Each mention's sentence vector in the default's features, shape (|E|, d)."""
         return self.features.context_vectors[self.features.context_rows]
+
+
+def variant_parser(description: str) -> argparse.ArgumentParser:
+    """``muc4_inputs.seeded_run_parser`` with what every encoder variant's benchmark takes:
+    ``--time-sentences``, ``--rounds``, ``--skip-scores`` and ``--rows``."""
+    parser = seeded_run_parser(description)
+    parser.add_argument("--time-sentences", type=int, default=2000,
+                        help="the mention sentences each speed round encodes")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--skip-scores", action="store_true",
+                        help="measure speed and vectors only (no solves)")
+    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
+    return parser
 
 
 def default_inputs(script: str, args: argparse.Namespace) -> DefaultInputs:

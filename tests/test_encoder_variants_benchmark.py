@@ -60,3 +60,9 @@ def test_the_int8_benchmarks_batch_dependence_compares_one_batch_with_one_at_a_t
     largest, least = encoder_int8.batch_dependence(ByBatchSize(), ["a", "b"])
     assert largest == 1.0
     assert abs(least - np.sqrt(0.5)) < 1e-12
+
+
+def test_the_variant_parser_takes_the_shared_options_with_their_defaults():
+    args = variants.variant_parser("x").parse_args(["--rows", "r.csv", "--seeds", "3", "4"])
+    assert (args.time_sentences, args.rounds, args.skip_scores, args.rows, args.seeds) == (
+        2000, 2, False, "r.csv", [3, 4])
