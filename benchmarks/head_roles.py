@@ -64,7 +64,9 @@ def role_vectors(head_ids: np.ndarray, predicate_ids: np.ndarray, positions: np.
     dims : int
         Dimensions kept; fewer when the count matrix has fewer.
     seed : int
-        Seeds the SVD's start vector, so the vectors are the same on every run.
+        Seeds the SVD's start vector. The columns are unique only up to sign, and up to a
+        rotation among equal singular values; the products of the rows, which are all the
+        cosine term sees, are the same on every run.
 
     Returns
     -------
