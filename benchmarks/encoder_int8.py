@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     inputs = default_inputs("encoder_int8", args)
-    full = inputs.encoder()
-    small = quantised(inputs.encoder())
+    full = inputs.encoder("torch")
+    small = quantised(inputs.encoder("torch"))
     texts = inputs.mention_texts(args.time_sentences)
     for encoder in (full, small):
         encoder.encode(texts[:64])                  # warm-up

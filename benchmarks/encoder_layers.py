@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     inputs = default_inputs("encoder_layers", args)
-    full = inputs.encoder()
-    shallow = {k: first_layers(inputs.encoder(), k) for k in args.layers}
+    full = inputs.encoder("torch")
+    shallow = {k: first_layers(inputs.encoder("torch"), k) for k in args.layers}
     texts = inputs.mention_texts(args.time_sentences)
     for encoder in (full, *shallow.values()):
         encoder.encode(texts[:64])                  # warm-up

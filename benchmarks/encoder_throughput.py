@@ -2,8 +2,9 @@
 
 Takes the first ``--sentences`` mention sentences of a finished run's project (the MUC-4 one
 after ``./scripts/run.sh``), in document order, and encodes them with the product's
-:class:`aesi_lib.lexicon.encoder.TransformerEncoder` (the model loaded and warmed up first, the
-cache not used). It prints sentences and word pieces per second and the GFLOP/s they imply,
+:class:`aesi_lib.lexicon.encoder.TransformerEncoder` on torch (the model loaded and warmed up
+first, the cache not used; the product's CPU runtime, ONNX Runtime, is timed against it by
+``encoder_onnx.py``). It prints sentences and word pieces per second and the GFLOP/s they imply,
 beside the GFLOP/s of torch on one large float32 matrix product of the model's shapes with
 the same threads: the ceiling a transformer of this size could approach here. Word pieces
 count as the tokenizer gives them (special tokens included, padding not); FLOPs per piece
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = mention_sentences(args.project_dir, args.sentences)
     if not texts:
         ap.error(f"{args.project_dir}: no sentence holds a mention")
-    encoder = TransformerEncoder()
+    encoder = TransformerEncoder(runtime="torch")
     if args.caps:
         print_piece_caps(texts, encoder, args.caps)
         return 0

@@ -37,9 +37,10 @@ class DefaultInputs:
     features: EntityFeatures
     sentences: pd.DataFrame          # doc_id, sent_id, text of the table's documents
 
-    def encoder(self) -> Any:
-        """A new copy of the run's encoder (not loaded until it encodes)."""
-        return run_encoder(self.config.features, self.config.vectors_path)
+    def encoder(self, runtime: str | None = None) -> Any:
+        """A new copy of the run's encoder (not loaded until it encodes); ``runtime="torch"``
+        for a variant that changes torch's model."""
+        return run_encoder(self.config.features, self.config.vectors_path, runtime=runtime)
 
     def mention_texts(self, limit: int) -> list[str]:
         """The first ``limit`` sentences that hold a mention, in the store's order."""

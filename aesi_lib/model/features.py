@@ -157,9 +157,10 @@ class FeatureOptions:
     encoder_model : the model folder of ``encoder="transformer"``: a sentence-transformers or
         Hugging Face model on disk (``config.json``, weights, a tokenizer; mean pooling),
         e.g. all-mpnet-base-v2; checked before any work. None with the other encoders.
-    encoder_device : where ``minilm`` or ``transformer`` runs: ``"cpu"``, or ``"cuda"`` (a
-        CUDA build of torch and a GPU). The vectors agree to float rounding, not bit for bit,
-        so each device caches its own.
+    encoder_device : where ``minilm`` or ``transformer`` runs: ``"cpu"`` (in ONNX Runtime,
+        from a graph torch traces once), or ``"cuda"`` (on torch: a CUDA build of torch and a
+        GPU). The vectors agree to float rounding, not bit for bit, so each device caches its
+        own.
     event_nouns : also take the prepositional and possessive arguments of nouns that name an
         act or event as mentions of the noun's verb (rule R12 of
         ``aesi_lib.entities.rules``: ``the murder of six Jesuits`` -> Jesuits/dobj of murder);
