@@ -20,7 +20,7 @@ The default runs first as the reference, on the same features. The per-seed rows
 docs/experiments/predicate-documents.md::
 
     .venv/bin/python benchmarks/predicate_documents.py --project-dir .aesi \\
-        --weights 0.25 0.5 1 --seeds 0 1 2 3 4 5 6 7 8 9 \\
+        --weights 0.05 0.1 0.25 0.5 1 --seeds 0 1 2 3 4 5 6 7 8 9 \\
         --rows docs/experiments/predicate-documents.csv
 """
 
