@@ -6,8 +6,13 @@
 - :mod:`aesi_lib.lexicon.vectors`: word vectors as gensim ``KeyedVectors`` (embedded GloVe
   6B 50d by default, or a user's file); :mod:`aesi_lib.lexicon.vector_lookup`: lookups that
   never return a zero vector.
+- :mod:`aesi_lib.lexicon.encoder`: the encoder pass, a sentence vector per mention sentence,
+  cached per document; :mod:`aesi_lib.lexicon.onnx_graph` runs its transformer in ONNX
+  Runtime on the CPU; :mod:`aesi_lib.lexicon.model_folder` checks a user's model folder;
+  :mod:`aesi_lib.lexicon.mention_context` turns the pass's vectors into the mentions' context
+  vectors.
 
-Both keep prepared copies under one cache root: ``cache_dir``, else ``$AESI_CACHE_DIR``, else
+These keep prepared copies under one cache root: ``cache_dir``, else ``$AESI_CACHE_DIR``, else
 ``~/.cache/aesi``.
 """
 
