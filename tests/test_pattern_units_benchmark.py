@@ -1,0 +1,38 @@
+"""benchmarks/pattern_units.py: finer template units, reaching the solve only inside their
+block."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from aesi_lib.model import induction
+from aesi_lib.model.config import ModelConfig
+from tests.benchmark_modules import BENCHMARKS, load_benchmark
+from tests.test_position_classes_benchmark import _features
+
+sys.path.insert(0, str(BENCHMARKS))       # the script imports its neighbours
+pattern_units = load_benchmark("pattern_units")
+
+
+def test_units_part_a_predicate_by_position_or_by_subject():
+    predicates = np.array([0, 0, 0, 0, 1, 1])
+    positions = np.array([0, 1, 2, 0, 1, 3])
+    assert pattern_units.pattern_units(predicates, positions, "position").tolist() == [
+        0, 1, 2, 0, 3, 4]
+    assert pattern_units.pattern_units(predicates, positions, "subject").tolist() == [
+        1, 0, 0, 1, 2, 2]
+
+
+def test_the_units_reach_the_solve_inside_their_block_only():
+    features = _features()
+    config = ModelConfig(template_unit="predicate")
+    library_units = induction.label_units
+    plain, _ = induction.label_units(features, config)
+    with pattern_units.template_units_by("position"):
+        finer, _ = induction.label_units(features, config)
+        untied, _ = induction.label_units(features, ModelConfig(template_unit="mention"))
+    assert induction.label_units is library_units
+    assert len(set(plain)) == 1 and len(set(finer)) == 2       # subjects and objects apart
+    assert untied is None                                      # a mention-level cut stays one
