@@ -31,22 +31,21 @@ profile runs at weight 1.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import sys
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
-from encoder_variants import default_inputs, score_variants
+from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
 from scipy.sparse.linalg import svds
+from solve_variants import replaced, score_settings
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model import similarity
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.terms import CosineTerm
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 
 PROFILE_SMOOTHING = 0.5   # added to each position's count before the shares are taken
 
@@ -105,8 +104,8 @@ def position_profiles(head_ids: np.ndarray, positions: np.ndarray, n_heads: int)
     return shares - shares.mean(axis=0)
 
 
-@contextlib.contextmanager
-def role_term_in_head_classes(vectors: np.ndarray, weight: float) -> Iterator[None]:
+def role_term_in_head_classes(vectors: np.ndarray, weight: float
+                              ) -> AbstractContextManager[None]:
     """W_H with ``weight`` times the shifted cosine of the heads' rows of ``vectors`` added,
     inside the block: every class cut of the process (the square W_H only) sees the term,
     and the library's own terms come back after it."""
@@ -120,11 +119,7 @@ def role_term_in_head_classes(vectors: np.ndarray, weight: float) -> Iterator[No
         return [*terms, (weight, CosineTerm("role", [vectors],
                                             ids=np.asarray(features.head_ids)))]
 
-    similarity.head_class_terms = with_role
-    try:
-        yield
-    finally:
-        similarity.head_class_terms = library_terms
+    return replaced(similarity, "head_class_terms", with_role)
 
 
 def settings(weights: list[float], dims: list[int],
@@ -154,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     n_heads = features.pmi.shape[0]
-    frames = [score_variants(inputs, {"default": features}, args.seeds, None)]
-    for name, weight, dims in settings(args.weights, args.dims, args.position_profile):
+
+    def block(name: str, weight: float, dims: int | None) -> AbstractContextManager[None]:
         if dims is None:
             vectors = position_profiles(features.head_ids, features.argument_positions,
                                         n_heads)
@@ -163,13 +158,11 @@ def main(argv: list[str] | None = None) -> int:
             vectors = role_vectors(features.head_ids, features.predicate_ids,
                                    features.argument_positions, n_heads, dims)
         print(f"{name}: vectors of shape {vectors.shape}", flush=True)
-        with role_term_in_head_classes(vectors, weight):
-            frame = score_variants(inputs, {name: features}, args.seeds, None)
-        frames.append(frame)
-    rows = pd.concat(frames, ignore_index=True)
-    print(results_table(summarize(rows)))
-    if args.rows:
-        rows[list(RECORD_COLUMNS)].to_csv(args.rows, index=False)
+        return role_term_in_head_classes(vectors, weight)
+
+    named = settings(args.weights, args.dims, args.position_profile)
+    score_settings(inputs, [(name, functools.partial(block, name, weight, dims))
+                            for name, weight, dims in named], args.seeds, args.rows)
     return 0
 
 

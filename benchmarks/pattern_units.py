@@ -21,19 +21,18 @@ sweep's ``results.csv``), the record of docs/experiments/pattern-units.md::
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+import functools
+from contextlib import AbstractContextManager
 
 import numpy as np
-import pandas as pd
-from encoder_variants import default_inputs, score_variants
+from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
+from solve_variants import replaced, score_settings
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model import induction
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 
 SUBJECT = ARGUMENT_POSITIONS.index("subject")
 #: What each setting keeps of a mention's argument position in its template unit.
@@ -55,8 +54,7 @@ def pattern_units(predicate_ids: np.ndarray, positions: np.ndarray, keep: str) -
     return np.unique(codes, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
-@contextlib.contextmanager
-def template_units_by(keep: str) -> Iterator[None]:
+def template_units_by(keep: str) -> AbstractContextManager[None]:
     """Inside the block, the solve ties its template labels by :func:`pattern_units`; the
     library's units come back after it."""
     library_units = induction.label_units
@@ -68,11 +66,7 @@ def template_units_by(keep: str) -> Iterator[None]:
             return units_t, units_s
         return pattern_units(features.predicate_ids, features.argument_positions, keep), units_s
 
-    induction.label_units = finer
-    try:
-        yield
-    finally:
-        induction.label_units = library_units
+    return replaced(induction, "label_units", finer)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,17 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     inputs = default_inputs("pattern_units.py", args)
     features = inputs.features
-    frames = [score_variants(inputs, {"default": features}, args.seeds, None)]
     for name, keep in UNIT_POSITIONS.items():
         units = pattern_units(features.predicate_ids, features.argument_positions, keep)
         print(f"{name}: {int(units.max()) + 1} template units", flush=True)
-        with template_units_by(keep):
-            frames.append(score_variants(inputs, {f"template units: {name}": features},
-                                         args.seeds, None))
-    rows = pd.concat(frames, ignore_index=True)
-    print(results_table(summarize(rows)))
-    if args.rows:
-        rows[list(RECORD_COLUMNS)].to_csv(args.rows, index=False)
+    score_settings(inputs, [(f"template units: {name}", functools.partial(template_units_by, keep))
+                            for name, keep in UNIT_POSITIONS.items()], args.seeds, args.rows)
     return 0
 
 

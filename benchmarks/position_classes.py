@@ -25,20 +25,19 @@ reference, on the same features. The per-seed rows go to ``--rows`` (the columns
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+import functools
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from encoder_variants import default_inputs, score_variants
+from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
+from solve_variants import replaced, score_settings
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model import factored_slots
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.similarity import SimilarityOptions
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 
 SUBJECT = ARGUMENT_POSITIONS.index("subject")
 
@@ -86,11 +85,9 @@ def classes_within_positions(features: EntityFeatures, templates: np.ndarray,
     return classes
 
 
-@contextlib.contextmanager
-def subject_classes(k: int, others: int = 9) -> Iterator[None]:
+def subject_classes(k: int, others: int = 9) -> AbstractContextManager[None]:
     """Inside the block, every template's classes are cut within each position: ``k`` for the
     subject position, ``others`` for the rest; the library's cut comes back after it."""
-    library_cut = factored_slots.semantic_classes_by_template
     per_position = [others] * len(ARGUMENT_POSITIONS)
     per_position[SUBJECT] = k
 
@@ -100,11 +97,7 @@ def subject_classes(k: int, others: int = 9) -> Iterator[None]:
             raise ValueError(f"{max(per_position)} classes do not fit a block of {n_classes}")
         return classes_within_positions(features, templates, per_position, seed, **kwargs)
 
-    factored_slots.semantic_classes_by_template = within_positions
-    try:
-        yield
-    finally:
-        factored_slots.semantic_classes_by_template = library_cut
+    return replaced(factored_slots, "semantic_classes_by_template", within_positions)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,16 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     if any(not 1 <= k <= 9 for k in args.subject_classes):
         parser.error("--subject-classes must lie in 1..9 (a block of the default's 9)")
     inputs = default_inputs("position_classes.py", args)
-    features = inputs.features
-    frames = [score_variants(inputs, {"default": features}, args.seeds, None)]
-    for k in args.subject_classes:
-        name = f"classes within positions, {k} subject classes"
-        with subject_classes(k):
-            frames.append(score_variants(inputs, {name: features}, args.seeds, None))
-    rows = pd.concat(frames, ignore_index=True)
-    print(results_table(summarize(rows)))
-    if args.rows:
-        rows[list(RECORD_COLUMNS)].to_csv(args.rows, index=False)
+    score_settings(inputs, [(f"classes within positions, {k} subject classes",
+                             functools.partial(subject_classes, k))
+                            for k in args.subject_classes], args.seeds, args.rows)
     return 0
 
 

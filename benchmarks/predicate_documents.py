@@ -26,20 +26,19 @@ docs/experiments/predicate-documents.md::
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import sys
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
-from encoder_variants import default_inputs, score_variants
+from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
+from solve_variants import replaced, score_settings
 
 from aesi_lib.model import similarity
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.terms import GroupTerm
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 
 
 def predicate_document_pmi(predicate_ids: np.ndarray, doc_ids: np.ndarray,
@@ -77,8 +76,8 @@ def predicate_document_pmi(predicate_ids: np.ndarray, doc_ids: np.ndarray,
                          shape=(n_predicates, n_predicates))
 
 
-@contextlib.contextmanager
-def predicate_pmi_in_template_graph(ppmi: sp.csr_matrix, weight: float) -> Iterator[None]:
+def predicate_pmi_in_template_graph(ppmi: sp.csr_matrix, weight: float
+                                    ) -> AbstractContextManager[None]:
     """W_T with ``weight`` times ``ppmi[p_i, p_j]`` added, inside the block: every template
     cut of the process (the square W_T only) sees the term, and the library's own terms come
     back after it."""
@@ -93,11 +92,7 @@ def predicate_pmi_in_template_graph(ppmi: sp.csr_matrix, weight: float) -> Itera
         return [*terms, (weight, GroupTerm("predicate_pmi", predicates, ppmi,
                                            ppmi.shape[0]))]
 
-    similarity.template_terms = with_predicates
-    try:
-        yield
-    finally:
-        similarity.template_terms = library_terms
+    return replaced(similarity, "template_terms", with_predicates)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,15 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     n_predicates = int(features.predicate_ids.max()) + 1
     ppmi = predicate_document_pmi(features.predicate_ids, features.doc_ids, n_predicates)
     print(f"predicate PMI: {n_predicates} predicates, {ppmi.nnz} positive pairs", flush=True)
-    frames = [score_variants(inputs, {"default": features}, args.seeds, None)]
-    for weight in args.weights:
-        name = f"predicate PMI, weight {weight:g}"
-        with predicate_pmi_in_template_graph(ppmi, weight):
-            frames.append(score_variants(inputs, {name: features}, args.seeds, None))
-    rows = pd.concat(frames, ignore_index=True)
-    print(results_table(summarize(rows)))
-    if args.rows:
-        rows[list(RECORD_COLUMNS)].to_csv(args.rows, index=False)
+    score_settings(inputs, [(f"predicate PMI, weight {weight:g}",
+                             functools.partial(predicate_pmi_in_template_graph, ppmi, weight))
+                            for weight in args.weights], args.seeds, args.rows)
     return 0
 
 
