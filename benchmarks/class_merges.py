@@ -1,0 +1,158 @@
+"""Issue 48's lever (c), slot confusions inside the mapped templates: the semantic classes of
+one argument position of a template merged into one slot when their mentions are arguments of
+the same predicates in the same proportions.
+
+Under factored slots a slot is (argument position, semantic class), and the classes are cut
+within each template by the head words' similarity (W_H). On MUC-4 the attack template's
+perpetrators fall into four or five subject classes (persons such as *terrorists*, group
+nouns such as *army*, unknown names such as *FMLN*, ...), while the mapping of the evaluation
+gives each gold slot one learned slot per incident type. The classes of one position play one
+role when their predicate profiles agree: each class of a (template, position) pair has the
+vector of its mentions' predicate counts, and classes are joined by complete linkage while
+every pair of the two groups has a cosine of at least θ. A subject class of instruments
+(*the bomb exploded*) or of victims (*the people died*) has other predicates and stays apart.
+
+For each seed the default is solved as ``aesi run`` solves it; then each setting merges the
+classes of the positions it names, and the run is scored as the sweep scores it
+(``aesi_lib.run.experiments.score_row``). The per-seed rows go to ``--rows`` (a sweep's
+``results.csv`` columns, with ``changed``: the share of mentions whose slot moved), the record
+of docs/experiments/class-merges.md:
+
+    .venv/bin/python benchmarks/class_merges.py --project-dir .aesi \
+        --seeds 0 1 2 3 4 5 6 7 8 9 --rows docs/experiments/class-merges.csv
+
+The project must hold a MUC-4 run of the default (``./scripts/run.sh``): the parse and the
+context vectors come from its caches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
+
+from aesi_lib.entities.positions import ARGUMENT_POSITIONS
+from aesi_lib.fingerprint import source_commit
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
+from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
+from aesi_lib.run.presets import preset
+from aesi_lib.store import Store
+
+#: The settings: (positions whose classes may merge, least cosine θ).
+SETTINGS: tuple[tuple[tuple[int, ...], float], ...] = (
+    ((0,), 0.8),
+    ((0,), 0.85),
+    ((0,), 0.9),
+    ((0,), 0.95),
+    ((0,), 0.97),
+    ((0,), 0.99),
+    ((0, 1, 2, 3), 0.95),
+    ((0, 1, 2, 3), 0.97),
+)
+
+
+def setting_name(positions: tuple[int, ...], threshold: float) -> str:
+    """The configuration name of a setting's rows."""
+    where = ("subject classes" if positions == (0,)
+             else "classes of every position" if len(positions) == len(ARGUMENT_POSITIONS)
+             else "classes of " + ", ".join(ARGUMENT_POSITIONS[p] for p in positions))
+    return f"{where} merged by predicate profile, θ {threshold:g}"
+
+
+def complete_linkage(similarity: np.ndarray, threshold: float) -> list[list[int]]:
+    """Groups of the rows of a square similarity matrix: start from singletons and join the
+    two groups whose least pairwise similarity is largest, while it is at least
+    ``threshold`` (ties to the first pair in order)."""
+    groups = [[i] for i in range(similarity.shape[0])]
+    while len(groups) > 1:
+        best, pair = -np.inf, None
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                link = similarity[np.ix_(groups[a], groups[b])].min()
+                if link > best:
+                    best, pair = link, (a, b)
+        if pair is None or best < threshold:
+            break
+        a, b = pair
+        groups[a] = sorted(groups[a] + groups.pop(b))
+    return groups
+
+
+def merged_slots(templates: np.ndarray, slots: np.ndarray, predicates: np.ndarray,
+                 n_classes: int, positions: tuple[int, ...], threshold: float) -> np.ndarray:
+    """Each mention's slot after the classes of ``positions`` are merged within each template
+    (the module docstring); a merged group takes its lowest slot code."""
+    slots = np.asarray(slots, dtype=np.int64)
+    predicate_ids = np.unique(np.asarray(predicates), return_inverse=True)[1]
+    block = slots // n_classes
+    out = slots.copy()
+    frame = pd.DataFrame({"template": templates, "block": block})
+    for (_, position), rows in frame.groupby(["template", "block"]).indices.items():
+        if position not in positions:
+            continue
+        codes, members = np.unique(slots[rows], return_inverse=True)
+        if codes.shape[0] < 2:
+            continue
+        counts = np.zeros((codes.shape[0], predicate_ids.max() + 1))
+        np.add.at(counts, (members, predicate_ids[rows]), 1.0)
+        unit = counts / np.linalg.norm(counts, axis=1, keepdims=True)
+        root = codes.copy()
+        for group in complete_linkage(unit @ unit.T, threshold):
+            root[group] = codes[group].min()
+        out[rows] = root[members]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = seeded_run_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
+    args = parser.parse_args(argv)
+
+    corpus = muc4_corpus("class_merges", args.muc4_dir)
+    store_path = project_store("class_merges", args.project_dir)
+    config = RunConfig.from_dict(preset("default"))
+    model = config.model
+    n_classes = model.n_slots // len(ARGUMENT_POSITIONS)
+    vectors, wordnet = load_lexicon(config)
+    with Store(store_path, read_only=True) as store:
+        table, features, _ = model_inputs(store, config, vectors, wordnet,
+                                          context_cache=Path(args.project_dir) / "context-vectors")
+    commit = source_commit()
+    rows = []
+
+    def record(name: str, seed: int, assignments: pd.DataFrame, changed: float) -> None:
+        row = score_row(assignments, corpus.eval_keys, corpus.map_keys)
+        rows.append({"configuration": name, "seed": seed, "commit": commit, "config_digest": "",
+                     **row, "changed": changed})
+        print(f"seed {seed}  {name}: test-mapped {row['tst_test_lenient_f1']:.3f}, dev-mapped "
+              f"{row['tst_dev_lenient_f1']:.3f}, DEV {row['dev_dev_lenient_f1']:.3f}, "
+              f"changed {changed:.3f}", flush=True)
+
+    for seed in args.seeds:
+        started = time.perf_counter()
+        result = run_induction(features, dataclasses.replace(model, seed=seed))
+        base = assignments_frame(table, result)
+        record("default", seed, base, 0.0)
+        slots = base["slot"].to_numpy()
+        for positions, threshold in SETTINGS:
+            new = merged_slots(base["template"].to_numpy(), slots, base["predicate"].to_numpy(),
+                               n_classes, positions, threshold)
+            record(setting_name(positions, threshold), seed, base.assign(slot=new),
+                   float(np.mean(new != slots)))
+        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
+
+    frame = pd.DataFrame(rows)
+    print(results_table(summarize(frame)))
+    if args.rows:
+        frame[[*RECORD_COLUMNS, "changed"]].to_csv(args.rows, index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
