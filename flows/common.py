@@ -26,6 +26,7 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
+from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.solution_files import load_summary
 from aesi_lib.project_lock import project_lock
 from aesi_lib.run.config import RunConfig, read_config_file
@@ -451,7 +452,8 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                            project.db, str(project.root / "context-vectors"),
                            placement_files(artifacts["entities"], artifacts["features"],
                                            schema, project.work_dir))
-        return export_steps(artifacts, placed, out_dir, steps, placed["carried"], warm=True)
+        return export_steps(artifacts, placed, config.model, out_dir, steps, placed["carried"],
+                            warm=True)
     keep_ids_of = None
     if carry is not None:
         previous, keep_ids_of = carry_plan(carry, config, artifacts["features"])
@@ -469,15 +471,16 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                                                artifacts["entities"], project.work_dir))
         solution = {**solution, "labels": renumbered["labels"]}
         ids_kept = renumbered["carried"]
-    return export_steps(artifacts, solution, out_dir, steps, ids_kept,
+    return export_steps(artifacts, solution, config.model, out_dir, steps, ids_kept,
                         warm=previous is not None)
 
 
-def export_steps(artifacts: dict[str, Any], solution: dict[str, str], out_dir: str,
-                 steps: Steps, ids_kept: dict[str, int] | None, warm: bool) -> dict[str, Any]:
-    """The export of a solution's labels (or a placement's), and the artifacts
-    :func:`model_steps` returns."""
-    export = steps.run("export", export_task, artifacts["entities"], solution, out_dir)
+def export_steps(artifacts: dict[str, Any], solution: dict[str, str], model: ModelConfig,
+                 out_dir: str, steps: Steps, ids_kept: dict[str, int] | None, warm: bool
+                 ) -> dict[str, Any]:
+    """The export of a solution's labels (or a placement's) under the run's ``model``, and
+    the artifacts :func:`model_steps` returns."""
+    export = steps.run("export", export_task, artifacts["entities"], solution, model, out_dir)
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
             "schema": export["schema"], "schema_md": export["schema_md"],

@@ -86,7 +86,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                 solve_seconds = time.perf_counter() - t
                 run_dir = seed_run_dir(out_dir, name, seed)
                 export = steps.run(f"export{tag}", export_task, artifacts["entities"],
-                                   solution, str(run_dir))
+                                   solution, seeded.model, str(run_dir))
                 scores = steps.run(f"score{tag}", score_row_task, export["parquet"],
                                    quote(corpus))
                 info = load_summary(solution["info"])

@@ -212,15 +212,16 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
 
 
 @task(name="export", cache_policy=NO_CACHE)
-def export_task(entities_path: str, solution: dict[str, str], out_dir: str) -> dict[str, str]:
-    """``assignments.csv`` / ``.parquet`` (one row per mention with template and slot), and
+def export_task(entities_path: str, solution: dict[str, str], model: ModelConfig,
+                out_dir: str) -> dict[str, str]:
+    """``assignments.csv`` / ``.parquet`` (one row per mention with its template and role
+    slot, ``pipeline.labelled_export`` under ``model``), and
     what a person reads beside them (``pipeline.write_readable``): ``schema.json`` and
     ``schema.md`` (templates with their roles) and ``events.jsonl`` / ``.parquet`` (each
     document's incidents with their fillers)."""
     table = pd.read_parquet(entities_path)
     labels = load_labels(solution["labels"])
-    assignments = table.assign(template=labels.template, slot=labels.slot)
-    export = assignments[pipeline.EXPORT_COLUMNS]
+    export = pipeline.labelled_export(table, labels.template, labels.slot, model)
     paths = pipeline.write_export(export, out_dir)
     return {**paths, **pipeline.write_readable(export, out_dir)}
 

@@ -30,6 +30,7 @@ from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
 from aesi_lib.model.induction import InductionResult, induce
 from aesi_lib.model.solution_files import SolutionLabels
+from aesi_lib.model.subject_merge import merged_slots, subject_merge_table
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.run.config import RunConfig
@@ -193,18 +194,46 @@ def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,
 
 
 def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFrame:
-    """The export (evaluation.md): one row per entity mention with its template and slot."""
+    """The export (evaluation.md) of a solve: :func:`labelled_export` of its labels."""
+    return labelled_export(table, result.template_labels, result.slot_labels, result.config)
+
+
+def labelled_export(table: pd.DataFrame, templates: np.ndarray, slots: np.ndarray,
+                    model: ModelConfig) -> pd.DataFrame:
+    """The export (evaluation.md): one row per entity mention of ``table`` (in its order) with
+    its template and its role's slot (:func:`role_slots` of the cut's ``slots``)."""
+    templates = np.asarray(templates, dtype=np.int64)
     frame = table[["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
                    "start_char", "end_char"]].copy()
-    frame["template"] = np.asarray(result.template_labels, dtype=np.int64)
-    frame["slot"] = np.asarray(result.slot_labels, dtype=np.int64)
+    frame["template"] = templates
+    frame["slot"] = role_slots(templates, slots, role_table(
+        templates, slots, table["predicate"].to_numpy(), model))
     return frame[EXPORT_COLUMNS]
+
+
+def role_table(templates: np.ndarray, slots: np.ndarray, predicates: np.ndarray,
+               model: ModelConfig) -> np.ndarray | None:
+    """The slot of each (template, cut slot) pair's role in a labelled corpus: the subject
+    slots merged by their predicate profiles (``aesi_lib.model.subject_merge``) when
+    ``model.subject_merge_cosine`` is set; None (every slot its own role) otherwise."""
+    if not model.subject_merge_cosine:
+        return None
+    return subject_merge_table(templates, slots, predicates, model.n_templates, model.n_slots,
+                               model.subject_merge_cosine)
+
+
+def role_slots(templates: np.ndarray, slots: np.ndarray, table: np.ndarray | None
+               ) -> np.ndarray:
+    """The role slot of each mention under a :func:`role_table` (the cut's slot with None)."""
+    slots = np.asarray(slots, dtype=np.int64)
+    return slots if table is None else merged_slots(templates, slots, table)
 
 
 def fill_documents(entities: pd.DataFrame, train: EntityFeatures,
                    train_vocab: FeatureVocabulary, labels: SolutionLabels, config: RunConfig,
                    sentences: pd.DataFrame | None = None,
-                   context_cache: str | Path | None = None) -> pd.DataFrame:
+                   context_cache: str | Path | None = None, roles: bool = True
+                   ) -> pd.DataFrame:
     """The export of new documents filled with a finished run's schema, by the run's own rule
     (:func:`aesi_lib.model.extract.fill_slots`): ``aesi extract``'s and the Python API's.
 
@@ -224,13 +253,16 @@ def fill_documents(entities: pd.DataFrame, train: EntityFeatures,
         with ``features.context``, whose vectors come from the function the run used.
     context_cache : path, optional
         The per-document vector cache (a temporary folder when None).
+    roles : bool
+        The ``slot`` column holds each mention's role slot, under the :func:`role_table` of
+        the run's labels (True), or the cut's slot, what a labels file stores (False).
 
     Returns
     -------
     DataFrame
         :data:`EXPORT_COLUMNS` with each label's similarity score (``template_score``,
-        ``slot_score``) and the rule that chose it (``template_rule``, ``slot_rule``:
-        ``unit``, a unit the run has seen, or ``similarity``).
+        ``slot_score``, of the cut's slot) and the rule that chose it (``template_rule``,
+        ``slot_rule``: ``unit``, a unit the run has seen, or ``similarity``).
 
     Raises
     ------
@@ -259,8 +291,14 @@ def fill_documents(entities: pd.DataFrame, train: EntityFeatures,
         new = dataclasses.replace(new, **context.feature_arrays())
     fill = fill_slots(train, train_vocab, labels.template, labels.slot, new, new_vocab,
                       config.model)
+    slot = fill.slot
+    if roles:
+        # The roles of the run's own corpus: the table of its labels, not of these documents.
+        trained_predicates = np.asarray(train_vocab.predicates, dtype=object)[train.predicate_ids]
+        slot = role_slots(fill.template, fill.slot, role_table(
+            labels.template, labels.slot, trained_predicates, config.model))
     rows = np.arange(len(entities))
-    frame = entities.assign(template=fill.template, slot=fill.slot)[EXPORT_COLUMNS]
+    frame = entities.assign(template=fill.template, slot=slot)[EXPORT_COLUMNS]
     return frame.assign(
         template_score=fill.template_scores[rows, fill.template],
         slot_score=fill.slot_scores[rows, fill.slot],
@@ -311,7 +349,7 @@ def place_new_mentions(table: pd.DataFrame, previous: PreviousLabels,
     if (~known).any():
         new = table.loc[~known].reset_index(drop=True)
         filled = fill_documents(new, train, train_vocab, train_labels, config,
-                                sentences=sentences, context_cache=context_cache)
+                                sentences=sentences, context_cache=context_cache, roles=False)
         template[~known] = filled["template"].to_numpy()
         slot[~known] = filled["slot"].to_numpy()
         if members is not None:
