@@ -12,8 +12,10 @@ vector of its mentions' predicate counts, and classes are joined by complete lin
 every pair of the two groups has a cosine of at least θ. A subject class of instruments
 (*the bomb exploded*) or of victims (*the people died*) has other predicates and stays apart.
 
-For each seed the default is solved as ``aesi run`` solves it; then each setting merges the
-classes of the positions it names, and the run is scored as the sweep scores it
+For each seed the default is solved as ``aesi run`` solves it, and its cut's slots are taken
+without the merge it led to (``aesi_lib.model.subject_merge``, whose
+:func:`~aesi_lib.model.subject_merge.complete_linkage` this script uses); then each setting
+merges the classes of the positions it names, and the run is scored as the sweep scores it
 (``aesi_lib.run.experiments.score_row``). The per-seed rows go to ``--rows`` (a sweep's
 ``results.csv`` columns, with ``changed``: the share of mentions whose slot moved), the record
 of docs/experiments/class-merges.md:
@@ -38,6 +40,7 @@ from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.fingerprint import source_commit
+from aesi_lib.model.subject_merge import complete_linkage
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
 from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
@@ -63,25 +66,6 @@ def setting_name(positions: tuple[int, ...], threshold: float) -> str:
              else "classes of every position" if len(positions) == len(ARGUMENT_POSITIONS)
              else "classes of " + ", ".join(ARGUMENT_POSITIONS[p] for p in positions))
     return f"{where} merged by predicate profile, θ {threshold:g}"
-
-
-def complete_linkage(similarity: np.ndarray, threshold: float) -> list[list[int]]:
-    """Groups of the rows of a square similarity matrix: start from singletons and join the
-    two groups whose least pairwise similarity is largest, while it is at least
-    ``threshold`` (ties to the first pair in order)."""
-    groups = [[i] for i in range(similarity.shape[0])]
-    while len(groups) > 1:
-        best, pair = -np.inf, None
-        for a in range(len(groups)):
-            for b in range(a + 1, len(groups)):
-                link = similarity[np.ix_(groups[a], groups[b])].min()
-                if link > best:
-                    best, pair = link, (a, b)
-        if pair is None or best < threshold:
-            break
-        a, b = pair
-        groups[a] = sorted(groups[a] + groups.pop(b))
-    return groups
 
 
 def merged_slots(templates: np.ndarray, slots: np.ndarray, predicates: np.ndarray,
@@ -136,8 +120,9 @@ def main(argv: list[str] | None = None) -> int:
 
     for seed in args.seeds:
         started = time.perf_counter()
+        # The cut's own slots: the default of the rows' time, before the merge was adopted.
         result = run_induction(features, dataclasses.replace(model, seed=seed))
-        base = assignments_frame(table, result)
+        base = assignments_frame(table, result).assign(slot=result.slot_labels)
         record("default", seed, base, 0.0)
         slots = base["slot"].to_numpy()
         for positions, threshold in SETTINGS:

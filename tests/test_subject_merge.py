@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
-import pytest
 
-from aesi_lib.errors import ConfigError
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.subject_merge import complete_linkage, merged_slots, subject_merge_table
 from aesi_lib.run.pipeline import role_slots, role_table
@@ -64,27 +60,14 @@ def test_unlabelled_mentions_stay_unlabelled():
     assert out.tolist() == [0, -1, 1]
 
 
-def test_role_table_follows_the_configuration():
+def test_roles_merge_under_factored_slots_only():
     templates, slots, predicates = _corpus()
-    off = ModelConfig(n_templates=2, n_slots=N_SLOTS, mode="sc", slot_model="factored")
-    assert role_table(templates, slots, predicates, off) is None
+    cut = ModelConfig(n_templates=2, n_slots=N_SLOTS, mode="sc")
+    assert role_table(templates, slots, predicates, cut) is None
     assert (role_slots(templates, slots, None) == slots).all()
-    on = ModelConfig(n_templates=2, n_slots=N_SLOTS, mode="sc", slot_model="factored",
-                     subject_merge_cosine=0.9)
-    table = role_table(templates, slots, predicates, on)
-    assert table is not None and table[0, 1] == 0
-
-
-@pytest.mark.parametrize("value", [-0.1, 1.5])
-def test_the_cosine_must_be_a_cosine(value):
-    with pytest.raises(ConfigError, match="subject_merge_cosine"):
-        ModelConfig(n_templates=2, n_slots=N_SLOTS, mode="sc", slot_model="factored",
-                    subject_merge_cosine=value)
-
-
-def test_the_merge_needs_factored_slots():
-    with pytest.raises(ConfigError, match="factored"):
-        ModelConfig(n_templates=2, n_slots=4, mode="sc", subject_merge_cosine=0.9)
+    factored = ModelConfig(n_templates=2, n_slots=N_SLOTS, mode="sc", slot_model="factored")
+    table = role_table(templates, slots, predicates, factored)
+    assert table is not None and table[0, 1] == 0 and table[0, 2] == 2
 
 
 def test_new_mentions_take_the_roles_their_training_twins_have():
@@ -97,11 +80,11 @@ def test_new_mentions_take_the_roles_their_training_twins_have():
 
     features = _tied_corpus()
     vocab = _vocab(features)
-    # A cosine this low joins every template's subject slots, so some mentions must move.
-    config = dataclasses.replace(TIED_BY_TEMPLATE, subject_merge_cosine=1e-6)
+    config = TIED_BY_TEMPLATE
     result = induce(features, config)
     predicates = np.asarray(vocab.predicates, dtype=object)[features.predicate_ids]
-    table = role_table(result.template_labels, result.slot_labels, predicates, config)
+    # A cosine this low joins every template's subject slots, so some mentions must move.
+    table = role_table(result.template_labels, result.slot_labels, predicates, config, 1e-6)
     trained = role_slots(result.template_labels, result.slot_labels, table)
     fill = fill_slots(features, vocab, result.template_labels, result.slot_labels, features,
                       vocab, config)

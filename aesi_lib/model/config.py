@@ -71,11 +71,6 @@ class ModelConfig:
         template spends its classes on the words it has (a head word may then have another
         class in another template). Needs ``slot_model="factored"``. Not in the paper: an
         option of the quality track.
-    subject_merge_cosine : float
-        0: every slot is its own role. In (0, 1]: within each template, the subject slots
-        whose predicate profiles have a cosine of at least this (complete linkage) are one
-        role (``aesi_lib.model.subject_merge``), applied where labels become roles. Needs
-        ``slot_model="factored"``. Not in the paper: an option of the quality track.
     """
 
     n_templates: int = 6
@@ -93,7 +88,6 @@ class ModelConfig:
     consensus_members: int = 1
     consensus_spread: float = 0.0
     class_scope: Literal["corpus", "template"] = "corpus"
-    subject_merge_cosine: float = 0.0
 
     def __post_init__(self) -> None:
         problems = literal_problems(self)
@@ -111,12 +105,6 @@ class ModelConfig:
             problems.append(("class_scope", "'template' cuts the semantic classes of factored "
                              "slots within each template: it needs slot_model='factored' (with "
                              "slot_model='cut', set class_scope='corpus')"))
-        if not 0.0 <= self.subject_merge_cosine <= 1.0:
-            problems.append(("subject_merge_cosine", "a cosine: must lie in [0, 1] (0 keeps "
-                             f"every slot a role), got {self.subject_merge_cosine}"))
-        elif self.subject_merge_cosine and self.slot_model != "factored":
-            problems.append(("subject_merge_cosine", "merges the subject classes of factored "
-                             "slots: it needs slot_model='factored' (or set it to 0)"))
         problems += _consensus_problems(self)
         if problems:
             raise ConfigError(problems)

@@ -1,7 +1,7 @@
 """Subject classes merged by their predicates: one role for the agents of a template.
 
-Not in the paper; an option of the quality track (``ModelConfig.subject_merge_cosine``).
-Under factored slots (:mod:`aesi_lib.model.factored_slots`) a slot is an argument position
+Not in the paper; part of factored slots (``ModelConfig.slot_model = "factored"``). Under
+factored slots (:mod:`aesi_lib.model.factored_slots`) a slot is an argument position
 crossed with a semantic class of the head, and the classes are cut by what the head words are
 (W_H: shared types, head-vector cosine). The agents of one event are not one kind of word: on
 MUC-4 the attack template's subjects fall into a class of persons (*terrorists*,
@@ -32,6 +32,9 @@ from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 
 #: The argument position whose classes are merged (the subject).
 SUBJECT = ARGUMENT_POSITIONS.index("subject")
+#: θ, the least cosine within a group: the middle of the plateau 0.85-0.97 measured on DEV,
+#: TST1 and TST2 (docs/experiments/class-merges.md).
+SUBJECT_MERGE_COSINE = 0.9
 
 
 def complete_linkage(similarity: np.ndarray, threshold: float) -> list[list[int]]:

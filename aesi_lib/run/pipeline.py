@@ -30,7 +30,7 @@ from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
 from aesi_lib.model.induction import InductionResult, induce
 from aesi_lib.model.solution_files import SolutionLabels
-from aesi_lib.model.subject_merge import merged_slots, subject_merge_table
+from aesi_lib.model.subject_merge import SUBJECT_MERGE_COSINE, merged_slots, subject_merge_table
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.run.config import RunConfig
@@ -212,14 +212,16 @@ def labelled_export(table: pd.DataFrame, templates: np.ndarray, slots: np.ndarra
 
 
 def role_table(templates: np.ndarray, slots: np.ndarray, predicates: np.ndarray,
-               model: ModelConfig) -> np.ndarray | None:
-    """The slot of each (template, cut slot) pair's role in a labelled corpus: the subject
-    slots merged by their predicate profiles (``aesi_lib.model.subject_merge``) when
-    ``model.subject_merge_cosine`` is set; None (every slot its own role) otherwise."""
-    if not model.subject_merge_cosine:
+               model: ModelConfig, threshold: float = SUBJECT_MERGE_COSINE
+               ) -> np.ndarray | None:
+    """The slot of each (template, cut slot) pair's role in a labelled corpus: under factored
+    slots, the subject slots merged by their predicate profiles at the least cosine
+    ``threshold`` (``aesi_lib.model.subject_merge``); None (every slot its own role) for cut
+    slots."""
+    if model.slot_model != "factored":
         return None
     return subject_merge_table(templates, slots, predicates, model.n_templates, model.n_slots,
-                               model.subject_merge_cosine)
+                               threshold)
 
 
 def role_slots(templates: np.ndarray, slots: np.ndarray, table: np.ndarray | None

@@ -22,7 +22,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "model": {"mode": "sc", "n_templates": 20, "n_slots": 36, "slot_model": "factored",
                   "n_init": 8, "similarity": {"context_weight": 0.75, "salience_weight": 0.5},
                   "consensus_members": 11, "consensus_spread": 0.25, "class_scope": "template",
-                  "subject_merge_cosine": 0.9, **_TIED},
+                  **_TIED},
     },
     "tied-cut": {
         "features": {"type_scheme": "depth:4"},
