@@ -22,6 +22,10 @@ within each template over the head words of its mentions (``"template"``,
 template, and a template's classes are then cut among the words it holds instead of a
 corpus-wide partition that spends classes on words it never sees. On MUC-4 that gains on DEV
 and dev-mapped but not test-mapped (README, "Results"), so it is an option, not the default.
+
+Where labels become roles (the export, ``aesi extract``), the subject slots of a template that
+are subjects of the same predicates are merged into one role
+(:mod:`aesi_lib.model.subject_merge`); the labels this module returns are the cut's.
 """
 
 from __future__ import annotations
