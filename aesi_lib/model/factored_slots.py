@@ -20,8 +20,8 @@ The classes are cut once over the whole corpus (``ModelConfig.class_scope = "cor
 within each template over the head words of its mentions (``"template"``,
 :func:`semantic_classes_by_template`): the evaluation maps each gold slot to one slot of one
 template, and a template's classes are then cut among the words it holds instead of a
-corpus-wide partition that spends classes on words it never sees. On MUC-4 that gains on DEV
-and dev-mapped but not test-mapped (README, "Results"), so it is an option, not the default.
+corpus-wide partition that spends classes on words it never sees. The default preset cuts
+them within each template (docs/experiments/class-scope.md).
 
 Where labels become roles (the export, ``aesi extract``), the subject slots of a template that
 are subjects of the same predicates are merged into one role
