@@ -36,13 +36,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
+from muc4_inputs import muc4_corpus, project_store, row_recorder, seeded_run_parser
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
-from aesi_lib.fingerprint import source_commit
 from aesi_lib.model.subject_merge import complete_linkage
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
+from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
 from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
@@ -107,16 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     with Store(store_path, read_only=True) as store:
         table, features, _ = model_inputs(store, config, vectors, wordnet,
                                           context_cache=Path(args.project_dir) / "context-vectors")
-    commit = source_commit()
-    rows = []
-
-    def record(name: str, seed: int, assignments: pd.DataFrame, changed: float) -> None:
-        row = score_row(assignments, corpus.eval_keys, corpus.map_keys)
-        rows.append({"configuration": name, "seed": seed, "commit": commit, "config_digest": "",
-                     **row, "changed": changed})
-        print(f"seed {seed}  {name}: test-mapped {row['tst_test_lenient_f1']:.3f}, dev-mapped "
-              f"{row['tst_dev_lenient_f1']:.3f}, DEV {row['dev_dev_lenient_f1']:.3f}, "
-              f"changed {changed:.3f}", flush=True)
+    rows: list[dict] = []
+    record = row_recorder(corpus, rows)
 
     for seed in args.seeds:
         started = time.perf_counter()

@@ -37,15 +37,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
+from muc4_inputs import muc4_corpus, project_store, row_recorder, seeded_run_parser
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.evaluate.split import SplitIndex
-from aesi_lib.fingerprint import source_commit
 from aesi_lib.model.factored_slots import factored_slot, factored_slot_labels, slot_class
 from aesi_lib.model.similarity import head_class_similarity, template_similarity
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
+from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
 from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
@@ -160,20 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     positions = np.asarray(features.argument_positions)
     subjects = positions == 0
     everyone = np.ones(features.n_entities, dtype=bool)
-    commit = source_commit()
-    rows = []
-
-    def record(name: str, seed: int, assignments: pd.DataFrame, changed: float) -> None:
-        row = score_row(assignments, corpus.eval_keys, corpus.map_keys)
-        rows.append({"configuration": name, "seed": seed, "commit": commit, "config_digest": "",
-                     **row, "changed": changed})
-        print(f"seed {seed}  {name}: test-mapped {row['tst_test_lenient_f1']:.3f}, dev-mapped "
-              f"{row['tst_dev_lenient_f1']:.3f}, changed {changed:.3f}", flush=True)
+    rows: list[dict] = []
+    record = row_recorder(corpus, rows)
 
     for seed in args.seeds:
         started = time.perf_counter()
         result = run_induction(features, dataclasses.replace(model, seed=seed))
-        base = assignments_frame(table, result)
+        # The cut's own slots, as at the rows' commit, before the subject merge of the export.
+        base = assignments_frame(table, result).assign(slot=result.slot_labels)
         record("default", seed, base, 0.0)
         templates = base["template"].to_numpy()
         sentences = sentence_index(base)

@@ -1,15 +1,24 @@
-"""What the benchmarks on MUC-4 share: the corpus with its keys, the store of a finished run
-and the arguments that name them. Each check prints one line naming the script and what is
-missing, and exits with 2."""
+"""What the benchmarks on MUC-4 share: the corpus with its keys, the store of a finished run,
+the arguments that name them, and the per-seed rows of a post-solve step. Each check prints
+one line naming the script and what is missing, and exits with 2."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.errors import InputError
+from aesi_lib.fingerprint import source_commit
+from aesi_lib.run.experiments import score_row
+
+#: Records one scored setting of one seed: (configuration, seed, assignments, changed).
+Recorder = Callable[[str, int, pd.DataFrame, float], None]
 
 
 def seeded_run_parser(description: str) -> argparse.ArgumentParser:
@@ -46,3 +55,21 @@ def project_store(script: str, project_dir: str | Path) -> Path:
 def _stop(message: str) -> None:
     print(message, file=sys.stderr)
     raise SystemExit(2)
+
+
+def row_recorder(corpus: Corpus, rows: list[dict[str, Any]]) -> Recorder:
+    """A recorder that scores an export as the sweep scores it
+    (``aesi_lib.run.experiments.score_row``), appends its row (a sweep's ``results.csv``
+    columns with ``changed``, the share the setting moved) to ``rows`` and prints a line."""
+    commit = source_commit()
+
+    def record(name: str, seed: int, assignments: pd.DataFrame, changed: float) -> None:
+        row = score_row(assignments, corpus.eval_keys, corpus.map_keys)
+        rows.append({"configuration": name, "seed": seed, "commit": commit, "config_digest": "",
+                     **row, "changed": changed})
+        print(f"seed {seed}  {name}: test-mapped {row['tst_test_lenient_f1']:.3f}, dev-mapped "
+              f"{row['tst_dev_lenient_f1']:.3f}, DEV {row['dev_dev_lenient_f1']:.3f}, "
+              f"changed {changed:.3f}", flush=True)
+
+    return record
+
