@@ -36,12 +36,17 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from muc4_inputs import muc4_corpus, project_store, row_recorder, seeded_run_parser
+from muc4_inputs import (
+    muc4_corpus,
+    project_store,
+    report_rows,
+    row_recorder,
+    seeded_run_parser,
+)
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.subject_merge import complete_linkage
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
 from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
@@ -123,10 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                    float(np.mean(new != slots)))
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
 
-    frame = pd.DataFrame(rows)
-    print(results_table(summarize(frame)))
-    if args.rows:
-        frame[[*RECORD_COLUMNS, "changed"]].to_csv(args.rows, index=False)
+    report_rows(rows, args.rows)
     return 0
 
 

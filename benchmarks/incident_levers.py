@@ -37,14 +37,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from muc4_inputs import muc4_corpus, project_store, row_recorder, seeded_run_parser
+from muc4_inputs import (
+    muc4_corpus,
+    project_store,
+    report_rows,
+    row_recorder,
+    seeded_run_parser,
+)
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.model.factored_slots import factored_slot, factored_slot_labels, slot_class
 from aesi_lib.model.similarity import head_class_similarity, template_similarity
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, summarize
 from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
 from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
@@ -211,10 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                    base[kept].reset_index(drop=True), float(np.mean(count < k)))
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
 
-    frame = pd.DataFrame(rows)
-    print(results_table(summarize(frame)))
-    if args.rows:
-        frame[[*RECORD_COLUMNS, "changed"]].to_csv(args.rows, index=False)
+    report_rows(rows, args.rows)
     return 0
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.errors import InputError
 from aesi_lib.fingerprint import source_commit
-from aesi_lib.run.experiments import score_row
+from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
 
 #: Records one scored setting of one seed: (configuration, seed, assignments, changed).
 Recorder = Callable[[str, int, pd.DataFrame, float], None]
@@ -72,4 +72,13 @@ def row_recorder(corpus: Corpus, rows: list[dict[str, Any]]) -> Recorder:
               f"changed {changed:.3f}", flush=True)
 
     return record
+
+
+def report_rows(rows: list[dict[str, Any]], rows_path: str | None) -> None:
+    """Print the summary table of a :func:`row_recorder`'s rows, and write them (with
+    ``changed``) to ``rows_path`` as CSV when given."""
+    frame = pd.DataFrame(rows)
+    print(results_table(summarize(frame)))
+    if rows_path:
+        frame[[*RECORD_COLUMNS, "changed"]].to_csv(rows_path, index=False)
 
