@@ -1,0 +1,22 @@
+"""benchmarks/incident_after_merge.py: the incident step's settings and their names."""
+
+from __future__ import annotations
+
+import sys
+
+from tests.benchmark_modules import BENCHMARKS, load_benchmark
+
+sys.path.insert(0, str(BENCHMARKS))       # the script imports its neighbours
+incident_after_merge = load_benchmark("incident_after_merge")
+
+
+def test_every_step_has_its_own_name():
+    names = [incident_after_merge.step_name(k, s) for k, s in incident_after_merge.STEPS]
+    assert len(set(names)) == len(names)
+    assert incident_after_merge.step_name(1.2, True).startswith("incident step (subjects, κ 1.2")
+
+
+def test_the_steps_reuse_the_incident_levers_step():
+    import incident_levers
+
+    assert incident_after_merge.incident_templates is incident_levers.incident_templates
