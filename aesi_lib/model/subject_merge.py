@@ -5,9 +5,10 @@ factored slots (:mod:`aesi_lib.model.factored_slots`) a slot is an argument posi
 crossed with a semantic class of the head, and the classes are cut by what the head words are
 (W_H: shared types, head-vector cosine). The agents of one event are not one kind of word: on
 MUC-4 the attack template's subjects fall into a class of persons (*terrorists*,
-*guerrillas*), one of group nouns (*army*, *government*), one of names WordNet does not know
-(*FMLN*, *Extraditables*) and others, while the evaluation maps each gold slot to one slot of
-a template per incident type, so all but one of them are lost to the perpetrator.
+*guerrillas*), one of group nouns (*group*, *forces*), one of organisations (*army*,
+*government*), one of names WordNet does not know (*FMLN*, *Extraditables*) and others, while
+the evaluation maps each gold slot to one slot of a template per incident type, so most of
+them are lost to the perpetrator.
 
 Those classes act alike: they are subjects of the same predicates (*attack*, *kill*,
 *kidnap*) in much the same proportions, whereas a subject class of instruments (*the bomb
