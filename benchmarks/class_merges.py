@@ -32,24 +32,14 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from muc4_inputs import (
-    muc4_corpus,
-    project_store,
-    report_rows,
-    row_recorder,
-    seeded_run_parser,
-)
+from muc4_inputs import post_solve_inputs, report_rows, row_recorder
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.subject_merge import complete_linkage
-from aesi_lib.run.config import RunConfig
-from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
-from aesi_lib.run.presets import preset
-from aesi_lib.store import Store
+from aesi_lib.run.pipeline import assignments_frame, run_induction
 
 #: The settings: (positions whose classes may merge, least cosine θ).
 SETTINGS: tuple[tuple[tuple[int, ...], float], ...] = (
@@ -98,19 +88,10 @@ def merged_slots(templates: np.ndarray, slots: np.ndarray, predicates: np.ndarra
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = seeded_run_parser(__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
-    args = parser.parse_args(argv)
-
-    corpus = muc4_corpus("class_merges", args.muc4_dir)
-    store_path = project_store("class_merges", args.project_dir)
-    config = RunConfig.from_dict(preset("default"))
+    args, corpus, config, table, features = post_solve_inputs(
+        "class_merges", __doc__.split("\n\n")[0], argv)
     model = config.model
     n_classes = model.n_slots // len(ARGUMENT_POSITIONS)
-    vectors, wordnet = load_lexicon(config)
-    with Store(store_path, read_only=True) as store:
-        table, features, _ = model_inputs(store, config, vectors, wordnet,
-                                          context_cache=Path(args.project_dir) / "context-vectors")
     rows: list[dict] = []
     record = row_recorder(corpus, rows)
 

@@ -32,27 +32,17 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from muc4_inputs import (
-    muc4_corpus,
-    project_store,
-    report_rows,
-    row_recorder,
-    seeded_run_parser,
-)
+from muc4_inputs import post_solve_inputs, report_rows, row_recorder
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.model.factored_slots import factored_slot, factored_slot_labels, slot_class
 from aesi_lib.model.similarity import head_class_similarity, template_similarity
-from aesi_lib.run.config import RunConfig
-from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
-from aesi_lib.run.presets import preset
-from aesi_lib.store import Store
+from aesi_lib.run.pipeline import assignments_frame, run_induction
 
 #: The incident step's variants: (λ, κ, subjects only, candidates, classes). Candidates are
 #: the templates of the mention's sentence ("sentence") or every template ("all"); the
@@ -147,18 +137,9 @@ def sentence_majority(templates: np.ndarray, sentences: np.ndarray) -> np.ndarra
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = seeded_run_parser(__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
-    args = parser.parse_args(argv)
-
-    corpus = muc4_corpus("incident_levers", args.muc4_dir)
-    store_path = project_store("incident_levers", args.project_dir)
-    config = RunConfig.from_dict(preset("default"))
+    args, corpus, config, table, features = post_solve_inputs(
+        "incident_levers", __doc__.split("\n\n")[0], argv)
     model = config.model
-    vectors, wordnet = load_lexicon(config)
-    with Store(store_path, read_only=True) as store:
-        table, features, _ = model_inputs(store, config, vectors, wordnet,
-                                          context_cache=Path(args.project_dir) / "context-vectors")
     W_T = template_similarity(features, model.similarity)
     W_H = head_class_similarity(features, model.similarity)
     positions = np.asarray(features.argument_positions)

@@ -15,7 +15,12 @@ import pandas as pd
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.errors import InputError
 from aesi_lib.fingerprint import source_commit
+from aesi_lib.model.features import EntityFeatures
+from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
+from aesi_lib.run.pipeline import load_lexicon, model_inputs
+from aesi_lib.run.presets import preset
+from aesi_lib.store import Store
 
 #: Records one scored setting of one seed: (configuration, seed, assignments, changed).
 Recorder = Callable[[str, int, pd.DataFrame, float], None]
@@ -81,4 +86,24 @@ def report_rows(rows: list[dict[str, Any]], rows_path: str | None) -> None:
     print(results_table(summarize(frame)))
     if rows_path:
         frame[[*RECORD_COLUMNS, "changed"]].to_csv(rows_path, index=False)
+
+
+def post_solve_inputs(
+    script: str, description: str, argv: list[str] | None,
+) -> tuple[argparse.Namespace, Corpus, RunConfig, pd.DataFrame, EntityFeatures]:
+    """What a benchmark of a post-solve step starts from: its arguments (those of
+    :func:`seeded_run_parser` and ``--rows``), the MUC-4 corpus with its keys, the default
+    preset's ``RunConfig``, and the entity table and features of the project's finished run
+    (parse and context vectors from its caches)."""
+    parser = seeded_run_parser(description)
+    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
+    args = parser.parse_args(argv)
+    corpus = muc4_corpus(script, args.muc4_dir)
+    store_path = project_store(script, args.project_dir)
+    config = RunConfig.from_dict(preset("default"))
+    vectors, wordnet = load_lexicon(config)
+    with Store(store_path, read_only=True) as store:
+        table, features, _ = model_inputs(store, config, vectors, wordnet,
+                                          context_cache=Path(args.project_dir) / "context-vectors")
+    return args, corpus, config, table, features
 
