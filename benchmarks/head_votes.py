@@ -21,17 +21,15 @@ The project must hold a MUC-4 run of the default (``./scripts/run.sh``).
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-import time
 
 import numpy as np
 import pandas as pd
-from muc4_inputs import post_solve_inputs, report_rows, row_recorder
+from muc4_inputs import post_solve_inputs, report_rows, row_recorder, solved_seeds
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.subject_merge import SUBJECT
-from aesi_lib.run.pipeline import labelled_export, run_induction
+from aesi_lib.run.pipeline import labelled_export
 
 #: The settings: (least share ρ of the winning role, least subject mentions n, heads left out).
 SETTINGS: tuple[tuple[float, int, tuple[str, ...]], ...] = (
@@ -104,9 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     record = row_recorder(corpus, rows)
 
-    for seed in args.seeds:
-        started = time.perf_counter()
-        result = run_induction(features, dataclasses.replace(model, seed=seed))
+    for seed, result in solved_seeds(args.seeds, features, model):
         base = labelled_export(table, result.template_labels, result.slot_labels, model)
         record("default", seed, base, 0.0)
         heads = base["head"].astype(str).str.lower().to_numpy()
@@ -117,7 +113,6 @@ def main(argv: list[str] | None = None) -> int:
             moved = (new_templates != templates) | (new_slots != slots)
             record(setting_name(share, least, left_out), seed,
                    base.assign(template=new_templates, slot=new_slots), float(np.mean(moved)))
-        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
 
     report_rows(rows, args.rows)
     return 0

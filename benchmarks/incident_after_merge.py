@@ -21,18 +21,16 @@ The project must hold a MUC-4 run of the default (``./scripts/run.sh``).
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-import time
 
 import numpy as np
 from incident_levers import incident_templates, nearest_classes, sentence_index, template_lift
-from muc4_inputs import post_solve_inputs, report_rows, row_recorder
+from muc4_inputs import post_solve_inputs, report_rows, row_recorder, solved_seeds
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.factored_slots import factored_slot, slot_class
 from aesi_lib.model.similarity import head_class_similarity, template_similarity
-from aesi_lib.run.pipeline import labelled_export, run_induction
+from aesi_lib.run.pipeline import labelled_export
 
 #: The steps: (κ, subjects only).
 STEPS: tuple[tuple[float, bool], ...] = (
@@ -57,9 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     record = row_recorder(corpus, rows)
 
-    for seed in args.seeds:
-        started = time.perf_counter()
-        result = run_induction(features, dataclasses.replace(model, seed=seed))
+    for seed, result in solved_seeds(args.seeds, features, model):
         templates, slots = result.template_labels, result.slot_labels
         base = labelled_export(table, templates, slots, model)
         record("default", seed, base, 0.0)
@@ -76,7 +72,6 @@ def main(argv: list[str] | None = None) -> int:
             record(step_name(factor, subjects_only), seed,
                    labelled_export(table, new, factored_slot(positions, kept, n_classes),
                                    model), float(np.mean(moved)))
-        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
 
     report_rows(rows, args.rows)
     return 0

@@ -29,20 +29,18 @@ context vectors come from its caches.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-import time
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from muc4_inputs import post_solve_inputs, report_rows, row_recorder
+from muc4_inputs import post_solve_inputs, report_rows, row_recorder, solved_seeds
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.evaluate.split import SplitIndex
 from aesi_lib.model.factored_slots import factored_slot, factored_slot_labels, slot_class
 from aesi_lib.model.similarity import head_class_similarity, template_similarity
-from aesi_lib.run.pipeline import assignments_frame, run_induction
+from aesi_lib.run.pipeline import assignments_frame
 
 #: The incident step's variants: (λ, κ, subjects only, candidates, classes). Candidates are
 #: the templates of the mention's sentence ("sentence") or every template ("all"); the
@@ -148,9 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     record = row_recorder(corpus, rows)
 
-    for seed in args.seeds:
-        started = time.perf_counter()
-        result = run_induction(features, dataclasses.replace(model, seed=seed))
+    for seed, result in solved_seeds(args.seeds, features, model):
         # The cut's own slots, as at the rows' commit, before the subject merge of the export.
         base = assignments_frame(table, result).assign(slot=result.slot_labels)
         record("default", seed, base, 0.0)
@@ -195,7 +191,6 @@ def main(argv: list[str] | None = None) -> int:
             kept = base["doc_id"].map(count >= k)
             record(f"relevance, mentions in DEV-mapped templates ≥ {k}", seed,
                    base[kept].reset_index(drop=True), float(np.mean(count < k)))
-        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
 
     report_rows(rows, args.rows)
     return 0

@@ -5,8 +5,10 @@ one line naming the script and what is missing, and exits with 2."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +17,12 @@ import pandas as pd
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.errors import InputError
 from aesi_lib.fingerprint import source_commit
+from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.induction import InductionResult
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
-from aesi_lib.run.pipeline import load_lexicon, model_inputs
+from aesi_lib.run.pipeline import load_lexicon, model_inputs, run_induction
 from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
 
@@ -107,3 +111,12 @@ def post_solve_inputs(
                                           context_cache=Path(args.project_dir) / "context-vectors")
     return args, corpus, config, table, features
 
+
+def solved_seeds(seeds: list[int], features: EntityFeatures, model: ModelConfig
+                 ) -> Iterator[tuple[int, InductionResult]]:
+    """Each seed with the default solved as ``aesi run`` solves it; after the caller is done
+    with a seed, one line gives its time."""
+    for seed in seeds:
+        started = time.perf_counter()
+        yield seed, run_induction(features, dataclasses.replace(model, seed=seed))
+        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
