@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from encoder_throughput import mention_texts
-from muc4_inputs import muc4_corpus, project_store, seeded_run_parser
+from muc4_inputs import default_project_inputs, project_store, seeded_run_parser
 
 from aesi_lib.corpus.sources import Corpus
 from aesi_lib.fingerprint import source_commit
@@ -21,8 +21,7 @@ from aesi_lib.lexicon.encoder import run_encoder
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
-from aesi_lib.run.pipeline import assignments_frame, load_lexicon, model_inputs, run_induction
-from aesi_lib.run.presets import preset
+from aesi_lib.run.pipeline import assignments_frame, run_induction
 from aesi_lib.store import Store
 
 
@@ -68,13 +67,8 @@ def default_inputs(script: str, args: argparse.Namespace) -> DefaultInputs:
     """The inputs of the project ``args.project_dir`` and the corpus of ``args.muc4_dir`` (the
     arguments of ``muc4_inputs.seeded_run_parser``); the default's context vectors come from
     the project's cache."""
-    corpus = muc4_corpus(script, args.muc4_dir)
-    store_path = project_store(script, args.project_dir)
-    config = RunConfig.from_dict(preset("default"))
-    vectors, wordnet = load_lexicon(config)
-    with Store(store_path, read_only=True) as store:
-        table, features, _ = model_inputs(store, config, vectors, wordnet,
-                                          context_cache=store_path.parent / "context-vectors")
+    corpus, config, table, features = default_project_inputs(script, args)
+    with Store(project_store(script, args.project_dir), read_only=True) as store:
         sentences = store.sentence_texts(sorted(table["doc_id"].unique()))
     return DefaultInputs(corpus, config, table, features, sentences)
 

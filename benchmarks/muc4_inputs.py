@@ -102,6 +102,15 @@ def post_solve_inputs(
     parser = seeded_run_parser(description)
     parser.add_argument("--rows", help="write the per-seed rows here as CSV")
     args = parser.parse_args(argv)
+    corpus, config, table, features = default_project_inputs(script, args)
+    return args, corpus, config, table, features
+
+
+def default_project_inputs(script: str, args: argparse.Namespace
+                           ) -> tuple[Corpus, RunConfig, pd.DataFrame, EntityFeatures]:
+    """The MUC-4 corpus of ``args.muc4_dir`` with its keys, the default preset's
+    ``RunConfig``, and the entity table and features of the project ``args.project_dir`` (the
+    arguments of :func:`seeded_run_parser`; parse and context vectors from its caches)."""
     corpus = muc4_corpus(script, args.muc4_dir)
     store_path = project_store(script, args.project_dir)
     config = RunConfig.from_dict(preset("default"))
@@ -109,7 +118,7 @@ def post_solve_inputs(
     with Store(store_path, read_only=True) as store:
         table, features, _ = model_inputs(store, config, vectors, wordnet,
                                           context_cache=Path(args.project_dir) / "context-vectors")
-    return args, corpus, config, table, features
+    return corpus, config, table, features
 
 
 def solved_seeds(seeds: list[int], features: EntityFeatures, model: ModelConfig
