@@ -10,7 +10,7 @@ its subject mentions take that role. Objects and obliques keep theirs.
 For each seed the default is solved as ``aesi run`` solves it and scored with its own export
 (the subject merge applied); the vote is applied to the export's roles, and the run is scored
 as the sweep scores it. One diagnostic row leaves the head *mrta* out of the vote at ρ 0.3:
-on seed 0 of the selection split that one head decides the gain (see
+in every seed of the selection split that one head decides the gain (see
 docs/experiments/head-votes.md). The per-seed rows go to ``--rows``:
 
     .venv/bin/python benchmarks/head_votes.py --project-dir .aesi \
