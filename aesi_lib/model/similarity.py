@@ -62,16 +62,15 @@ class SimilarityOptions:
         paper); ``type_weight`` weighs its type term.
     context_weight : float
         Weight of the cosine of the mentions' sentence vectors (``features.context``) in W_T.
-        Not in the paper; 0 (the default) leaves the term out.
+        Not in the paper; 0 leaves the term out.
     salience_weight : float
         Weight of ``s_p(i) · s_p(j)`` in W_T, the product of the salience of the two mentions'
         predicates (``aesi_lib.model.salience``: how much more the corpus uses a predicate
         than WordNet's sense-tagged corpora do), which joins the corpus's salient predicates
-        (*murder*, *kidnap*, *wound*, *bomb*, ...) in one template. Not in the paper; 0 (the
-        default) leaves the term out. Needs ``EntityFeatures.predicate_ids`` and
-        ``predicate_tagged_counts`` (without WordNet every salience is 0). Its smoothing
-        and least count are ``aesi_lib.model.salience.SALIENCE_SMOOTHING`` and
-        ``SALIENCE_MIN_COUNT``.
+        (*murder*, *kidnap*, *wound*, *bomb*, ...) in one template. Not in the paper; 0 leaves the
+        term out. Needs ``EntityFeatures.predicate_ids`` and ``predicate_tagged_counts``
+        (without WordNet every salience is 0). Its smoothing and least count are
+        ``aesi_lib.model.salience.SALIENCE_SMOOTHING`` and ``SALIENCE_MIN_COUNT``.
     """
 
     pmi_weight: float = 1.0
