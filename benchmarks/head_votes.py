@@ -49,6 +49,30 @@ def setting_name(share: float, least: int, left_out: tuple[str, ...]) -> str:
     return name + (f", without {', '.join(left_out)}" if left_out else "")
 
 
+def subject_roles(heads: np.ndarray, templates: np.ndarray, slots: np.ndarray, n_classes: int
+                  ) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+    """What a head's vote counts: which mentions are subjects, their (head, template, slot)
+    rows, and each (head, template, slot) with its count ``n`` and the head's ``total`` of
+    subject mentions.
+
+    Parameters are those of :func:`head_vote`.
+
+    Returns
+    -------
+    subject : ndarray of shape (E,), bool
+    frame : DataFrame with one row per subject mention
+    counts : DataFrame with columns head, template, slot, n, total
+    """
+    templates = np.asarray(templates, dtype=np.int64)
+    slots = np.asarray(slots, dtype=np.int64)
+    subject = (slots >= 0) & (slots // n_classes == SUBJECT)
+    frame = pd.DataFrame({"head": np.asarray(heads)[subject], "template": templates[subject],
+                          "slot": slots[subject]})
+    counts = frame.value_counts().rename("n").reset_index()
+    counts["total"] = counts.groupby("head")["n"].transform("sum")
+    return subject, frame, counts
+
+
 def head_vote(heads: np.ndarray, templates: np.ndarray, slots: np.ndarray, n_classes: int,
               share: float, least: int, left_out: tuple[str, ...] = ()
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -73,11 +97,7 @@ def head_vote(heads: np.ndarray, templates: np.ndarray, slots: np.ndarray, n_cla
     """
     templates = np.asarray(templates, dtype=np.int64)
     slots = np.asarray(slots, dtype=np.int64)
-    subject = (slots >= 0) & (slots // n_classes == SUBJECT)
-    frame = pd.DataFrame({"head": np.asarray(heads)[subject], "template": templates[subject],
-                          "slot": slots[subject]})
-    counts = frame.value_counts().rename("n").reset_index()
-    counts["total"] = counts.groupby("head")["n"].transform("sum")
+    subject, frame, counts = subject_roles(heads, templates, slots, n_classes)
     # The first row of a head after this sort is its majority role; ties go to the lower
     # (template, slot).
     counts = counts.sort_values(["head", "n", "template", "slot"],

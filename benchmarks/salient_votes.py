@@ -31,11 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from head_votes import subject_roles
 from muc4_inputs import post_solve_inputs, report_rows, row_recorder, solved_seeds
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.salience import predicate_salience
-from aesi_lib.model.subject_merge import SUBJECT
 from aesi_lib.run.pipeline import labelled_export
 
 #: Least subject mentions of a head that votes.
@@ -117,12 +117,8 @@ def salient_vote(heads: np.ndarray, documents: np.ndarray, templates: np.ndarray
     """
     templates = np.asarray(templates, dtype=np.int64)
     slots = np.asarray(slots, dtype=np.int64)
-    heads, documents = np.asarray(heads), np.asarray(documents)
-    subject = (slots >= 0) & (slots // n_classes == SUBJECT)
-    frame = pd.DataFrame({"head": heads[subject], "template": templates[subject],
-                          "slot": slots[subject]})
-    counts = frame.value_counts().rename("n").reset_index()
-    counts["total"] = counts.groupby("head")["n"].transform("sum")
+    documents = np.asarray(documents)
+    subject, frame, counts = subject_roles(heads, templates, slots, n_classes)
     counts = counts[(counts["total"] >= least) & (counts["n"] >= setting.share * counts["total"])]
     counts = counts[~counts["head"].isin(setting.left_out)].copy()
     if not setting.any_more_salient:
