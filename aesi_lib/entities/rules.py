@@ -29,10 +29,13 @@ R6 prepositional arguments
     ``fixed`` in UD; ``because of`` -> ``prep_because_of``). A prepositional ``dative``
     (``gave it to them``) is ``prep_to``. Bare obliques without a preposition (``obl:tmod``,
     ``npadvmod``: ``YESTERDAY``) are not arguments.
-R7 conjoined nouns
+R7 conjoined and appositive nouns
     Every noun conjunct of an argument is an argument too, with the same predicate and
     dependency (``killed the priest and his housekeeper`` -> priest/dobj, housekeeper/dobj),
-    also when the first conjunct is a pronoun.
+    also when the first conjunct is a pronoun. So is every noun in apposition to an argument,
+    which names the same entity again (``killed his secretary, Ronnie Moffit`` ->
+    secretary/dobj, Moffit/dobj; ``Hilda Flores, a Social Democratic leader, was killed`` ->
+    leader/dobj too), and the conjuncts and appositions of these in turn.
 R8 conjoined verbs share the subject
     A verb conjunct without a subject of its own takes the subject of the verb it is conjoined
     to; its own voice decides the dependency (``the bomb exploded and caused damage`` ->
@@ -160,8 +163,8 @@ from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 # Bump when the rules or the columns of an entity row change: a store whose documents were
 # extracted by other rules re-extracts them (from the parse cache, nothing is parsed again).
 # 2: rows carry ``predicate_index``; 3: character spans index the user's original text;
-# 4: ``mention`` is the user's text of that span.
-ENTITY_FORMAT_VERSION = 4
+# 4: ``mention`` is the user's text of that span; 5: appositions are arguments (R7).
+ENTITY_FORMAT_VERSION = 5
 
 
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:

