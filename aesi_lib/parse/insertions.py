@@ -10,6 +10,11 @@ subject *members* is lost and *front* becomes a clause. The parsers therefore se
 bracket group as blanks of the same length, so offsets and token texts still refer to the
 document (the mention spans keep the user's text), and the sentence reads as it would
 without the note.
+
+A bracket that stands in for words of a quotation (``"[the mayor] must resign"``) is blanked
+too, and its words are then no argument. In the MUC-4 transcripts such brackets are rare:
+13 of the 4,134 groups begin with an article or a pronoun, most of them glosses (*[a caudillo
+who was assassinated in 1835]*), few stand-ins (*[the FMLN commanders]*).
 """
 
 from __future__ import annotations
