@@ -25,11 +25,10 @@ import sys
 
 import numpy as np
 import pandas as pd
-from muc4_inputs import post_solve_inputs, report_rows, row_recorder, solved_seeds
+from muc4_inputs import default_exports, post_solve_inputs, report_rows, row_recorder
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.subject_merge import SUBJECT
-from aesi_lib.run.pipeline import labelled_export
 
 #: The settings: (least share ρ of the winning role, least subject mentions n, heads left out).
 SETTINGS: tuple[tuple[float, int, tuple[str, ...]], ...] = (
@@ -122,9 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     record = row_recorder(corpus, rows)
 
-    for seed, result in solved_seeds(args.seeds, features, model):
-        base = labelled_export(table, result.template_labels, result.slot_labels, model)
-        record("default", seed, base, 0.0)
+    for seed, _result, base in default_exports(args.seeds, table, features, model, record):
         heads = base["head"].astype(str).str.lower().to_numpy()
         templates, slots = base["template"].to_numpy(), base["slot"].to_numpy()
         for share, least, left_out in SETTINGS:

@@ -22,7 +22,7 @@ from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.induction import InductionResult
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
-from aesi_lib.run.pipeline import load_lexicon, model_inputs, run_induction
+from aesi_lib.run.pipeline import labelled_export, load_lexicon, model_inputs, run_induction
 from aesi_lib.run.presets import preset
 from aesi_lib.store import Store
 
@@ -129,3 +129,15 @@ def solved_seeds(seeds: list[int], features: EntityFeatures, model: ModelConfig
         started = time.perf_counter()
         yield seed, run_induction(features, dataclasses.replace(model, seed=seed))
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
+
+
+def default_exports(seeds: list[int], table: pd.DataFrame, features: EntityFeatures,
+                    model: ModelConfig, record: Recorder
+                    ) -> Iterator[tuple[int, InductionResult, pd.DataFrame]]:
+    """Each seed with the default solved (:func:`solved_seeds`) and exported as ``aesi run``
+    exports it (the subject merge applied), after its row is recorded as ``default``: what a
+    post-solve step starts from."""
+    for seed, result in solved_seeds(seeds, features, model):
+        base = labelled_export(table, result.template_labels, result.slot_labels, model)
+        record("default", seed, base, 0.0)
+        yield seed, result, base

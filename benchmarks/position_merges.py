@@ -31,10 +31,9 @@ import itertools
 import sys
 
 import numpy as np
-from muc4_inputs import post_solve_inputs, report_rows, row_recorder, solved_seeds
+from muc4_inputs import default_exports, post_solve_inputs, report_rows, row_recorder
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
-from aesi_lib.run.pipeline import labelled_export
 
 SUBJECT, OBJECT = 0, 1
 #: Least mentions of a (position, class) pair of a template that takes part.
@@ -142,9 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     record = row_recorder(corpus, rows)
 
-    for seed, result in solved_seeds(args.seeds, features, model):
-        base = labelled_export(table, result.template_labels, result.slot_labels, model)
-        record("default", seed, base, 0.0)
+    for seed, result, base in default_exports(args.seeds, table, features, model, record):
         roles = base["slot"].to_numpy()
         for scope, threshold in SETTINGS:
             new = position_merge(base["template"].to_numpy(), result.slot_labels, roles,
