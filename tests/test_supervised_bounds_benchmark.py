@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from aesi_lib.evaluate.counting import count_message_slot, f1_score
@@ -125,3 +126,25 @@ def test_event_documents_and_the_allowed_mentions_limit_where_a_unit_moves():
     assert sorted(moves) == ["say in event documents -> 1"]
     (rows, _), _ = moves["say in event documents -> 1"]
     assert rows.tolist() == [3]
+
+
+def test_relevance_scores_learn_from_the_keyed_documents_and_score_them_out_of_fold():
+    relevant_texts = [f"guerrillas bombed the bank in town {i}" for i in range(6)]
+    other_texts = [f"the minister discussed the budget in session {i}" for i in range(6)]
+    texts = relevant_texts + other_texts + ["guerrillas bombed a bank", "the budget session"]
+    train = np.array([True] * 12 + [False, False])
+    relevant = np.array([True] * 6 + [False] * 6 + [False, False])
+    scores = bounds.relevance_scores(texts, train, relevant, folds=3)
+    assert scores.shape == (14,) and ((scores >= 0) & (scores <= 1)).all()
+    assert scores[12] > 0.5 > scores[13]
+    # Out of fold: every keyed document is scored by a model that did not see it, and the
+    # relevant ones still score above the others.
+    assert scores[:6].min() > scores[6:12].max()
+
+
+def test_filtered_f1_turns_a_dropped_messages_finds_into_misses_and_drops_its_false_ones():
+    per_message = pd.DataFrame({"doc_id": ["a", "a", "b"], "tp": [2, 0, 0], "fp": [1, 0, 3],
+                                "fn": [1, 0, 0]})
+    assert bounds.filtered_f1(per_message, {}) == pytest.approx(f1_score(2, 4, 1))
+    assert bounds.filtered_f1(per_message, {"b": False}) == pytest.approx(f1_score(2, 1, 1))
+    assert bounds.filtered_f1(per_message, {"a": False}) == pytest.approx(f1_score(0, 3, 3))
