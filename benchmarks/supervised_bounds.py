@@ -164,8 +164,9 @@ def greedy_changes(scorer: CellScorer, candidates: Mapping[str, Change], steps: 
     """The names of the changes made, in order: at each step the candidate with the largest
     gain (ties: the first name in sorted order), while it gains at least :data:`LEAST_GAIN`.
 
-    Only the candidates that gained at first are considered again (a change that does not
-    help alone seldom helps after others; this keeps a step to a few hundred recounts).
+    Only the candidates that gain on the starting labels are considered again, an
+    approximation that keeps a step to a few hundred recounts: a candidate that would gain
+    only after others are made is never made.
     """
     pool = sorted(name for name, change in candidates.items()
                   if scorer.gain(change) >= LEAST_GAIN)
@@ -391,17 +392,16 @@ FAMILIES = (
 )
 
 
-def family_candidates(table: pd.DataFrame, labels: Labels, targets: list[int],
-                      role_gold: Mapping[Role, set[str]], n_classes: int
-                      ) -> tuple[dict[str, dict], dict[str, Change]]:
+def family_candidates(table: pd.DataFrame, heads: np.ndarray, documents: np.ndarray,
+                      labels: Labels, targets: list[int], role_gold: Mapping[Role, set[str]],
+                      n_classes: int) -> tuple[dict[str, dict], dict[str, Change]]:
     """Every kind's candidates: the template moves (by kind, as :func:`unit_candidates`) and
-    the slot merges (:func:`merge_candidates`)."""
-    heads = table["head"].astype(str).str.strip().str.lower().to_numpy()
-    documents = table["doc_id"].astype(str).to_numpy()
+    the slot merges (:func:`merge_candidates`). ``heads`` and ``documents`` are each mention's
+    lowercased head word and message."""
     positions = argument_positions(table["dep"].astype(str).tolist())
-    predicates = table["predicate"].astype(str).to_numpy()
+    predicates = table["predicate"].astype(str).to_numpy().astype(str)
     names = np.array(ARGUMENT_POSITIONS)[positions]
-    patterns = np.char.add(np.char.add(predicates.astype(str), ":"), names)
+    patterns = np.char.add(np.char.add(predicates, ":"), names)
     head_positions = np.char.add(np.char.add(np.char.add("head ", heads.astype(str)), ":"), names)
     cut_roles = zip(labels.templates.tolist(), labels.cut_slots.tolist(), strict=True)
     merge = dict(zip(cut_roles, labels.role_slots.tolist(), strict=True))
@@ -415,6 +415,26 @@ def family_candidates(table: pd.DataFrame, labels: Labels, targets: list[int],
         "heads": unit_candidates(head_positions, *common),
     }
     return moves, merge_candidates(labels, targets, role_gold)
+
+
+def export_after(base: pd.DataFrame, labels: Labels,
+                 moves: Mapping[str, tuple[Change, np.ndarray]], merges: Mapping[str, Change],
+                 made: Sequence[str], model: ModelConfig, table: pd.DataFrame) -> pd.DataFrame:
+    """The export after the changes ``made``, in order: template moves change the cut's labels
+    and go through the export's own subject merge; slot merges then change role slots."""
+    templates, cut_slots = labels.templates.copy(), labels.cut_slots.copy()
+    for name in made:
+        if name in moves:
+            (rows, roles), cut = moves[name]
+            templates[rows] = roles[0][0]
+            cut_slots[rows] = cut
+    export = labelled_export(table, templates, cut_slots, model)
+    slots = export["slot"].to_numpy().copy()
+    for name in made:
+        if name in merges:
+            rows, roles = merges[name]
+            slots[rows] = roles[0][1]
+    return export.assign(slot=slots)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -439,12 +459,14 @@ def main(argv: list[str] | None = None) -> int:
         base = labelled_export(table, templates, cut_slots, model)
         record("default", seed, base, 0.0)
         labels = Labels(templates, cut_slots, base["slot"].to_numpy().astype(np.int64))
-        mapping = SplitIndex(base, corpus.map_keys, "lenient", role_shape(base)).learn_mapping()
+        dev_split = SplitIndex(base, corpus.map_keys, "lenient", role_shape(base))
+        mapping = dev_split.learn_mapping()
         role_gold: dict[Role, set[str]] = defaultdict(set)
         for t, s, g in mapping:
             role_gold[(t, s)].add(g)
         targets = sorted({t for t, _, _ in mapping})
-        moves, merges = family_candidates(table, labels, targets, role_gold, n_classes)
+        moves, merges = family_candidates(table, heads, documents, labels, targets, role_gold,
+                                          n_classes)
         template_moves = {name: move for kind in moves.values() for name, move in kind.items()}
         roles = list(zip(templates.tolist(), labels.role_slots.tolist(), strict=True))
         for family in FAMILIES:
@@ -466,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
                 record(f"{family.name}, up to {steps} changes chosen on "
                        f"{'TST1+TST2' if family.in_sample else 'DEV'}'s keys", seed, export,
                        changed)
-        dev_messages = SplitIndex(base, corpus.map_keys, "lenient").per_message(mapping)
+        dev_messages = dev_split.per_message(mapping)
         chosen = max(TAUS, key=lambda tau: (filtered_f1(
             dev_messages, {d: relevance[d] >= tau for d in dev_gold}), -tau))
         print(f"seed {seed}  relevance: τ {chosen:g} chosen on DEV", flush=True)
@@ -477,27 +499,6 @@ def main(argv: list[str] | None = None) -> int:
 
     report_rows(rows, args.rows)
     return 0
-
-
-def export_after(base: pd.DataFrame, labels: Labels, moves: Mapping[str, tuple[Change, np.ndarray]],
-                 merges: Mapping[str, Change], made: Sequence[str], model: ModelConfig,
-                 table: pd.DataFrame
-                 ) -> pd.DataFrame:
-    """The export after the changes ``made``, in order: template moves change the cut's labels
-    and go through the export's own subject merge; slot merges then change role slots."""
-    templates, cut_slots = labels.templates.copy(), labels.cut_slots.copy()
-    for name in made:
-        if name in moves:
-            (rows, roles), cut = moves[name]
-            templates[rows] = roles[0][0]
-            cut_slots[rows] = cut
-    export = labelled_export(table, templates, cut_slots, model)
-    slots = export["slot"].to_numpy().copy()
-    for name in made:
-        if name in merges:
-            rows, roles = merges[name]
-            slots[rows] = roles[0][1]
-    return export.assign(slot=slots)
 
 
 if __name__ == "__main__":
