@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from muc4_inputs import post_solve_inputs, report_rows, row_recorder, solved_seeds
+from muc4_inputs import default_exports, post_solve_inputs, report_rows, row_recorder
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
@@ -453,11 +453,9 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     record = row_recorder(corpus, rows)
 
-    for seed, result in solved_seeds(args.seeds, features, model):
+    for seed, result, base in default_exports(args.seeds, table, features, model, record):
         templates = np.asarray(result.template_labels, dtype=np.int64)
         cut_slots = np.asarray(result.slot_labels, dtype=np.int64)
-        base = labelled_export(table, templates, cut_slots, model)
-        record("default", seed, base, 0.0)
         labels = Labels(templates, cut_slots, base["slot"].to_numpy().astype(np.int64))
         dev_split = SplitIndex(base, corpus.map_keys, "lenient", role_shape(base))
         mapping = dev_split.learn_mapping()
