@@ -13,8 +13,8 @@ family of levers can give there (greedy, so not a proof). The families:
 
 - **predicates**: every mention of a predicate outside the templates the DEV mapping uses
   moves into one of them; it keeps its argument position and takes its head word's class in
-  that template (the position's commonest class when the head has no mention there), as the
-  incident step's "nearest classes" does;
+  that template (the position's commonest class when the head has no mention there), a
+  cheaper stand-in for the incident step's "nearest classes", which choose by W_H;
 - **patterns**: the same for the mentions of one (predicate, argument position);
 - **patterns in event documents**: the same, only in the documents that hold at least
   :data:`EVENT_DOCUMENT_MENTIONS` mentions of the template moved into (the incident forms of
