@@ -114,7 +114,7 @@ class SchemaInducer:
         ``description`` (``aesi_lib.run.roles``), templates by decreasing size.
     events_ : DataFrame
         The fitted documents' incidents, one row per filler
-        (``aesi_lib.run.incidents.EVENT_COLUMNS``).
+        (``aesi_lib.events.incidents.EVENT_COLUMNS``).
 
     References
     ----------
@@ -174,15 +174,19 @@ class SchemaInducer:
     def _set_fitted(self, assignments: pd.DataFrame, features: Any, vocab: Any,
                     labels: Any) -> None:
         from aesi_lib.run import pipeline
-        from aesi_lib.run.incidents import event_rows
         from aesi_lib.run.roles import roles_frame
 
         roles, names = pipeline.run_schema(assignments)
+        events = pipeline.run_event_schema(assignments, self._run_config.wordnet_path)
         schema = roles_frame(roles)
         schema.insert(1, "template_name", schema["template"].map(names))
+        schema.insert(2, "template_kind",
+                      schema["template"].map(lambda t: events.kinds[int(t)].kind))
         self._fitted = {"assignments": assignments, "features": features, "vocab": vocab,
                         "labels": labels, "roles": roles, "names": names, "schema": schema,
-                        "events": event_rows(assignments, roles, names)}
+                        "event_schema": events,
+                        "events": pipeline.document_event_rows(assignments, assignments,
+                                                               events)}
 
     def _state(self, name: str) -> Any:
         if self._fitted is None:
@@ -214,14 +218,13 @@ class SchemaInducer:
         Returns
         -------
         DataFrame
-            One row per filler (``aesi_lib.run.incidents.EVENT_COLUMNS``), the templates and
+            One row per filler (``aesi_lib.events.incidents.EVENT_COLUMNS``), the templates and
             roles those of the fitted schema.
         """
         from aesi_lib.entities.entity_table import document_entities, unstored_entity_table
         from aesi_lib.parse.backends import make_parser
         from aesi_lib.parse.cache import parse_with_cache
         from aesi_lib.run import pipeline
-        from aesi_lib.run.incidents import event_rows
         from aesi_lib.store.database import parse_frames
 
         features = self._state("features_")
@@ -235,7 +238,8 @@ class SchemaInducer:
         filled = pipeline.fill_documents(entities, features, self._fitted["vocab"],
                                          self._fitted["labels"], config, sentences=sentences,
                                          context_cache=self.cache_dir / "context-vectors")
-        return event_rows(filled, self._fitted["roles"], self._fitted["names"])
+        return pipeline.document_event_rows(filled, self._fitted["assignments"],
+                                            self._fitted["event_schema"])
 
     def save(self, path: str | Path) -> Path:
         """Keep the fitted model in the folder ``path`` (created; files replaced): its

@@ -1,7 +1,8 @@
 """The template-filling metric of GTT and IterX over the seeds of a sweep, on TST1+TST2 and DEV.
 
-For each export of a sweep (``DIR/runs/CONFIGURATION/seed-N/assignments.parquet``), learns
-the map of induced templates and slots to incident types and the five roles on DEV
+For each export of a sweep (``DIR/runs/CONFIGURATION/seed-N/assignments.parquet``, with the
+run's ``events.parquet`` beside it), learns the map of its incidents' templates, sub-types
+and slots to incident types and the five roles on DEV
 (``aesi_lib.evaluate.template_filling``) and scores TST1+TST2 and DEV itself with it. Prints
 mean ± std over the seeds; ``--rows`` writes one row per seed and split, ``--table`` the
 printed table, as CSV: the record of the results page.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import pandas as pd
 from muc4_inputs import muc4_corpus
@@ -50,8 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for seed, path in exports:
         assignments = pd.read_parquet(path)
-        predicted = predicted_templates(assignments,
-                                        learn_template_map(assignments, corpus.map_keys, texts))
+        events_path = Path(path).parent / "events.parquet"
+        if not events_path.is_file():
+            print(f"template_filling: {events_path}: no events beside the export; run the "
+                  "sweep again", file=sys.stderr)
+            return 2
+        events = pd.read_parquet(events_path)
+        predicted = predicted_templates(
+            events, learn_template_map(events, assignments, corpus.map_keys, texts))
         for split, gold in golds.items():
             result = score_templates(predicted, gold)
             micro = result.micro

@@ -26,7 +26,6 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
-from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.solution_files import load_summary
 from aesi_lib.project_lock import project_lock
 from aesi_lib.run.config import RunConfig, read_config_file
@@ -35,6 +34,7 @@ from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
 from flows.memory import release_freed_memory
+from tasks.events import events_files, events_task, readable_task
 from tasks.features import (
     context_file,
     context_task,
@@ -452,8 +452,8 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                            project.db, str(project.root / "context-vectors"),
                            placement_files(artifacts["entities"], artifacts["features"],
                                            schema, project.work_dir))
-        return export_steps(artifacts, placed, config.model, out_dir, steps, placed["carried"],
-                            warm=True)
+        return export_steps(artifacts, placed, config, out_dir, steps, placed["carried"],
+                            warm=True, work_dir=project.work_dir)
     keep_ids_of = None
     if carry is not None:
         previous, keep_ids_of = carry_plan(carry, config, artifacts["features"])
@@ -471,21 +471,33 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                                                artifacts["entities"], project.work_dir))
         solution = {**solution, "labels": renumbered["labels"]}
         ids_kept = renumbered["carried"]
-    return export_steps(artifacts, solution, config.model, out_dir, steps, ids_kept,
-                        warm=previous is not None)
+    return export_steps(artifacts, solution, config, out_dir, steps, ids_kept,
+                        warm=previous is not None, work_dir=project.work_dir)
 
 
-def export_steps(artifacts: dict[str, Any], solution: dict[str, str], model: ModelConfig,
-                 out_dir: str, steps: Steps, ids_kept: dict[str, int] | None, warm: bool
-                 ) -> dict[str, Any]:
-    """The export of a solution's labels (or a placement's) under the run's ``model``, and
-    the artifacts :func:`model_steps` returns."""
-    export = steps.run("export", export_task, artifacts["entities"], solution, model, out_dir)
+def export_steps(artifacts: dict[str, Any], solution: dict[str, str], config: RunConfig,
+                 out_dir: str, steps: Steps, ids_kept: dict[str, int] | None, warm: bool,
+                 work_dir: str) -> dict[str, Any]:
+    """The export of a solution's labels (or a placement's) under the run's configuration,
+    its events and what a person reads (:func:`readable_steps`), and the artifacts
+    :func:`model_steps` returns."""
+    export = steps.run("export", export_task, artifacts["entities"], solution, config.model,
+                       out_dir)
+    export = {**export, **readable_steps(export["parquet"], config, out_dir, work_dir, steps)}
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
             "schema": export["schema"], "schema_md": export["schema_md"],
             "events": export["events"], "events_parquet": export["events_parquet"],
             "ids_kept": ids_kept, "warm": warm}
+
+
+def readable_steps(assignments_path: str, config: RunConfig, out_dir: str, work_dir: str,
+                   steps: Steps, tag: str = "") -> dict[str, str]:
+    """The events of an export (cached on its bytes: ``events``) and the files a person reads
+    beside it (``readable``): ``schema``, ``schema_md``, ``events``, ``events_parquet``."""
+    events = steps.run(f"events{tag}", events_task, assignments_path, config.wordnet_path,
+                       events_files(assignments_path, config.wordnet_path, work_dir))
+    return steps.run(f"readable{tag}", readable_task, assignments_path, events, out_dir)
 
 
 def warn_of_documents_without_mentions(doc_ids: list[str], mention_doc_ids: Any) -> list[str]:
@@ -512,7 +524,8 @@ _TIMING_GROUPS = {
     "features": ("stored-documents", "corpus-fingerprint", "entity-table", "head-pmi",
                  "context-vectors", "build-features"),
     "solve": ("solve", "keep-ids"),
-    "export_evaluate": ("export", "evaluate", "export-new-documents", "fill-slots"),
+    "export_evaluate": ("export", "events", "readable", "evaluate", "template-filling",
+                        "export-new-documents", "fill-slots"),
 }
 
 

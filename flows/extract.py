@@ -16,7 +16,7 @@ from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 from aesi_lib.entities.entity_table import unstored_entity_table
 from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.outputs import document_summary, mapped_templates
+from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.store.database import parse_frames
 from flows.common import (
@@ -116,11 +116,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
         "flow_run_id": flow_run_id(),
         "seconds": time.perf_counter() - started,
         "export": export,
-        "summary": document_summary(
-            pd.read_parquet(export["parquet"]), given,
-            mapped=mapped_templates(run.get("scores") or {}),
-            background=pd.read_parquet(artifacts["assignments_parquet"])
-            if Path(artifacts.get("assignments_parquet", "")).is_file() else None),
+        "summary": event_summary(pd.read_parquet(export["events_parquet"]), given),
     }
     write_results(out_dir, results)
     return results

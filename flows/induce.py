@@ -96,7 +96,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
     filling = steps.run("template-filling", template_filling_task,
-                        artifacts["assignments_parquet"], quote(corpus))
+                        artifacts["assignments_parquet"], artifacts["events_parquet"],
+                        quote(corpus))
     without_mentions = warn_of_documents_without_mentions(doc_ids, artifacts["entities"])
 
     # ``aesi update --evaluate`` reads the corpus again, perhaps from another folder.

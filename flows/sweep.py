@@ -31,6 +31,7 @@ from flows.common import (
     flow_run_id,
     holds_project_lock,
     ingest,
+    readable_steps,
 )
 from tasks.evaluate import score_row_task
 from tasks.ingest import load_corpus_task
@@ -87,6 +88,8 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                 run_dir = seed_run_dir(out_dir, name, seed)
                 export = steps.run(f"export{tag}", export_task, artifacts["entities"],
                                    solution, seeded.model, str(run_dir))
+                readable_steps(export["parquet"], seeded, str(run_dir), project.work_dir,
+                               steps, tag)
                 scores = steps.run(f"score{tag}", score_row_task, export["parquet"],
                                    quote(corpus))
                 info = load_summary(solution["info"])

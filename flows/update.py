@@ -15,7 +15,7 @@ from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
 from aesi_lib.run import presets
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
-from aesi_lib.run.outputs import document_summary, mapped_templates
+from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.resources import absolute_resource_paths
 from flows.common import (
     Project,
@@ -130,8 +130,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     given = [d.doc_id for d in documents]
     without_mentions = warn_of_documents_without_mentions(given, artifacts["entities"])
     new_export = steps.run("export-new-documents", export_documents_task,
-                           artifacts["assignments_parquet"], given, out_dir, "new_documents",
-                           "new_events")
+                           artifacts["assignments_parquet"], artifacts["events_parquet"],
+                           given, out_dir, "new_documents", "new_events")
 
     scores: dict[str, Any] = {}
     filling: dict[str, Any] = {}
@@ -142,7 +142,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                            quote(corpus))
         filling = steps.run("template-filling", template_filling_task,
-                            artifacts["assignments_parquet"], quote(corpus))
+                            artifacts["assignments_parquet"], artifacts["events_parquet"],
+                            quote(corpus))
 
     state.setdefault("updates", []).append({"docs_path": docs_path, "documents": len(given),
                                             "doc_ids": given, "parsed": ingested["parsed"],
@@ -158,9 +159,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
         "template_filling": filling,
         "new_documents": {"export": new_export,
-                          "summary": document_summary(
-                              pd.read_parquet(artifacts["assignments_parquet"]), given,
-                              mapped=mapped_templates(scores))},
+                          "summary": event_summary(
+                              pd.read_parquet(artifacts["events_parquet"]), given)},
     }
     write_results(out_dir, results)
     if consume and docs_path is not None:

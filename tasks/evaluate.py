@@ -49,18 +49,26 @@ def score_row_task(assignments_path: str, corpus: Corpus) -> dict[str, float]:
                      corpus.map_keys)
 
 
+def _events_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
+    """Key of a task that scores a run's events: the scoring key and the events' bytes."""
+    return content_key(step, _scoring_key(step, task_fn, parameters),
+                       file_sha256(parameters["events_path"]))
+
+
 @task(name="template-filling", persist_result=True,
-      cache_key_fn=lambda _, p: _scoring_key("template-filling", template_filling_task.fn, p))
-def template_filling_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
-    """The template-filling metric of GTT and IterX on the scored split, its map learned on
-    the DEV keys (``aesi_lib.evaluate.template_filling``); {} without both keys."""
+      cache_key_fn=lambda _, p: _events_key("template-filling", template_filling_task.fn, p))
+def template_filling_task(assignments_path: str, events_path: str, corpus: Corpus
+                          ) -> dict[str, Any]:
+    """The template-filling metric of GTT and IterX of a run's events on the scored split,
+    its map learned on the DEV keys (``aesi_lib.evaluate.template_filling``); {} without
+    both keys."""
     from aesi_lib.evaluate.template_filling import template_filling
 
     if not corpus.eval_keys or not corpus.map_keys:
         return {}
     texts = {d.doc_id: d.text for d in corpus.documents}
-    result = template_filling(pd.read_parquet(assignments_path), corpus.eval_keys,
-                              corpus.map_keys, texts)
+    result = template_filling(pd.read_parquet(events_path), pd.read_parquet(assignments_path),
+                              corpus.eval_keys, corpus.map_keys, texts)
     micro = result["micro"]
     get_run_logger().info("%s template filling (DEV-mapped): P %.3f R %.3f F1 %.3f",
                           corpus.eval_label, micro["p"], micro["r"], micro["f1"])

@@ -36,6 +36,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
         "the others by similarity", len(frame), frame["doc_id"].nunique(),
         int((frame["template_rule"] == "unit").sum()), int((frame["slot_rule"] == "unit").sum()))
     paths = pipeline.write_export(frame, out_dir)
-    roles, names = pipeline.run_schema(pd.read_parquet(artifacts["assignments_parquet"]))
-    events = pipeline.write_events(frame, out_dir, roles, names)
+    run_export = pd.read_parquet(artifacts["assignments_parquet"])
+    rows = pipeline.document_event_rows(
+        frame, run_export, pipeline.run_event_schema(run_export, config.wordnet_path))
+    events = pipeline.write_events(rows, out_dir)
     return {**paths, "events": events["jsonl"], "events_parquet": events["parquet"]}

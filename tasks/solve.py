@@ -214,16 +214,13 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
 @task(name="export", cache_policy=NO_CACHE)
 def export_task(entities_path: str, solution: dict[str, str], model: ModelConfig,
                 out_dir: str) -> dict[str, str]:
-    """``assignments.csv`` / ``.parquet`` (one row per mention with its template and role
-    slot, ``pipeline.labelled_export`` under ``model``), and
-    what a person reads beside them (``pipeline.write_readable``): ``schema.json`` and
-    ``schema.md`` (templates with their roles) and ``events.jsonl`` / ``.parquet`` (each
-    document's incidents with their fillers)."""
+    """``assignments.csv`` / ``.parquet``: one row per mention with its template and role
+    slot (``pipeline.labelled_export`` under ``model``). The ``events`` and ``readable``
+    steps (``tasks.events``) write what a person reads beside them."""
     table = pd.read_parquet(entities_path)
     labels = load_labels(solution["labels"])
     export = pipeline.labelled_export(table, labels.template, labels.slot, model)
-    paths = pipeline.write_export(export, out_dir)
-    return {**paths, **pipeline.write_readable(export, out_dir)}
+    return pipeline.write_export(export, out_dir)
 
 
 @task(name="record-run", cache_policy=NO_CACHE, **RETRY)
@@ -238,14 +235,16 @@ def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignmen
 
 
 @task(name="export-documents", cache_policy=NO_CACHE)
-def export_documents_task(assignments_path: str, doc_ids: list[str], out_dir: str,
-                          name: str, events_name: str) -> dict[str, str]:
+def export_documents_task(assignments_path: str, events_path: str, doc_ids: list[str],
+                          out_dir: str, name: str, events_name: str) -> dict[str, str]:
     """The rows of ``doc_ids`` from an export, as ``<name>.csv`` / ``.parquet``, and their
-    filled events, with the roles of the whole export, as ``<events_name>.jsonl`` /
+    events, from the run's events file (``events_path``), as ``<events_name>.jsonl`` /
     ``.parquet``."""
+    wanted = set(doc_ids)
     export = pd.read_parquet(assignments_path)
-    frame = export[export["doc_id"].isin(set(doc_ids))].reset_index(drop=True)
+    frame = export[export["doc_id"].isin(wanted)].reset_index(drop=True)
     paths = pipeline.write_export(frame, out_dir, name)
-    roles, names = pipeline.run_schema(export)
-    events = pipeline.write_events(frame, out_dir, roles, names, events_name)
+    events = pd.read_parquet(events_path)
+    events = pipeline.write_events(events[events["doc_id"].isin(wanted)].reset_index(drop=True),
+                                   out_dir, events_name)
     return {**paths, "events": events["jsonl"], "events_parquet": events["parquet"]}

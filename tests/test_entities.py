@@ -189,7 +189,7 @@ def test_entities_frame_columns_and_types(spacy_parser):
     frame = entities_frame(entities(spacy_parser, "The guerrillas attacked the village."))
     assert tuple(frame.columns) == ENTITY_COLUMNS == (
         "doc_id", "sent_id", "head_index", "head", "head_lemma", "mention", "predicate", "dep",
-        "ner", "start_char", "end_char", "predicate_index")
+        "ner", "start_char", "end_char", "predicate_index", "phrase", "proper")
     assert len(frame) == 2
     assert str(frame["sent_id"].dtype) == "int64"
     # Both mentions are arguments of "attacked", token 2 of the sentence.
@@ -334,7 +334,7 @@ def test_r12_ud_labels():
 
 def test_r12_changes_the_stored_configuration():
     assert stored_config_id("p") == stored_config_id("p", EntityRules())
-    assert stored_config_id("p", EVENT_RULES) == "p;entities=5;test-lexicon"
+    assert stored_config_id("p", EVENT_RULES) == "p;entities=6;test-lexicon"
 
 
 def test_a_verb_with_a_particle_is_its_bare_verb(spacy_parser):
@@ -375,7 +375,7 @@ def test_r14_other_verbs_and_other_objects_give_no_agent(spacy_parser):
     for text in ("The soldiers carried the attack plans.", "The rebels launched leaflets."):
         got = triples(spacy_parser, text, SUPPORT_RULES)
         assert not {t for t in got if t[2] == "nsubj" and t[1] not in ("carry", "launch")}
-    assert stored_config_id("p", SUPPORT_RULES) == "p;entities=5;test-lexicon;support"
+    assert stored_config_id("p", SUPPORT_RULES) == "p;entities=6;test-lexicon;support"
     # R14 reads R12's lexicon: without it the rule is off and the store says so.
     assert stored_config_id("p", EntityRules(support_verbs=True)) == stored_config_id("p")
 
@@ -411,7 +411,7 @@ def test_r15_other_modifiers_and_name_parts_give_no_agent(spacy_parser):
                                                         "root")]
     records = extract_entities(ParsedDocument("x", (_sentence(rows),)), AGENTIVE_RULES)
     assert {(r.head_lemma, r.predicate, r.dep) for r in records} == {("unit", "flee", "nsubj")}
-    assert stored_config_id("p", AGENTIVE_RULES) == "p;entities=5;test-lexicon;agentive"
+    assert stored_config_id("p", AGENTIVE_RULES) == "p;entities=6;test-lexicon;agentive"
     assert stored_config_id("p", EntityRules(agentive_modifiers=True)) == stored_config_id("p")
 
 
@@ -467,7 +467,7 @@ def test_r16_other_verbs_and_other_objects_give_no_agent(spacy_parser):
                  "The FMLN claimed responsibility for the leaflets.",
                  "The mayor is responsible for the budget."):
         assert not added_by(spacy_parser, text, ATTRIBUTION_RULES), text
-    assert stored_config_id("p", ATTRIBUTION_RULES) == "p;entities=5;test-lexicon;attribution"
+    assert stored_config_id("p", ATTRIBUTION_RULES) == "p;entities=6;test-lexicon;attribution"
     # R16 reads R12's lexicon: without it the rule is off and the store says so.
     assert stored_config_id("p", EntityRules(attribution_verbs=True)) == stored_config_id("p")
 
@@ -490,3 +490,12 @@ def test_r16_ud_labels():
         records = extract_entities(ParsedDocument("x", (_sentence(rows),)), ATTRIBUTION_RULES)
         assert ("fmln", "attack", "nsubj") in {(r.head_lemma, r.predicate, r.dep)
                                                for r in records}
+
+
+def test_the_phrase_keeps_what_names_or_describes_the_head_and_drops_how_many(spacy_parser):
+    records = entities(spacy_parser, "About 50 heavily armed men attacked the Las Canas bridge "
+                                     "and killed three young peasants.")
+    phrases = {r.head_lemma: (r.phrase, r.proper) for r in records}
+    assert phrases["man"] == ("heavily armed men", False)
+    assert phrases["bridge"] == ("Las Canas bridge", False)
+    assert phrases["peasant"] == ("young peasants", False)

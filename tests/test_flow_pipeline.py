@@ -187,8 +187,8 @@ def test_resume_after_kill_during_solve(server, reference, tmp_path, demo_seed):
         assert states[step] == "Cached", step
     assert states["solve"] == "Completed"
     assert set(r["steps_run"]) == {"load-corpus", "plan-ingest", "stored-documents",
-                                   "corpus-fingerprint", "solve", "export", "evaluate",
-                                   "template-filling", "record-run"}
+                                   "corpus-fingerprint", "solve", "export", "events",
+                                   "readable", "evaluate", "template-filling", "record-run"}
     # The server saw the same: the second flow run's task runs and their states.
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
@@ -461,8 +461,9 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert new_rows["slot"].between(0, model.n_slots - 1).all()
     assert set(r["new_documents"]["summary"]) == {"NEW-1", "NEW-2", changed_id}
     new_events = pd.read_parquet(out / "new_events.parquet")
-    assert set(new_events["doc_id"]) == {"NEW-1", "NEW-2", changed_id}
-    assert len(new_events) == len(new_rows)
+    events = pd.read_parquet(out / "events.parquet")
+    mine = events[events["doc_id"].isin({"NEW-1", "NEW-2", changed_id})]
+    assert new_events.equals(mine.reset_index(drop=True))       # the run's own events
     assert {"schema.json", "schema.md", "events.jsonl", "new_events.jsonl"} <= {
         p.name for p in out.iterdir()}
     # The schema is kept: every mention the full run had keeps its template and slot, and
@@ -554,17 +555,29 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
     roles = {(t["template"], s["slot"]): s["role"] for t in schema["templates"]
              for s in t["slots"]}
     events = [json.loads(line) for line in (tmp_path / "filled" / "events.jsonl").open()]
-    assert [e["doc_id"] for e in events] == ["COPY-1", "FRESH-1"]
-    fillers = 0
+    assert set(e["doc_id"] for e in events) <= {"COPY-1", "FRESH-1"}
+    evidence = 0
     for record in events:
         for incident in record["incidents"]:
             assert incident["template_name"] == names[incident["template"]]
             for role in incident["roles"]:
                 assert role["role"] == roles.get((incident["template"], role["slot"]), "")
-                for f in role["fillers"]:
-                    assert texts[record["doc_id"]][f["start_char"]:f["end_char"]] == f["mention"]
-                    fillers += 1
-    assert fillers == len(filled)
+                for entity in role["entities"]:
+                    for m in entity["mentions"]:
+                        assert texts[record["doc_id"]][m["start_char"]:m["end_char"]] \
+                            == m["mention"]
+                        evidence += 1
+    assert evidence == len(pd.read_parquet(tmp_path / "filled" / "events.parquet"))
+    # The copy of a training document reports the run's incidents of it, with the same
+    # entities in the same roles.
+    run_events = pd.read_parquet(reference["out"] / "events.parquet")
+    filled_events = pd.read_parquet(tmp_path / "filled" / "events.parquet")
+    columns = ["incident", "template", "trigger", "slot", "entity_text"]
+
+    def incidents_of(frame: pd.DataFrame, doc_id: str) -> set[tuple]:
+        return set(frame.loc[frame["doc_id"] == doc_id, columns].itertuples(index=False))
+
+    assert incidents_of(filled_events, "COPY-1") == incidents_of(run_events, copy.doc_id)
 
 
 def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tmp_path,

@@ -10,8 +10,8 @@ import pytest
 from aesi_lib import SchemaInducer
 from aesi_lib.corpus.demo import load_demo_corpus
 from aesi_lib.errors import ConfigError, InputError
+from aesi_lib.events.incidents import EVENT_COLUMNS
 from aesi_lib.inducer import as_documents
-from aesi_lib.run.incidents import EVENT_COLUMNS
 
 NEW = ("Guerrillas attacked the police station in the capital.\n"
        "Two  officers were killed   by a bomb.")
@@ -31,15 +31,16 @@ def test_fit_gives_the_labels_of_aesi_run(fitted, demo_seed):
                                   check_dtype=False)
 
 
-def test_the_schema_and_the_events_are_tables_of_the_fitted_documents(fitted):
+def test_the_schema_and_the_events_are_tables_of_the_fitted_documents(fitted, demo_seed):
     schema = fitted.schema_
-    assert {"template", "template_name", "slot", "position", "share", "minor",
-            "description"} <= set(schema.columns)
+    assert {"template", "template_name", "template_kind", "slot", "position", "share",
+            "minor", "description"} <= set(schema.columns)
     assert len(schema) == len(fitted.assignments_.groupby(["template", "slot"]))
     assert schema.groupby("template")["share"].sum().round(6).eq(1.0).all()
     events = fitted.events_
-    assert list(events.columns) == list(EVENT_COLUMNS)
-    assert len(events) == len(fitted.assignments_)
+    assert list(events.columns) == list(EVENT_COLUMNS) and len(events)
+    # The events of `aesi run --demo`, by the same rule.
+    pd.testing.assert_frame_equal(events, pd.read_parquet(demo_seed.out / "events.parquet"))
     texts = {d.doc_id: d.original or d.text for d in load_demo_corpus().documents}
     assert all(texts[d][a:b] == m for d, a, b, m in zip(
         events["doc_id"], events["start_char"], events["end_char"], events["mention"],

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from aesi_lib.events.kinds import BACKGROUND, DISCOURSE, EVENT, TemplateKind
 from aesi_lib.run.outputs import (
-    document_summary,
     documents_without_mentions,
-    mapped_templates,
     schema_markdown,
     schema_summary,
     without_mentions_warning,
@@ -52,36 +51,20 @@ def test_schema_markdown_lists_each_templates_roles_and_its_minor_slots():
     assert "Minor slots (1, 1.9% of the mentions): 1." in section
 
 
-def test_document_template_is_the_over_represented_or_the_mapped_one():
-    summary = document_summary(EXPORT, ["d1", "d2", "d3"])
-    # d1 has more mentions in template 0, but template 0 is in every document.
-    assert summary["d1"]["template"] == 1
-    assert summary["d1"]["slots"] == {2: ["soldier"], 3: ["FMLN"]}
-    assert summary["d2"]["template"] == 2
-    assert summary["d3"]["template"] == 0                   # nothing else there
-    # A mapped template present in the document wins, the most frequent of them first.
-    mapped = document_summary(EXPORT, ["d1", "d2"], mapped=[2])
-    assert mapped["d1"]["template"] == 1 and mapped["d2"]["template"] == 2
-    assert document_summary(EXPORT, ["d2"], mapped=[2, 0])["d2"]["template"] == 0
-
-
-def test_background_gives_the_document_frequencies():
-    new = _export([("n1", 0, 0, "say", "police"), ("n1", 0, 0, "say", "army"),
-                   ("n1", 1, 2, "kill", "priest")])
-    alone = document_summary(new, ["n1"])            # one document: frequencies say nothing
-    assert alone["n1"]["template"] == 0
-    assert document_summary(new, ["n1"], background=EXPORT)["n1"]["template"] == 1
-
-
-def test_mapped_templates_read_from_scores():
-    scores = {"test-mapped/lenient": {"mapping": [{"template": 4, "slot": 1, "gold_slot": "V"},
-                                                  {"template": 2, "slot": 0, "gold_slot": "P"},
-                                                  {"template": 4, "slot": 3, "gold_slot": "T"}]}}
-    assert mapped_templates(scores) == [2, 4]
-    assert mapped_templates({}) == []
-    # The mapping learned on DEV is preferred: the test-mapped one saw the evaluated keys.
-    scores["dev-mapped/lenient"] = {"mapping": [{"template": 7, "slot": 0, "gold_slot": "P"}]}
-    assert mapped_templates(scores) == [7]
+def test_schema_shows_each_templates_kind_with_its_evidence_event_templates_first():
+    kinds = {0: TemplateKind(0, DISCOURSE, 0.2, 0.86, 1.0),
+             1: TemplateKind(1, EVENT, 3.4, 0.0, 1 / 3),
+             2: TemplateKind(2, BACKGROUND, 0.5, 0.1, 1 / 3)}
+    schema = schema_summary(EXPORT, kinds=kinds)
+    assert [(t["template"], t["kind"]) for t in schema["templates"]] == [
+        (1, EVENT), (0, DISCOURSE), (2, BACKGROUND)]
+    assert schema["templates"][0]["kind_evidence"] == {
+        "salience": 3.4, "discourse_share": 0.0, "documents": 1 / 3}
+    text = schema_markdown(schema)
+    assert "## Template 1: attack/kill (event)" in text
+    assert "Salience 3.40, discourse verbs 0%." in text
+    assert "Event templates come first" in text
+    assert "(event)" not in schema_markdown(schema_summary(EXPORT))
 
 
 def test_documents_without_mentions_are_counted_and_the_first_named():

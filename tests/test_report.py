@@ -505,7 +505,7 @@ def test_the_schema_table_shortens_long_role_lists_and_counts_minor_slots() -> N
         "17.6% subject of p2: h20, h21, h22", "… 3 more, under Template 0 below"]
     # The template's own section has every role and, folded, the minor slot.
     md = render_markdown(report_blocks(report))
-    assert "### Template 0: p0/p1/p2 — 34 mentions in 4 messages, 6 roles" in md
+    assert "### Template 0: p0/p1/p2 — 34 mentions in 4 documents, 6 roles" in md
     assert "**Minor slots:** 1 slot below 3% of the template's mentions each, 2.9% of the " \
         "mentions:" in md
     assert "| 9 | 1 | 2.9% | 1 | object of p9: rare |" in md
@@ -570,8 +570,8 @@ def test_a_folder_without_keys_shows_no_empty_lines_or_columns(
     assert "- **Corpus**: user (/data/my-docs)" in md
     assert "| template | mentions | roles | largest roles: share of the template, position of " \
         "predicates: heads |\n" in md
-    assert "### Template 1: attack/kill/bomb — 6 mentions in 3 messages, 3 roles\n" in md
-    assert "<h3>Template 0: say/be/fall — 5 mentions in 3 messages, 3 roles</h3>" in page
+    assert "### Template 1: attack/kill/bomb — 6 mentions in 3 documents, 3 roles\n" in md
+    assert "<h3>Template 0: say/be/fall — 5 mentions in 3 documents, 3 roles</h3>" in page
     # Every table row has as many cells as its header: no column is left empty.
     for table in re.findall(r"<table>.*?</table>", page, flags=re.S):
         header = len(re.findall(r"<th>", table))
@@ -621,7 +621,7 @@ def test_table_cells_keep_their_lines_escaped() -> None:
 def test_an_empty_export_gives_a_report_without_schema(tmp_path: Path) -> None:
     paths = write_schema_report(frame([]), tmp_path)
     md = Path(paths["markdown"]).read_text(encoding="utf-8")
-    assert "## Schema: 0 templates over 0 mentions in 0 messages" in md
+    assert "## Schema: 0 templates over 0 mentions in 0 documents" in md
     assert "No mention in the export: no schema." in md
 
 
@@ -632,3 +632,28 @@ def test_configured_empty_slots_and_templates_are_named(assignments: pd.DataFram
     assert md.count("**Slots without a mention:** 3, 4.") == 2
     page = render_html(report_blocks(build_report(assignments, results=results)), {})
     assert page.count("<summary>Minor slots: 0; empty slots: 2</summary>") == 2
+
+
+def test_the_first_screen_shows_the_kinds_and_the_events_of_a_few_documents(
+        tmp_path: Path, assignments: pd.DataFrame) -> None:
+    events = pd.DataFrame([
+        {"doc_id": "D2", "incident": 0, "template": 1, "template_name": "attack/kill/bomb",
+         "trigger": "kill", "confidence": 0.8, "slot": 0, "role": "subject of kill: fmln",
+         "entity": 0, "entity_text": "FMLN"},
+        {"doc_id": "D2", "incident": 0, "template": 1, "template_name": "attack/kill/bomb",
+         "trigger": "kill", "confidence": 0.8, "slot": 0, "role": "subject of kill: fmln",
+         "entity": 0, "entity_text": "FMLN"},
+        {"doc_id": "D1", "incident": 0, "template": 1, "template_name": "attack/kill/bomb",
+         "trigger": "attack", "confidence": 0.3, "slot": 1, "role": "",
+         "entity": 3, "entity_text": "embassy"}])
+    paths = write_schema_report(assignments, tmp_path, results=KEYLESS_RESULTS, events=events,
+                                kinds={0: "discourse", 1: "event"})
+    md = Path(paths["markdown"]).read_text(encoding="utf-8")
+    assert md.index("## Schema") < md.index("## Events") < md.index("## Scores")
+    assert "| template | kind | mentions | roles |" in md
+    assert "2 incidents in 2 of 3 documents." in md
+    # The most confident document first; an entity once, however many its mentions.
+    assert md.index("D2: attack/kill/bomb (kill), confidence 0.80") \
+        < md.index("D1: attack/kill/bomb (attack), confidence 0.30")
+    assert "FMLN (subject of kill: fmln)" in md and "FMLN, FMLN" not in md
+    assert "embassy" in md

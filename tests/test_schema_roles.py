@@ -1,13 +1,10 @@
-"""The readable schema (roles) and the filled events (incidents) of an export."""
+"""The readable schema of an export: its roles and its templates' names."""
 
 from __future__ import annotations
-
-import json
 
 import pandas as pd
 import pytest
 
-from aesi_lib.run.incidents import EVENT_COLUMNS, document_events, event_rows, write_events
 from aesi_lib.run.roles import ROLE_SHARE, roles_by_template, template_name, template_roles
 
 TEXTS = {
@@ -62,35 +59,3 @@ def test_slots_below_the_share_are_minor_and_stay_listed():
 def test_a_template_is_named_by_its_commonest_predicates():
     assert template_name(pd.Series(["kill", "attack", "kill", "bomb", "attack", "wound"])) \
         == "attack/kill/bomb"
-
-
-def test_an_incident_is_a_template_within_a_document_and_its_spans_slice_the_text(tmp_path):
-    export = _export()
-    roles = template_roles(export)
-    rows = event_rows(export, roles, {0: "say", 1: "attack/bomb/kill"})
-    assert list(rows.columns) == list(EVENT_COLUMNS)
-    incidents = rows.groupby(["doc_id", "incident"])["template"].unique()
-    assert incidents.to_dict() == {("d1", 0): [1], ("d2", 0): [0], ("d2", 1): [1]}
-    for row in rows.itertuples():
-        assert TEXTS[row.doc_id][row.start_char:row.end_char] == row.mention
-    documents = list(document_events(rows))
-    # Taken a document at a time, the records are the same.
-    assert list(document_events(rows, chunk_rows=1)) == documents
-    assert [d["doc_id"] for d in documents] == ["d1", "d2"]
-    d1 = documents[0]["incidents"][0]
-    assert d1["template_name"] == "attack/bomb/kill" and d1["sentences"] == [0, 1]
-    assert d1["mentions"] == 4
-    fillers = {role["slot"]: [f["mention"] for f in role["fillers"]] for role in d1["roles"]}
-    assert fillers == {0: ["Guerrillas", "The guerrillas"], 4: ["the embassy"],
-                       5: ["two guards"]}
-    paths = write_events(rows, tmp_path)
-    lines = [json.loads(line) for line in open(paths["jsonl"], encoding="utf-8")]
-    assert lines == documents
-    assert pd.read_parquet(paths["parquet"]).equals(rows)
-
-
-def test_a_label_outside_the_schema_keeps_an_empty_role():
-    export = _export()
-    new = export.iloc[[0]].assign(template=7, slot=9)
-    rows = event_rows(new, template_roles(export), {})
-    assert rows.loc[0, "role"] == "" and not rows.loc[0, "minor"]

@@ -30,7 +30,7 @@ def _parse(doc_id: str, words: list[str]) -> ParsedDocument:
 
 
 def _entities(doc_id: str, heads: list[str]) -> pd.DataFrame:
-    return pd.DataFrame([(doc_id, 0, i, h, h.lower(), h, "kill", "dobj", "", -1, -1, -1)
+    return pd.DataFrame([(doc_id, 0, i, h, h.lower(), h, "kill", "dobj", "", -1, -1, -1, h, False)
                          for i, h in enumerate(heads)], columns=ENTITY_COLUMNS)
 
 

@@ -13,6 +13,7 @@ from aesi_lib.evaluate.template_filling import (
     TemplateMap,
     align_document,
     gold_templates,
+    learn_template_map,
     normalize_mention,
     predicted_templates,
     score_templates,
@@ -109,23 +110,62 @@ def test_the_split_score_sums_documents_and_averages_over_roles_and_types():
     assert result.to_dict()["Target"]["r_den"] == 1 and result.documents == 2
 
 
-def test_incidents_become_one_template_per_type_their_template_stands_for():
-    export = pd.DataFrame({
-        "doc_id": ["D1", "D1", "D1", "D1", "D2"],
-        "template": [4, 4, 4, 7, 4],
-        "slot": [0, 2, 2, 0, 9],
-        "mention": ["The guerrillas", "two peasants", "Two peasants", "Lopez", "x"]})
-    tmap = TemplateMap(types={"attack": 4, "kidnapping": 4, "bombing": 7},
-                       roles={"attack": {0: "PerpInd", 2: "Victim"},
-                              "kidnapping": {2: "Victim"}, "bombing": {}})
-    pred = predicted_templates(export, tmap)
-    assert [t.types for t in pred["D1"]] == [("attack",), ("kidnapping",), ("bombing",)]
-    attack = pred["D1"][0]
-    assert attack.entities("PerpInd") == (("guerrillas",),)
-    assert attack.entities("Victim") == (("two peasants",),)    # distinct strings only
-    assert pred["D1"][1].roles == {"Victim": (("two peasants",),)}
-    assert pred["D1"][2].roles == {}
-    assert [t.types for t in pred["D2"]] == [("attack",), ("kidnapping",)]
+def _events(rows: list[tuple[str, int, int, str, int, int, str, str]]) -> pd.DataFrame:
+    """Event rows: (doc, incident, template, trigger, slot, entity, text, kind)."""
+    return pd.DataFrame(rows, columns=["doc_id", "incident", "template", "trigger", "slot",
+                                       "entity", "entity_text", "entity_kind"])
+
+
+def test_an_incident_becomes_one_template_of_its_sub_types_type_with_entities_in_roles():
+    events = _events([
+        ("D1", 0, 4, "attack", 0, 0, "The guerrillas", "description"),
+        ("D1", 0, 4, "attack", 2, 1, "two peasants", "description"),
+        ("D1", 0, 4, "attack", 2, 1, "two peasants", "description"),   # one entity, once
+        ("D1", 0, 4, "attack", 0, 2, "FMLN", "name"),
+        ("D1", 1, 7, "explode", 0, 3, "Lopez", "name"),
+        ("D2", 0, 4, "kidnap", 2, 0, "Jose Perez", "name"),
+        ("D2", 1, 9, "say", 0, 1, "police", "description")])         # no type: no template
+    tmap = TemplateMap(types={4: "attack", 7: "bombing"},
+                       trigger_types={(4, "kidnap"): "kidnapping"},
+                       roles={(4, 0, "description"): "PerpInd", (4, 0, "name"): "PerpOrg",
+                              (4, 2, "description"): "Victim", (4, 2, "name"): "Victim"})
+    pred = predicted_templates(events, tmap)
+    assert [t.types for t in pred["D1"]] == [("attack",), ("bombing",)]
+    assert pred["D1"][0].roles == {"PerpInd": (("guerrillas",),), "Victim": (("two peasants",),),
+                                   "PerpOrg": (("fmln",),)}
+    assert pred["D1"][1].roles == {}
+    assert [(t.types, t.roles) for t in pred["D2"]] == [(("kidnapping",),
+                                                         {"Victim": (("jose perez",),)})]
+    assert tmap.incident_type(9, "say") is None
+    assert tmap.to_dict()["roles"]["4/0/name"] == "PerpOrg"
+
+
+def test_the_map_learns_types_sub_types_and_several_cells_a_role_on_dev():
+    # Twelve DEV documents, each an attack by guerrillas on a named victim, five of them
+    # kidnappings whose incidents' trigger is "kidnap" (the least count of a sub-type of its
+    # own); each incident holds the perpetrator in slot 0 and the victim in slot 2 (a name)
+    # or slot 3 (a name too), and a spurious description in slot 5.
+    keys, events, rows = [], [], []
+    for i in range(12):
+        doc, victim = f"D{i}", f"VICTIM{i}"
+        kidnapping = i >= 7
+        keys.append(key(doc, "KIDNAPPING" if kidnapping else "ATTACK",
+                        PerpInd=["GUERRILLAS"], Victim=[victim]))
+        trigger = "kidnap" if kidnapping else "attack"
+        events += [(doc, 0, 1, trigger, 0, 0, "guerrillas", "description"),
+                   (doc, 0, 1, trigger, 2 if i % 2 else 3, 1, victim.lower(), "name"),
+                   (doc, 0, 1, trigger, 5, 2, "people", "description")]
+        rows += [{"doc_id": doc, "head": "GUERRILLAS", "template": 1, "slot": 0},
+                 {"doc_id": doc, "head": victim, "template": 1, "slot": 2},
+                 {"doc_id": doc, "head": "PEOPLE", "template": 0, "slot": 5}]
+    tmap = learn_template_map(_events(events), pd.DataFrame(rows), keys)
+    assert tmap.types == {1: "attack"}
+    assert tmap.trigger_types == {(1, "kidnap"): "kidnapping"}
+    assert tmap.roles == {(1, 0, "description"): "PerpInd", (1, 2, "name"): "Victim",
+                          (1, 3, "name"): "Victim"}
+    pred = predicted_templates(_events(events), tmap)
+    gold = gold_templates(keys)
+    assert score_templates(pred, gold).micro.f1 == pytest.approx(1.0)
 
 
 def test_aesi_evaluate_prints_the_template_filling_metric_with_dev_keys(tmp_path):

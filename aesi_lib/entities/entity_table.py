@@ -83,7 +83,7 @@ def entities_frame(records: Iterable[EntityRecord]) -> pd.DataFrame:
     rows = [astuple(r) for r in records]
     frame = pd.DataFrame(rows, columns=list(ENTITY_COLUMNS))
     return frame.astype({"sent_id": "int64", "head_index": "int64", "start_char": "int64",
-                         "end_char": "int64", "predicate_index": "int64"})
+                         "end_char": "int64", "predicate_index": "int64", "proper": "bool"})
 
 
 #: The order of :func:`unstored_entity_table`: by document, sentence, head, predicate, relation.

@@ -117,6 +117,15 @@ contiguous stretch around the head, with leading articles and demonstratives (``
 (``no measures``). Compounds and names stay (``Las Canas bridge``), possessives and
 prepositional modifiers stay (``his housekeeper``, ``chapel of the church``).
 Token texts are as in the document (original case).
+
+Phrase
+------
+The phrase is what a person would call the head in a list of who did what: the head with the
+contiguous words before it that belong to its own noun phrase and name or describe it
+(compounds, names, adjectives and the adverbs of these: ``heavily armed men``, ``Las Canas
+bridge``), without leading articles, determiners, possessives, numbers and quantifiers
+(``about 50 peasants`` -> ``peasants``), and nothing after the head. Token texts are joined by
+one blank. ``proper`` says whether the head is a proper noun (a name).
 """
 
 from __future__ import annotations
@@ -163,8 +172,9 @@ from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 # Bump when the rules or the columns of an entity row change: a store whose documents were
 # extracted by other rules re-extracts them (from the parse cache, nothing is parsed again).
 # 2: rows carry ``predicate_index``; 3: character spans index the user's original text;
-# 4: ``mention`` is the user's text of that span; 5: appositions are arguments (R7).
-ENTITY_FORMAT_VERSION = 5
+# 4: ``mention`` is the user's text of that span; 5: appositions are arguments (R7);
+# 6: rows carry ``phrase`` and ``proper``.
+ENTITY_FORMAT_VERSION = 6
 
 
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
@@ -193,6 +203,15 @@ MENTION_EXCLUDED = frozenset({"conj", "cc", "preconj", "appos", "relcl", "acl:re
 # Leading articles and demonstratives are dropped from a mention; other determiners ("no",
 # "any", "every") change its meaning and stay.
 LEADING_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those"})
+# Dependents before the head that are not part of its phrase (with their subtrees).
+PHRASE_EXCLUDED = MENTION_EXCLUDED | frozenset({"det", "predet", "poss", "nmod:poss", "case",
+                                                "prep", "nummod", "quantmod"})
+# Leading parts of speech and words a phrase drops: how many or which, not what.
+PHRASE_LEADING_UPOS = frozenset({"DET", "NUM", "PUNCT", "ADP", "CCONJ", "PART", "PRON", "SYM"})
+PHRASE_LEADING_WORDS = frozenset({"about", "some", "several", "many", "more", "most", "than",
+                                  "least", "at", "over", "nearly", "almost", "approximately",
+                                  "around", "only", "few", "other", "another", "all", "both",
+                                  "each", "every", "any", "no", "such", "same", "up", "to"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +226,9 @@ class EntityRecord:
     for the stores written before);
     ``start_char`` and ``end_char`` the mention's character span ``[start, end)`` in the
     document text (-1 when the parser gives no offsets); ``predicate_index`` the predicate's
-    token index within the sentence (under R12 and R14-R16 the event noun's).
+    token index within the sentence (under R12 and R14-R16 the event noun's); ``phrase`` the
+    head's phrase and ``proper`` whether the head is a proper noun ("Phrase" in the module
+    docstring).
     """
 
     doc_id: str
@@ -222,6 +243,8 @@ class EntityRecord:
     start_char: int = -1
     end_char: int = -1
     predicate_index: int = -1
+    phrase: str = ""
+    proper: bool = False
 
 
 ENTITY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(EntityRecord))
@@ -386,6 +409,30 @@ def _mention(view: SentenceView, head: int) -> tuple[str, int, int]:
     return "".join(parts), *character_span(tokens, lo, hi)
 
 
+def head_phrase(sentence: Sentence, head: int) -> str:
+    """The phrase of token ``head`` (see "Phrase" in the module docstring)."""
+    return _phrase(SentenceView(sentence), head)
+
+
+def _phrase(view: SentenceView, head: int) -> str:
+    tokens = view.tokens
+    inside = {head}
+    stack = [c for c in view.children[head]
+             if c < head and tokens[c].dep not in PHRASE_EXCLUDED]
+    while stack:
+        i = stack.pop()
+        inside.add(i)
+        stack += [c for c in view.children[i] if tokens[c].dep not in MENTION_EXCLUDED]
+    lo = head
+    while lo - 1 in inside:
+        lo -= 1
+    while lo < head and (tokens[lo].upos in PHRASE_LEADING_UPOS
+                         or tokens[lo].text.lower() in PHRASE_LEADING_WORDS
+                         or tokens[lo].text.lower() in LEADING_DETERMINERS):
+        lo += 1
+    return " ".join(tokens[i].text for i in range(lo, head + 1))
+
+
 def character_span(tokens: Sequence[Token], first: int, last: int) -> tuple[int, int]:
     """The character span ``[start, end)`` in the document of the tokens ``first`` to
     ``last`` (both included); ``(-1, -1)`` when the parse has no token offsets."""
@@ -401,7 +448,7 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
     view = SentenceView(sentence)
     seen: set[tuple[int, int, str]] = set()
     records: list[EntityRecord] = []
-    mentions: dict[int, tuple[str, int, int]] = {}
+    mentions: dict[int, tuple[str, int, int, str]] = {}
     verb_arguments: dict[int, list[tuple[int, str]]] = {}
     for verb, tok in enumerate(view.tokens):
         if tok.upos not in PREDICATE_UPOS or tok.dep in NON_PREDICATE_DEPS:
@@ -448,19 +495,20 @@ def _predicate(view: SentenceView, verb: int) -> str:
 
 
 def _record(view: SentenceView, doc_id: str, sent_id: int, noun: int, predicate_index: int,
-            predicate: str, dep: str, mentions: dict[int, tuple[str, int, int]]
+            predicate: str, dep: str, mentions: dict[int, tuple[str, int, int, str]]
             ) -> EntityRecord:
-    """The entity row of head ``noun`` as the ``dep`` of ``predicate`` (its mention text and
-    span computed once per head and kept in ``mentions``)."""
+    """The entity row of head ``noun`` as the ``dep`` of ``predicate`` (its mention text,
+    span and phrase computed once per head and kept in ``mentions``)."""
     head_tok = view.tokens[noun]
     if noun not in mentions:
-        mentions[noun] = _mention(view, noun)
-    text, start, end = mentions[noun]
+        mentions[noun] = (*_mention(view, noun), _phrase(view, noun))
+    text, start, end, phrase = mentions[noun]
     return EntityRecord(
         doc_id=doc_id, sent_id=sent_id, head_index=noun, head=head_tok.text,
         head_lemma=(head_tok.lemma or head_tok.text).lower(), mention=text,
         predicate=predicate, dep=dep, ner=head_tok.ent_type, start_char=start,
-        end_char=end, predicate_index=predicate_index,
+        end_char=end, predicate_index=predicate_index, phrase=phrase,
+        proper=head_tok.upos == "PROPN",
     )
 
 

@@ -24,8 +24,10 @@ metric, as GTT's evaluation (Du et al., 2021) defines it and IterX (Chen et al.,
 * **Score** (:func:`score_templates`): the counts summed over documents, per role and
   micro-averaged over the roles *and the incident type*, as GTT's micro average is.
 
-aesi induces templates without supervision, so its incidents are turned into such templates
-by a mapping learned on DEV (:func:`learn_template_map`, :func:`predicted_templates`).
+aesi induces templates without supervision, so its incidents (``aesi_lib.events``) are turned
+into such templates by a map learned on DEV's keys (:func:`learn_template_map`,
+:func:`predicted_templates`): which templates stand for a type and which sub-types for
+another, and which slots fill each role.
 
 References
 ----------
@@ -49,14 +51,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from aesi_lib.corpus.types import KeyTemplate
-from aesi_lib.evaluate.gold import (
-    EVENT_TYPES,
-    INSTRUMENT,
-    PERPETRATOR,
-    TARGET,
-    VICTIM,
-    key_message_ids,
-)
+from aesi_lib.evaluate.gold import EVENT_TYPES, key_message_ids
 
 #: The five roles, and the key slot whose fillers are each role's gold entities.
 ROLE_KEY_SLOTS: dict[str, int] = {"PerpInd": 9, "PerpOrg": 10, "Target": 12, "Victim": 18,
@@ -64,11 +59,6 @@ ROLE_KEY_SLOTS: dict[str, int] = {"PerpInd": 9, "PerpOrg": 10, "Target": 12, "Vi
 ROLES: tuple[str, ...] = tuple(ROLE_KEY_SLOTS)
 #: The incident type, counted as a sixth role in the micro average.
 TYPE_ROLE = "incident_type"
-#: The roles an aesi gold slot (evaluation.md) can stand for: a perpetrator slot is one of the
-#: two perpetrator roles, chosen on DEV.
-ROLES_OF_GOLD_SLOT: dict[str, tuple[str, ...]] = {
-    PERPETRATOR: ("PerpInd", "PerpOrg"), VICTIM: ("Victim",), TARGET: ("Target",),
-    INSTRUMENT: ("Weapon",)}
 #: Above this many one-to-one partial mappings of one document, the alignment is the linear
 #: assignment of each pair's contribution instead of an exhaustive search (see
 #: :func:`align_document`).
@@ -323,121 +313,260 @@ def score_templates(pred: Mapping[str, Sequence[FilledTemplate]],
 
 @dataclass(frozen=True)
 class TemplateMap:
-    """How aesi's induced labels become templates of the five roles, learned on DEV.
+    """How aesi's incidents become templates of the five roles, learned on DEV
+    (:func:`learn_template_map`).
 
-    ``types``: for each incident type (lowercase) the induced template that stands for it
-    (:func:`aesi_lib.evaluate.mapping.type_mappings`, steps 1 and 2 of evaluation.md);
-    ``roles``: for each such type, the role of each of that template's mapped slots.
+    Attributes
+    ----------
+    types : dict of int to str
+        For each template that stands for an incident type, its type (lowercase).
+    trigger_types : dict of (int, str) to str
+        For a (template, trigger) sub-type whose DEV incidents mostly report another type, that
+        type: (19, "kidnap") -> "kidnapping".
+    roles : dict of (int, int, str) to str
+        The role of an entity of kind ``kind`` (``"name"``, ``"description"``) in slot
+        ``slot`` of template ``template``; a role can take several such cells.
     """
 
-    types: dict[str, int]
-    roles: dict[str, dict[int, str]]
+    types: dict[int, str]
+    trigger_types: dict[tuple[int, str], str]
+    roles: dict[tuple[int, int, str], str]
+
+    def incident_type(self, template: int, trigger: str) -> str | None:
+        """The type an incident of ``template`` with ``trigger`` stands for; None for a
+        template the map does not use."""
+        if template not in self.types:
+            return None
+        return self.trigger_types.get((template, trigger), self.types[template])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"types": self.types,
-                "roles": {t: {str(s): r for s, r in m.items()} for t, m in self.roles.items()}}
+        return {"types": {str(t): typ for t, typ in sorted(self.types.items())},
+                "trigger_types": {f"{t}/{p}": typ
+                                  for (t, p), typ in sorted(self.trigger_types.items())},
+                "roles": {f"{t}/{s}/{k}": role
+                          for (t, s, k), role in sorted(self.roles.items())}}
 
 
-def learn_template_map(assignments: pd.DataFrame, dev_keys: Sequence[KeyTemplate],
-                       texts: Mapping[str, str] | None = None) -> TemplateMap:
-    """The map of :class:`TemplateMap`, from DEV: each type's template and its slots' gold
-    slots by steps 1 and 2 of evaluation.md (lenient), and a perpetrator slot's role by which
-    of PerpInd and PerpOrg its mentions match more often among DEV's gold entities of that
-    type (ties: PerpOrg, the commoner role of the keys).
+#: The least DEV incidents of a (template, trigger) sub-type for the map to give it a type of
+#: its own.
+MIN_TRIGGER_INCIDENTS = 5
+#: The least DEV incidents in which a (template, slot, kind) cell holds an entity for the map
+#: to consider it for a role.
+MIN_CELL_INCIDENTS = 5
+
+
+def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
+                       dev_keys: Sequence[KeyTemplate],
+                       texts: Mapping[str, str] | None = None, sub_types: bool = True,
+                       cells_per_role: int | None = None) -> TemplateMap:
+    """The map of :class:`TemplateMap`, from DEV's keys, in three steps:
+
+    1. **Templates**: the template each incident type chooses by steps 1 and 2 of
+       evaluation.md (lenient, on the mentions of ``assignments``) stands for a type.
+    2. **Types**: each such template's type is the type most DEV documents with one of its
+       incidents report (ties: the first of :data:`EVENT_TYPES`' order, then the rest
+       alphabetically); a (template, trigger) sub-type with at least
+       :data:`MIN_TRIGGER_INCIDENTS` incidents in DEV documents that report one takes the
+       type most of those report, where it differs.
+    3. **Roles**: greedily, the (template, slot, entity kind) cell and role whose pairing
+       raises the micro-F1 of the five roles most, over the incidents of DEV documents that
+       report one, each against the gold entities of its document's templates of its type;
+       until no pairing raises it by more than 1e-4. A cell takes one role; a role any
+       number of cells. Only cells with an entity in at least :data:`MIN_CELL_INCIDENTS`
+       incidents are candidates.
 
     Parameters
     ----------
+    events : DataFrame
+        The event rows (:data:`aesi_lib.events.incidents.EVENT_COLUMNS`) of the DEV
+        documents (others are ignored).
     assignments : DataFrame
-        An export that holds the DEV messages.
+        An export that holds the DEV messages (for step 1).
     dev_keys : sequence of KeyTemplate
-        The DEV keys.
     texts : mapping of str to str, optional
         The messages' texts, as :func:`gold_templates` takes them.
+    sub_types : bool
+        Step 2 gives sub-types types of their own (False: every incident of a template takes
+        the template's type; for experiments).
+    cells_per_role : int, optional
+        At most this many cells a role in step 3 (None: any number; for experiments).
     """
     from aesi_lib.evaluate.mapping import type_mappings
     from aesi_lib.evaluate.split import SplitIndex
 
     index = SplitIndex(assignments, dev_keys, "lenient")
     choices = type_mappings({typ: index.type_f1(typ) for typ in EVENT_TYPES})
+    mapped = sorted({template for template, _ in choices.values() if template >= 0})
     gold = gold_templates(dev_keys, texts)
-    strings = _mention_strings(assignments)
-    types, roles = {}, {}
-    for typ, (template, slots) in choices.items():
-        if template < 0:
-            continue
-        name = typ.lower()
-        types[name] = template
-        roles[name] = {}
-        for gold_slot, slot in slots.items():
-            candidates = ROLES_OF_GOLD_SLOT[gold_slot]
-            if len(candidates) == 1:
-                roles[name][slot] = candidates[0]
+    reported = {d: [t for t in ts] for d, ts in gold.items() if ts}
+    incidents = _incidents(events[events["doc_id"].isin(list(reported))
+                                  & events["template"].isin(mapped)])
+    order = {typ.lower(): i for i, typ in enumerate(EVENT_TYPES)}
+
+    def majority(votes: Mapping[str, int]) -> str:
+        return min(votes, key=lambda typ: (-votes[typ], order.get(typ, len(order)), typ))
+
+    template_votes: dict[int, dict[str, int]] = {}
+    trigger_votes: dict[tuple[int, str], dict[str, int]] = {}
+    trigger_count: dict[tuple[int, str], int] = {}
+    for incident in incidents:
+        doc_types = {typ for t in reported[incident.doc_id] for typ in t.types}
+        key = (incident.template, incident.trigger)
+        trigger_count[key] = trigger_count.get(key, 0) + 1
+        for typ in doc_types:
+            votes = template_votes.setdefault(incident.template, {})
+            votes[typ] = votes.get(typ, 0) + 1
+            votes = trigger_votes.setdefault(key, {})
+            votes[typ] = votes.get(typ, 0) + 1
+    types = {t: majority(v) for t, v in template_votes.items()}
+    trigger_types = {}
+    for key, votes in trigger_votes.items() if sub_types else ():
+        if trigger_count[key] >= MIN_TRIGGER_INCIDENTS and majority(votes) != types[key[0]]:
+            trigger_types[key] = majority(votes)
+    provisional = TemplateMap(types, trigger_types, {})
+    cases = []
+    for incident in incidents:
+        typ = provisional.incident_type(incident.template, incident.trigger)
+        golds = {role: _gold_entities(reported[incident.doc_id], typ, role) for role in ROLES}
+        cases.append((incident, golds))
+    return TemplateMap(types, trigger_types, _greedy_roles(cases, cells_per_role))
+
+
+@dataclass(frozen=True)
+class _Incident:
+    """One incident of the event rows, as the map reads it: each entity's normalised text and
+    the (template, slot, kind) cells of its evidence."""
+
+    doc_id: str
+    template: int
+    trigger: str
+    entities: tuple[tuple[str, frozenset[tuple[int, int, str]]], ...]
+
+
+def _incidents(events: pd.DataFrame) -> list[_Incident]:
+    out = []
+    for (doc_id, _), rows in events.groupby(["doc_id", "incident"], sort=True):
+        template = int(rows["template"].iloc[0])
+        entities: dict[int, tuple[str, set[tuple[int, int, str]]]] = {}
+        for entity, text, kind, slot in zip(rows["entity"], rows["entity_text"],
+                                            rows["entity_kind"], rows["slot"], strict=True):
+            entry = entities.setdefault(int(entity), (normalize_mention(str(text)), set()))
+            entry[1].add((template, int(slot), str(kind)))
+        out.append(_Incident(str(doc_id), template, str(rows["trigger"].iloc[0]),
+                             tuple((text, frozenset(cells))
+                                   for text, cells in entities.values() if text)))
+    return out
+
+
+def _gold_entities(templates: Sequence[FilledTemplate], typ: str | None, role: str
+                   ) -> list[Entity]:
+    out: list[Entity] = []
+    for template in templates:
+        if typ in template.types:
+            out.extend(e for e in template.entities(role) if e not in out)
+    return out
+
+
+def _greedy_roles(cases: list[tuple[_Incident, dict[str, list[Entity]]]],
+                  cells_per_role: int | None = None) -> dict[tuple[int, int, str], str]:
+    """Step 3 of :func:`learn_template_map`."""
+    seen: dict[tuple[int, int, str], list[int]] = {}
+    for i, (incident, _) in enumerate(cases):
+        for cell in {c for _, cells in incident.entities for c in cells}:
+            seen.setdefault(cell, []).append(i)
+    cells = sorted(c for c, where in seen.items() if len(where) >= MIN_CELL_INCIDENTS)
+    predicted: list[dict[str, set[str]]] = [{r: set() for r in ROLES} for _ in cases]
+    found: list[dict[str, set[int]]] = [{r: set() for r in ROLES} for _ in cases]
+    p_num = p_den = r_num = 0
+    r_den = sum(len(g) for _, golds in cases for g in golds.values())
+
+    def f1(pn: int, pd_: int, rn: int) -> float:
+        p = pn / pd_ if pd_ else 0.0
+        r = rn / r_den if r_den else 0.0
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def gain(cell: tuple[int, int, str], role: str
+             ) -> tuple[int, int, int, list[tuple[int, set[str], set[int]]]]:
+        dpn = dpd = drn = 0
+        changes = []
+        for i in seen[cell]:
+            incident, golds = cases[i]
+            new = {text for text, c in incident.entities if cell in c} - predicted[i][role]
+            if not new:
                 continue
-            hits = {role: _role_hits(strings.get((template, slot), {}), gold, name, role)
-                    for role in candidates}
-            roles[name][slot] = max(reversed(candidates), key=lambda r: hits[r])
-    return TemplateMap(types, roles)
+            gold = golds[role]
+            hits = {j for j, g in enumerate(gold) if j not in found[i][role]
+                    and any(_matches(g, (text,)) for text in new)}
+            dpd += len(new)
+            dpn += sum(any(_matches(g, (text,)) for g in gold) for text in new)
+            drn += len(hits)
+            changes.append((i, new, hits))
+        return dpn, dpd, drn, changes
+
+    roles: dict[tuple[int, int, str], str] = {}
+    current = 0.0
+    while True:
+        best = None
+        full = {r for r in ROLES if cells_per_role is not None
+                and sum(v == r for v in roles.values()) >= cells_per_role}
+        for cell in cells:
+            if cell in roles:
+                continue
+            for role in ROLES:
+                if role in full:
+                    continue
+                dpn, dpd, drn, changes = gain(cell, role)
+                value = f1(p_num + dpn, p_den + dpd, r_num + drn)
+                if best is None or value > best[0]:
+                    best = (value, cell, role, dpn, dpd, drn, changes)
+        if best is None or best[0] <= current + 1e-4:
+            return roles
+        current, cell, role, dpn, dpd, drn, changes = best
+        roles[cell] = role
+        p_num, p_den, r_num = p_num + dpn, p_den + dpd, r_num + drn
+        for i, new, hits in changes:
+            predicted[i][role] |= new
+            found[i][role] |= hits
 
 
-def _filler_column(assignments: pd.DataFrame) -> str:
-    # An export has its mentions' text; a bare scoring file may hold the head words only.
-    return "mention" if "mention" in assignments.columns else "head"
-
-
-def _mention_strings(assignments: pd.DataFrame) -> dict[tuple[int, int], dict[str, set[str]]]:
-    """Per (template, slot), per document, the normalised strings of its mentions."""
-    out: dict[tuple[int, int], dict[str, set[str]]] = {}
-    column = _filler_column(assignments)
-    for (t, s, d), mentions in assignments.groupby(["template", "slot", "doc_id"])[column]:
-        out.setdefault((int(t), int(s)), {})[str(d)] = {normalize_mention(m) for m in mentions}
-    return out
-
-
-def _role_hits(strings: Mapping[str, set[str]], gold: Mapping[str, list[FilledTemplate]],
-               typ: str, role: str) -> int:
-    hits = 0
-    for doc_id, templates in gold.items():
-        found = strings.get(doc_id, set())
-        for template in templates:
-            if typ in template.types:
-                hits += sum(any(m in found for m in e) for e in template.entities(role))
-    return hits
-
-
-def predicted_templates(assignments: pd.DataFrame, template_map: TemplateMap
+def predicted_templates(events: pd.DataFrame, template_map: TemplateMap
                         ) -> dict[str, list[FilledTemplate]]:
-    """aesi's templates of each document: for every incident (a template within a document,
-    ``aesi_lib.run.incidents``) whose template stands for one or more types, one predicted
-    template per type, its roles filled with the distinct normalised mention strings of the
-    slots mapped to them (their head words when the export has no ``mention`` column)."""
+    """aesi's templates of each document: one per incident (``aesi_lib.events.incidents``)
+    whose template stands for a type, with the type of its sub-type, each role filled with
+    the texts (normalised) of the entities whose evidence lies in a cell the map gives that
+    role, one text per entity."""
     out: dict[str, list[FilledTemplate]] = {}
-    by_template: dict[int, list[str]] = {}
-    for typ, template in template_map.types.items():
-        by_template.setdefault(template, []).append(typ)
-    rows = assignments[assignments["template"].isin(list(by_template))]
-    column = _filler_column(assignments)
-    for (doc_id, template), incident in rows.groupby(["doc_id", "template"], sort=True):
-        for typ in by_template[int(template)]:
-            roles: dict[str, list[Entity]] = {}
-            for slot, role in template_map.roles[typ].items():
-                for mention in incident.loc[incident["slot"] == slot, column]:
-                    entity = (normalize_mention(str(mention)),)
-                    if entity[0] and entity not in roles.setdefault(role, []):
-                        roles[role].append(entity)
-            out.setdefault(str(doc_id), []).append(
-                FilledTemplate((typ,), {r: tuple(e) for r, e in roles.items()}))
+    rows = events[events["template"].isin(list(template_map.types))]
+    for incident in _incidents(rows):
+        typ = template_map.incident_type(incident.template, incident.trigger)
+        roles: dict[str, list[Entity]] = {}
+        for text, cells in incident.entities:
+            for role in dict.fromkeys(template_map.roles[c] for c in sorted(cells)
+                                      if c in template_map.roles):
+                if (text,) not in roles.setdefault(role, []):
+                    roles[role].append((text,))
+        out.setdefault(incident.doc_id, []).append(
+            FilledTemplate((typ,), {r: tuple(e) for r, e in roles.items()}))
     return out
 
 
-def template_filling(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],
-                     dev_keys: Sequence[KeyTemplate], texts: Mapping[str, str] | None = None
-                     ) -> dict[str, Any]:
-    """The metric of an export on the split of ``eval_keys``, its map learned on
+def template_filling(events: pd.DataFrame, assignments: pd.DataFrame,
+                     eval_keys: Sequence[KeyTemplate], dev_keys: Sequence[KeyTemplate],
+                     texts: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The metric of a run's events on the split of ``eval_keys``, its map learned on
     ``dev_keys``: ``{"micro", "documents", <role>..., "map"}`` (``results.json``'s
-    ``template_filling``)."""
-    template_map = learn_template_map(assignments, dev_keys, texts)
+    ``template_filling``).
+
+    Parameters
+    ----------
+    events : DataFrame
+        The run's event rows (``aesi_lib.events.incidents.event_rows``), DEV's and the
+        evaluated split's documents among them.
+    assignments : DataFrame
+        The run's export (for step 1 of :func:`learn_template_map`).
+    """
+    template_map = learn_template_map(events, assignments, dev_keys, texts)
     gold = gold_templates(eval_keys, texts)
-    result = score_templates(predicted_templates(assignments, template_map), gold)
+    result = score_templates(predicted_templates(events, template_map), gold)
     return {**result.to_dict(), "map": template_map.to_dict(),
             "texts_checked": texts is not None}
-

@@ -60,6 +60,8 @@ class WordNetLexicon:
         self._depth: dict[tuple[str, int], str | None] = {}
         self._types: dict[tuple[str, str], tuple[str, ...]] = {}
         self._verb_counts: dict[str, int] = {}
+        self._verb_class: dict[str, str | None] = {}
+        self._common: dict[str, bool] = {}
         self._tagged: bool | None = None
 
     def __repr__(self) -> str:
@@ -132,6 +134,35 @@ class WordNetLexicon:
                             for sense in synset.lemmas() if sense.name().lower() == key)
         self._verb_counts[key] = total
         return total
+
+    def verb_class(self, lemma: str) -> str | None:
+        """The verb supersense (lexicographer file) of ``lemma``'s first verb sense:
+        ``"verb.communication"`` for *say*, ``"verb.contact"`` for *kill*; None without a
+        verb sense. The events of a run read it to tell discourse templates (say, report,
+        believe) from event templates (``aesi_lib.events.kinds``)."""
+        key = lemma.strip().lower().replace(" ", "_")
+        if key in self._verb_class:
+            return self._verb_class[key]
+        with self._lock:
+            synsets = self.reader.synsets(key, pos="v")
+        result = synsets[0].lexname() if synsets else None
+        self._verb_class[key] = result
+        return result
+
+    def is_common_noun(self, word: str) -> bool:
+        """Whether ``word``'s first noun sense is a common noun (not an instance such as a
+        person or a place): *minister*, *general* and *bodyguard* are, *Castro* and *Hector*
+        and words WordNet lacks are not. The events of a run strip such words from the front
+        of a name (``aesi_lib.events.entities``)."""
+        key = word.strip().lower()
+        hit = self._common.get(key)
+        if hit is not None:
+            return hit
+        with self._lock:
+            synsets = self.reader.synsets(key, pos="n") if key.isalpha() else []
+        result = bool(synsets) and not synsets[0].instance_hypernyms()
+        self._common[key] = result
+        return result
 
     @property
     def has_tagged_counts(self) -> bool:

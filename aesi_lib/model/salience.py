@@ -39,7 +39,8 @@ SALIENCE_MIN_COUNT = 20
 def predicate_salience(predicate_ids: np.ndarray, tagged_counts: np.ndarray | None,
                        smoothing: float = SALIENCE_SMOOTHING,
                        min_count: int = SALIENCE_MIN_COUNT) -> np.ndarray:
-    """The salience of each predicate of a corpus (module docstring).
+    """The salience of each predicate of a corpus (module docstring): the log ratios of
+    :func:`salience_log_ratios` scaled to a maximum of 1.
 
     Parameters
     ----------
@@ -60,6 +61,23 @@ def predicate_salience(predicate_ids: np.ndarray, tagged_counts: np.ndarray | No
     ndarray of shape (P,), float64
         In [0, 1]; P = ``predicate_ids.max() + 1``. All zero when no predicate is salient.
     """
+    salience = salience_log_ratios(predicate_ids, tagged_counts, smoothing, min_count)
+    top = salience.max(initial=0.0)
+    return salience / top if top > 0 else salience
+
+
+def salience_log_ratios(predicate_ids: np.ndarray, tagged_counts: np.ndarray | None,
+                        smoothing: float = SALIENCE_SMOOTHING,
+                        min_count: int = SALIENCE_MIN_COUNT) -> np.ndarray:
+    """The unscaled salience of each predicate: ``max(0, log ratio)`` of the module
+    docstring, 0 below ``min_count`` mentions; how many times (as a natural log) more often
+    the corpus uses a predicate than general English. :func:`predicate_salience` scales it
+    for W_T; the events of a run (``aesi_lib.events``) weigh predicates with it as it is, so
+    that a weight means the same on any corpus.
+
+    Parameters and the shape of the result are those of :func:`predicate_salience`; the
+    values are in [0, inf).
+    """
     predicate_ids = np.asarray(predicate_ids, dtype=np.int64)
     n_predicates = int(predicate_ids.max()) + 1 if predicate_ids.size else 0
     salience = np.zeros(n_predicates)
@@ -76,8 +94,7 @@ def predicate_salience(predicate_ids: np.ndarray, tagged_counts: np.ndarray | No
     ratio = (mentions / mentions.sum()) / (reference / reference[present].sum())
     used = mentions >= min_count
     salience[used] = np.maximum(0.0, np.log(ratio[used]))
-    top = salience.max(initial=0.0)
-    return salience / top if top > 0 else salience
+    return salience
 
 
 def salience_products(salience: np.ndarray) -> sp.csr_matrix:

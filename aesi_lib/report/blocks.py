@@ -137,7 +137,7 @@ def _schema_blocks(report: SchemaReport) -> list[Block]:
         Heading(1, "Schema report"),
         *_run_line(report),
         Heading(2, f"Schema: {_count(len(bars), 'template')} over "
-                   f"{n_mentions:,} mentions in {report.n_docs:,} messages"),
+                   f"{n_mentions:,} mentions in {report.n_docs:,} documents"),
     ]
     if not bars:
         return blocks + [Para("No mention in the export: no schema.")]
@@ -150,7 +150,7 @@ def _schema_blocks(report: SchemaReport) -> list[Block]:
                        "its roles (largest first, labelled with their commonest head where "
                        "it fits), the grey end its minor slots."),
     ]
-    header = ("template", "mentions", "roles",
+    header = ("template", *(("kind",) if report.kinds else ()), "mentions", "roles",
               "largest roles: share of the template, position of predicates: heads")
     header += ("mapped as",) if types_mapped else ()
     rows, marked = [], []
@@ -164,8 +164,10 @@ def _schema_blocks(report: SchemaReport) -> list[Block]:
         n_minor = sum(1 for r in report.schema if r.template == t and r.minor)
         roles = str(len(major)) + (f" + {n_minor} minor ({_fmt_pct(minor / total)})"
                                    if n_minor else "")
-        row = (f"{t}: {report.names.get(t, '')}", f"{total:,} ({_fmt_pct(total / n_mentions)})",
-               roles, "\n".join(lines) or "no role")
+        kind = (report.kinds.get(t, ""),) if report.kinds else ()
+        row = (f"{t}: {report.names.get(t, '')}", *kind,
+               f"{total:,} ({_fmt_pct(total / n_mentions)})", roles,
+               "\n".join(lines) or "no role")
         rows.append(row + ((types_mapped.get(t, ""),) if types_mapped else ()))
         marked.append(t in types_mapped)
     blocks.append(Table(header, tuple(rows), tuple(marked)))
@@ -173,6 +175,48 @@ def _schema_blocks(report: SchemaReport) -> list[Block]:
     if empty:
         blocks.append(Para(", ".join(str(t) for t in empty) + ".",
                            label="Templates without a mention:"))
+    return blocks
+
+
+#: Documents whose incidents the report's first screen shows.
+EVENT_EXAMPLES = 3
+#: Entities listed a role in those incidents.
+EVENT_ENTITIES = 4
+
+
+def _event_blocks(report: SchemaReport) -> list[Block]:
+    """The incidents of a few documents (``events.jsonl``): those whose most confident
+    incident is the most confident (ties: the smaller id), each incident one card of its
+    roles' entities."""
+    events = report.events
+    if events is None:
+        return []
+    incidents = events.drop_duplicates(["doc_id", "incident"])
+    n_docs = incidents["doc_id"].nunique()
+    blocks: list[Block] = [
+        Heading(2, "Events"),
+        Para(f"{len(incidents):,} incidents in {n_docs:,} of {report.n_docs:,} documents. An "
+             "incident is an event template within a document; its trigger is the predicate "
+             "that carries most of its salience, its confidence its share of the document's "
+             "salience, its roles filled with entities (events.jsonl; docs/outputs.md).")]
+    if incidents.empty:
+        return blocks
+    best = incidents.groupby("doc_id")["confidence"].max().reset_index()
+    best = best.sort_values(["confidence", "doc_id"], ascending=[False, True])
+    for doc_id in best["doc_id"].head(EVENT_EXAMPLES):
+        for _, incident in events[events["doc_id"] == doc_id].groupby("incident", sort=True):
+            first = incident.iloc[0]
+            items = []
+            for slot, cell in incident.groupby("slot", sort=False):
+                texts = list(dict.fromkeys(cell["entity_text"]))
+                more = f" … {len(texts) - EVENT_ENTITIES} more" if len(
+                    texts) > EVENT_ENTITIES else ""
+                role = str(cell["role"].iloc[0])
+                items.append((f"slot {slot}", f"{', '.join(texts[:EVENT_ENTITIES])}{more}"
+                                              + (f" ({role})" if role else "")))
+            blocks.append(Card(
+                f"{doc_id}: {first['template_name']} ({first['trigger']}), confidence "
+                f"{float(first['confidence']):.2f}", tuple(items)))
     return blocks
 
 
@@ -379,7 +423,7 @@ def _template_blocks(report: SchemaReport) -> list[Block]:
     return blocks
 
 
-_SLOT_HEADER = ("slot", "mentions", "share", "messages", "role: position of predicates: heads",
+_SLOT_HEADER = ("slot", "mentions", "share", "documents", "role: position of predicates: heads",
                 "top predicates", "top heads", "top deps")
 
 
@@ -395,7 +439,7 @@ def _one_template_blocks(
     minor = [r for r in report.schema if r.template == t and r.minor]
     total = sum(r.mentions for r in major) + minor_mentions
     title = (f"Template {t}: {report.names.get(t, '')} — {_mentions(total)} in "
-             f"{_count(_template_docs(report, t), 'message')}, {_count(len(major), 'role')}")
+             f"{_count(_template_docs(report, t), 'document')}, {_count(len(major), 'role')}")
     if t in types_mapped:
         title += f" — mapped as {types_mapped[t]}"
     header = _SLOT_HEADER + (("mapped to",) if roles_mapped else ())
@@ -474,7 +518,7 @@ def _run_blocks(report: SchemaReport) -> list[Block]:
     n_t = report.roles["template"].nunique() if len(report.roles) else 0
     n_s = report.roles["slot"].nunique() if len(report.roles) else 0
     items = [
-        ("Mentions", f"{report.n_mentions} in {report.n_docs} messages"),
+        ("Mentions", f"{report.n_mentions} in {report.n_docs} documents"),
         ("Grid", f"{n_t} templates × {n_s} slots"),
         ("Examples", f"drawn at random with seed {report.seed}"),
     ] + list(report.meta.items())
@@ -495,6 +539,7 @@ def report_blocks(report: SchemaReport) -> list[Block]:
     """
     return (
         _schema_blocks(report)
+        + _event_blocks(report)
         + _score_blocks(report)
         + _mapping_blocks(report)
         + _template_blocks(report)

@@ -92,6 +92,8 @@ def build_report(
     seed: int = 0,
     n_examples: int = 5,
     top_n: int = 8,
+    events: pd.DataFrame | None = None,
+    kinds: Mapping[int, str] | None = None,
 ) -> SchemaReport:
     """Compute everything the report shows (see :func:`write_schema_report`)."""
     prepared = prepare_assignments(assignments)
@@ -119,6 +121,8 @@ def build_report(
         seed=seed,
         schema=schema,
         names=names,
+        kinds=dict(kinds or {}),
+        events=events,
     )
 
 
@@ -132,6 +136,8 @@ def write_schema_report(
     seed: int = 0,
     n_examples: int = 5,
     top_n: int = 8,
+    events: pd.DataFrame | None = None,
+    kinds: Mapping[int, str] | None = None,
 ) -> dict[str, str]:
     """Write ``report.md`` and a self-contained ``report.html`` describing a learned schema.
 
@@ -154,6 +160,11 @@ def write_schema_report(
         Random members shown per role.
     top_n : int
         Predicates, heads and dependencies listed per role.
+    events : pandas.DataFrame, optional
+        The run's ``events.parquet``: the first screen shows the incidents of a few
+        documents beside the schema.
+    kinds : mapping of int to str, optional
+        Each template's kind, from the run's ``schema.json``.
 
     Returns
     -------
@@ -168,6 +179,8 @@ def write_schema_report(
         seed=seed,
         n_examples=n_examples,
         top_n=top_n,
+        events=events,
+        kinds=kinds,
     )
     blocks = report_blocks(report)
     images = {

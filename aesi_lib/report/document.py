@@ -72,7 +72,9 @@ class SchemaReport:
     ``schema`` and ``names`` are the run's readable schema as ``schema.md`` and
     ``schema.json`` give it (:func:`aesi_lib.run.pipeline.run_schema`): every (template, slot)
     with mentions as a :class:`~aesi_lib.run.roles.Role`, templates largest first, and each
-    template's name. ``roles`` is the full grid of slots, empty ones included."""
+    template's name. ``roles`` is the full grid of slots, empty ones included. ``kinds`` and
+    ``events`` are the run's template kinds and incidents (``aesi_lib.events``), shown beside
+    the schema."""
 
     roles: pd.DataFrame
     templates: pd.DataFrame
@@ -85,3 +87,7 @@ class SchemaReport:
     seed: int = 0
     schema: list[Role] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
+    #: Each template's kind (``event``, ``background``, ``discourse``) from ``schema.json``.
+    kinds: dict[int, str] = field(default_factory=dict)
+    #: The run's event rows (``events.parquet``), None when the run folder has none.
+    events: pd.DataFrame | None = None

@@ -4,23 +4,26 @@
   its most frequent head words and its role (``aesi_lib.run.roles``), so that "template 9"
   in an export has a readable name (``schema.json`` in the output folder);
   :func:`schema_markdown` writes the same as ``schema.md``, roles first.
-* :func:`document_summary` picks, for each document, the template that best describes it and a
-  few fillers per slot. The most frequent template of a document is usually the one of
-  reporting verbs (say, report, ...), present in every document; the template chosen here is a
-  mapped one when a scored mapping says which templates are event types, else the template most
-  over-represented in the document compared with the whole export (tf-idf over documents).
+* :func:`event_summary` lists, for each document, its incidents in brief (the events of
+  ``aesi_lib.events.incidents``).
 * :func:`documents_without_mentions` and :func:`without_mentions_warning` name the documents
   that gave no entity mention at all, and so have no row in the export.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
 
+from aesi_lib.events.kinds import (
+    DISCOURSE_CLASSES,
+    DISCOURSE_SHARE,
+    EVENT,
+    EVENT_SALIENCE,
+    TemplateKind,
+)
 from aesi_lib.markdown import markdown_table
 from aesi_lib.run.roles import ROLE_SHARE, Role, template_name, template_roles
 
@@ -31,7 +34,8 @@ def _top(values: pd.Series, n: int) -> list[list[Any]]:
 
 
 def schema_summary(assignments: pd.DataFrame, top: int = 8,
-                   roles: list[Role] | None = None) -> dict[str, Any]:
+                   roles: list[Role] | None = None,
+                   kinds: dict[int, TemplateKind] | None = None) -> dict[str, Any]:
     """Each template with its top predicates, and each of its slots with its top heads and
     its role (:func:`aesi_lib.run.roles.template_roles`).
 
@@ -44,13 +48,17 @@ def schema_summary(assignments: pd.DataFrame, top: int = 8,
     roles : list of Role, optional
         The slots' roles (:func:`aesi_lib.run.roles.template_roles` of ``assignments``, what
         it defaults to).
+    kinds : dict of int to TemplateKind, optional
+        Each template's kind (:func:`aesi_lib.events.kinds.template_kinds`): ``kind`` and
+        ``kind_evidence`` of each template; absent without them.
 
     Returns
     -------
     dict
-        ``{"role_share", "templates": [{"template", "name", "mentions", "documents",
-        "predicates", "roles", "slots": [{"slot", "name", "mentions", "heads", "position",
-        "share", "role", "minor"}]}]}``, templates by decreasing size; a template's name is
+        ``{"role_share", "templates": [{"template", "name", "kind", "kind_evidence",
+        "mentions", "documents", "predicates", "roles", "slots": [{"slot", "name", "mentions",
+        "heads", "position", "share", "role", "minor"}]}]}``, templates by decreasing size
+        (event templates first when kinds are given); a template's name is
         :func:`aesi_lib.run.roles.template_name`, a slot's its three commonest heads joined
         with ``/``; ``roles`` lists the template's roles (its slots that are not minor) as
         ``{"slot", "role", "share"}``, largest first.
@@ -72,13 +80,20 @@ def schema_summary(assignments: pd.DataFrame, top: int = 8,
                           "minor": role.minor})
         major = sorted((slot for slot in slots if not slot["minor"]),
                        key=lambda slot: (-slot["mentions"], slot["slot"]))
+        kind = kinds.get(int(t)) if kinds else None
+        described_kind = {} if kind is None else {
+            "kind": kind.kind,
+            "kind_evidence": {k: v for k, v in kind.to_dict().items()
+                              if k not in ("template", "kind")}}
         templates.append({"template": int(t), "name": template_name(rows["predicate"]),
+                          **described_kind,
                           "mentions": len(rows), "documents": int(rows["doc_id"].nunique()),
                           "predicates": _top(rows["predicate"], top),
                           "roles": [{"slot": r["slot"], "role": r["role"], "share": r["share"]}
                                     for r in major],
                           "slots": slots})
-    templates.sort(key=lambda entry: (-entry["mentions"], entry["template"]))
+    templates.sort(key=lambda entry: (entry.get("kind", EVENT) != EVENT, -entry["mentions"],
+                                      entry["template"]))
     return {"role_share": ROLE_SHARE, "templates": templates}
 
 
@@ -93,11 +108,14 @@ def schema_markdown(schema: dict[str, Any]) -> str:
              f"{schema['role_share']:.0%} of its mentions, each described by its argument "
              "position, its commonest predicates and its commonest head words; the smaller "
              "slots are listed as minor. `schema.json` has every slot.", ""]
+    if any("kind" in t for t in templates):
+        lines += [_KINDS_NOTE, ""]
     for t in templates:
         predicates = ", ".join(f"{word} ({count:,})" for word, count in t["predicates"][:5])
-        lines += [f"## Template {t['template']}: {t['name']}", "",
+        kind = f" ({t['kind']})" if "kind" in t else ""
+        lines += [f"## Template {t['template']}: {t['name']}{kind}", "",
                   f"{t['mentions']:,} mentions in {t['documents']:,} documents; predicates: "
-                  f"{predicates}.", ""]
+                  f"{predicates}.{_kind_evidence(t)}", ""]
         rows = [[f"slot {r['slot']}", f"{r['share']:.1%}", r["role"]] for r in t["roles"]]
         if rows:
             lines.append(markdown_table(("role", "share", "position of predicates: heads"),
@@ -111,51 +129,49 @@ def schema_markdown(schema: dict[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def document_template(doc_rows: pd.DataFrame, document_frequency: pd.Series, n_docs: int,
-                      mapped: Iterable[int] = ()) -> int:
-    """The template that best describes one document (see the module docstring).
+_KINDS_NOTE = (
+    "Event templates come first: only they yield the incidents of `events.jsonl`. A template "
+    f"is a discourse template when at least {DISCOURSE_SHARE:.0%} of its mentions are "
+    "arguments of verbs of saying or believing (WordNet's "
+    f"{' and '.join(c.split('.')[1] for c in sorted(DISCOURSE_CLASSES))} verbs), else an "
+    "event template when its predicates' mean salience (the log of how many times more often "
+    f"this corpus uses them than general English) is at least {EVENT_SALIENCE}, else a "
+    "background template.")
+
+
+def _kind_evidence(template: dict[str, Any]) -> str:
+    evidence = template.get("kind_evidence")
+    if not evidence or evidence.get("salience") is None:
+        return ""
+    return (f" Salience {evidence['salience']:.2f}, discourse verbs "
+            f"{evidence['discourse_share']:.0%}.")
+
+
+def event_summary(rows: pd.DataFrame, doc_ids: Sequence[str], limit: int = 3
+                  ) -> dict[str, Any]:
+    """Per document of ``doc_ids``, its incidents in brief (what ``aesi update`` and
+    ``aesi extract`` print and ``results.json`` keeps): ``{doc_id: [{"template",
+    "template_name", "trigger", "confidence", "roles": {slot: [entity text, ...]}}]}``, at
+    most ``limit`` entities a role, in order of their first mention; an empty list for a
+    document that reports no event.
 
     Parameters
     ----------
-    doc_rows : the document's rows of the export.
-    document_frequency : Series template -> number of documents of the export it occurs in.
-    n_docs : documents in the export.
-    mapped : templates a scored mapping uses; among those present, the most frequent wins.
+    rows : DataFrame
+        Event rows (``aesi_lib.events.incidents.EVENT_COLUMNS``) holding those documents.
+    doc_ids : sequence of str
+    limit : int
     """
-    counts = doc_rows["template"].value_counts()
-    present = [t for t in mapped if t in counts.index]
-    if present:
-        return int(max(present, key=lambda t: (counts[t], -t)))
-    scores = {int(t): c * math.log((1 + n_docs) / (1 + document_frequency[t]))
-              for t, c in counts.items()}
-    return max(scores, key=lambda t: (scores[t], counts[t], -t))
-
-
-def document_summary(assignments: pd.DataFrame, doc_ids: Sequence[str], limit: int = 3,
-                     mapped: Iterable[int] = (), background: pd.DataFrame | None = None
-                     ) -> dict[str, Any]:
-    """Per document of ``doc_ids``: its mentions, its template (:func:`document_template`) and
-    up to ``limit`` fillers per slot of that template.
-
-    ``background`` (default: ``assignments`` itself) is the export whose documents give the
-    templates' document frequencies, e.g. the run's full export when ``assignments`` holds a
-    few new documents only."""
-    mapped = list(mapped)
-    reference = assignments if background is None else background
-    n_docs = int(reference["doc_id"].nunique())
-    document_frequency = reference.groupby("template")["doc_id"].nunique().reindex(
-        sorted(set(reference["template"]) | set(assignments["template"])), fill_value=0)
-    wanted = assignments[assignments["doc_id"].isin(set(doc_ids))]
-    summary: dict[str, Any] = {}
-    for doc_id, rows in wanted.groupby("doc_id", sort=True):
-        template = document_template(rows, document_frequency, n_docs, mapped)
-        main = rows[rows["template"] == template]
-        summary[str(doc_id)] = {
-            "mentions": len(rows),
-            "template": template,
-            "slots": {int(slot): list(dict.fromkeys(group["mention"]))[:limit]
-                      for slot, group in main.groupby("slot", sort=True)},
-        }
+    wanted = rows[rows["doc_id"].isin(set(doc_ids))]
+    summary: dict[str, Any] = {str(d): [] for d in doc_ids}
+    for (doc_id, _), incident in wanted.groupby(["doc_id", "incident"], sort=True):
+        first = incident.iloc[0]
+        roles = {int(slot): list(dict.fromkeys(cell["entity_text"]))[:limit]
+                 for slot, cell in incident.groupby("slot", sort=False)}
+        summary[str(doc_id)].append({
+            "template": int(first["template"]), "template_name": str(first["template_name"]),
+            "trigger": str(first["trigger"]), "confidence": round(float(first["confidence"]), 3),
+            "roles": roles})
     return summary
 
 
@@ -182,14 +198,3 @@ def without_mentions_warning(missing: Sequence[str], total: int,
     names = ", ".join(missing[:listed]) + (f" and {more} more" if more > 0 else "")
     return (f"{len(missing)} of {total} documents gave no entity mention (not English?), so "
             f"the export has no row of theirs: {names}")
-
-
-def mapped_templates(scores: dict[str, Any]) -> list[int]:
-    """The templates of the lenient dev-mapped mapping of a run's scores (learned on DEV, not
-    on the split the run is scored on), else of the test-mapped one (a corpus without DEV
-    keys, such as the demo)."""
-    for name in ("dev-mapped/lenient", "test-mapped/lenient"):
-        entry = scores.get(name) if isinstance(scores, dict) else None
-        if isinstance(entry, dict) and entry.get("mapping"):
-            return sorted({int(m["template"]) for m in entry["mapping"]})
-    return []

@@ -24,6 +24,8 @@ from aesi_lib.corpus.types import Document, KeyTemplate
 from aesi_lib.entities.entity_table import document_entities
 from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
 from aesi_lib.errors import NoEntitiesError
+from aesi_lib.events.kinds import TemplateKind
+from aesi_lib.events.schema import EventSchema
 from aesi_lib.files import writing
 from aesi_lib.model.carry import PreviousLabels, label_changes
 from aesi_lib.model.config import ModelConfig
@@ -41,7 +43,7 @@ log = logging.getLogger("aesi")
 
 #: The export (evaluation.md's columns, then the mention's character span in its document).
 EXPORT_COLUMNS = ["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
-                  "template", "slot", "start_char", "end_char"]
+                  "template", "slot", "start_char", "end_char", "phrase", "proper"]
 Progress = Callable[[str], None]
 
 
@@ -204,7 +206,7 @@ def labelled_export(table: pd.DataFrame, templates: np.ndarray, slots: np.ndarra
     its template and its role's slot (:func:`role_slots` of the cut's ``slots``)."""
     templates = np.asarray(templates, dtype=np.int64)
     frame = table[["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
-                   "start_char", "end_char"]].copy()
+                   "start_char", "end_char", "phrase", "proper"]].copy()
     frame["template"] = templates
     frame["slot"] = role_slots(templates, slots, role_table(
         templates, slots, table["predicate"].to_numpy(), model))
@@ -373,15 +375,17 @@ def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "as
 
 
 def write_schema(assignments: pd.DataFrame, out_dir: str | Path,
-                 roles: list[Role] | None = None) -> dict[str, str]:
+                 roles: list[Role] | None = None,
+                 kinds: dict[int, TemplateKind] | None = None) -> dict[str, str]:
     """``schema.json`` (:func:`aesi_lib.run.outputs.schema_summary`: every template and slot
-    with its role) and ``schema.md`` (:func:`aesi_lib.run.outputs.schema_markdown`: the
-    roles as a person reads them) in ``out_dir``; returns ``{"schema", "schema_md"}``."""
+    with its role, and each template's kind with its evidence) and ``schema.md``
+    (:func:`aesi_lib.run.outputs.schema_markdown`: the roles as a person reads them) in
+    ``out_dir``; returns ``{"schema", "schema_md"}``."""
     from aesi_lib.run.outputs import schema_markdown, schema_summary
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    schema = schema_summary(assignments, roles=roles)
+    schema = schema_summary(assignments, roles=roles, kinds=kinds)
     with writing(out / "schema.json"):
         (out / "schema.json").write_text(json.dumps(schema, indent=1))
     with writing(out / "schema.md"):
@@ -398,25 +402,65 @@ def run_schema(assignments: pd.DataFrame) -> tuple[list[Role], dict[int, str]]:
     return template_roles(assignments), names
 
 
-def write_events(assignments: pd.DataFrame, out_dir: str | Path, roles: list[Role],
-                 names: dict[int, str], name: str = "events") -> dict[str, str]:
-    """The filled events of ``assignments`` (``aesi_lib.run.incidents``: an incident is a
-    template within a document) as ``<name>.jsonl`` and ``<name>.parquet`` in ``out_dir``,
-    with the roles and template names of the run's schema (:func:`run_schema`)."""
-    from aesi_lib.run.incidents import event_rows
-    from aesi_lib.run.incidents import write_events as write_event_files
+def run_event_schema(assignments: pd.DataFrame, wordnet_path: str | None) -> EventSchema:
+    """The event schema (:func:`aesi_lib.events.schema.event_schema`) of a run's whole
+    export, with the run's WordNet (None with a warning when the machine has none: then every
+    template is an event template)."""
+    from aesi_lib.events.schema import event_schema
 
-    return write_event_files(event_rows(assignments, roles, names), out_dir, name)
+    wordnet = optional_wordnet(wordnet_path, "every template counts as an event template "
+                               "and names keep their titles")
+    return event_schema(assignments, wordnet)
 
 
-def write_readable(assignments: pd.DataFrame, out_dir: str | Path) -> dict[str, str]:
-    """Everything a person reads beside a run's export: :func:`write_schema` and
-    :func:`write_events` of ``assignments``; returns the paths (``schema``, ``schema_md``,
-    ``events``, ``events_parquet``)."""
-    roles, names = run_schema(assignments)
-    paths = write_schema(assignments, out_dir, roles=roles)
-    events = write_events(assignments, out_dir, roles, names)
-    return {**paths, "events": events["jsonl"], "events_parquet": events["parquet"]}
+def document_event_rows(assignments: pd.DataFrame, run_export: pd.DataFrame,
+                        events: EventSchema) -> pd.DataFrame:
+    """The incidents of the documents of ``assignments`` (``aesi_lib.events.incidents``),
+    read with the roles, template names and event schema of the run whose whole export is
+    ``run_export`` (``assignments`` itself for a run's own documents)."""
+    from aesi_lib.events.incidents import event_rows
+    from aesi_lib.events.schema import completed_export
+
+    roles, names = run_schema(completed_export(run_export))
+    return event_rows(assignments, events, roles, names)
+
+
+def write_events(rows: pd.DataFrame, out_dir: str | Path, name: str = "events"
+                 ) -> dict[str, str]:
+    """The event rows of :func:`document_event_rows` as ``<name>.jsonl`` and
+    ``<name>.parquet`` in ``out_dir``."""
+    from aesi_lib.events.incidents import write_events as write_event_files
+
+    return write_event_files(rows, out_dir, name)
+
+
+def save_events(rows: pd.DataFrame, kinds: dict[int, TemplateKind],
+                files: dict[str, str]) -> None:
+    """Keep a run's event rows (``files["rows"]``, parquet) and template kinds
+    (``files["kinds"]``, JSON) for :func:`load_events`."""
+    for path in files.values():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with writing(files["rows"]):
+        rows.to_parquet(files["rows"], index=False)
+    with writing(files["kinds"]):
+        Path(files["kinds"]).write_text(json.dumps([k.to_dict() for k in kinds.values()]))
+
+
+def load_events(files: dict[str, str]) -> tuple[pd.DataFrame, dict[int, TemplateKind]]:
+    """The event rows and template kinds :func:`save_events` kept."""
+    kinds = [TemplateKind.from_dict(k) for k in json.loads(Path(files["kinds"]).read_text())]
+    return pd.read_parquet(files["rows"]), {k.template: k for k in kinds}
+
+
+def write_readable(assignments: pd.DataFrame, rows: pd.DataFrame,
+                   kinds: dict[int, TemplateKind], out_dir: str | Path) -> dict[str, str]:
+    """Everything a person reads beside a run's export: :func:`write_schema` of
+    ``assignments`` with its template ``kinds``, and :func:`write_events` of its event
+    ``rows``; returns the paths (``schema``, ``schema_md``, ``events``, ``events_parquet``)."""
+    roles, _ = run_schema(assignments)
+    paths = write_schema(assignments, out_dir, roles=roles, kinds=kinds)
+    written = write_events(rows, out_dir)
+    return {**paths, "events": written["jsonl"], "events_parquet": written["parquet"]}
 
 
 def evaluate_assignments(assignments: pd.DataFrame, eval_keys: Sequence[KeyTemplate],

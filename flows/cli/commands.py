@@ -230,9 +230,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print_bounds({name: e for name, e in out.items() if isinstance(e, dict)})
     if map_keys:
         from aesi_lib.evaluate.template_filling import template_filling
+        from aesi_lib.run.pipeline import document_event_rows, run_event_schema
 
         texts = muc4_texts(assignments)
-        filling = template_filling(assignments, eval_keys, map_keys, texts)
+        # The run's events, by the rule every run writes them with (the machine's WordNet).
+        events = document_event_rows(assignments, assignments,
+                                     run_event_schema(assignments, None))
+        filling = template_filling(events, assignments, eval_keys, map_keys, texts)
         print_template_filling(filling)
         if texts is None:
             print("(the MUC-4 texts were not found: every key string counts as gold, where GTT "
@@ -304,6 +308,26 @@ def _report_keys(args: argparse.Namespace, results: dict[str, Any]
     return corpus.eval_keys, corpus.map_keys
 
 
+def _run_events(run: Path) -> tuple[Any, dict[int, str]]:
+    """A run folder's events (``events.parquet``) and template kinds (``schema.json``); None
+    and {} for a folder written before runs had them."""
+    import pandas as pd
+
+    events = run / "events.parquet"
+    schema = run / "schema.json"
+    kinds: dict[int, str] = {}
+    if schema.is_file():
+        try:
+            kinds = {int(t["template"]): str(t["kind"])
+                     for t in json.loads(schema.read_text())["templates"] if "kind" in t}
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(schema, f"not a run's schema file: {exc}") from exc
+    if not events.is_file():
+        return None, kinds
+    frame = pd.read_parquet(events)
+    return (frame if "entity_text" in frame.columns else None), kinds
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from aesi_lib.evaluate import read_assignments
 
@@ -323,8 +347,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     eval_keys, map_keys = _report_keys(args, results)
     out_dir = args.out or str(run / "report")
     seed = args.seed if args.seed is not None else int(results.get("seed", 0) or 0)
+    events, kinds = _run_events(run)
     paths = write_schema_report(assignments, out_dir, results=results, eval_keys=eval_keys,
-                                map_keys=map_keys, seed=seed)
+                                map_keys=map_keys, seed=seed, events=events, kinds=kinds)
     for name, path in paths.items():
         print(f"{name}: {path}")
     return 0

@@ -78,9 +78,15 @@ def print_misses(entries: dict[str, dict[str, Any]]) -> None:
 
 
 def print_documents(summary: dict[str, Any], limit: int = 10) -> None:
-    for doc_id, entry in list(summary.items())[:limit]:
-        slots = "; ".join(f"slot {s}: {', '.join(m)}" for s, m in entry["slots"].items())
-        print(f"  {doc_id}: {entry['mentions']} mentions, template {entry['template']} "
-              f"({slots})")
+    """Each document's incidents in brief (``aesi_lib.run.outputs.event_summary``)."""
+    for doc_id, incidents in list(summary.items())[:limit]:
+        if not incidents:
+            print(f"  {doc_id}: no event")
+        for incident in incidents:
+            roles = "; ".join(f"slot {s}: {', '.join(texts)}"
+                              for s, texts in incident["roles"].items())
+            print(f"  {doc_id}: {incident['template_name']} ({incident['trigger']}, template "
+                  f"{incident['template']}, confidence {incident['confidence']:.2f})"
+                  + (f": {roles}" if roles else ""))
     if len(summary) > limit:
         print(f"  ... and {len(summary) - limit} more documents")

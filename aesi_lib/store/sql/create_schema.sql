@@ -42,7 +42,9 @@ CREATE TABLE IF NOT EXISTS entities (
     ner        VARCHAR NOT NULL,
     start_char INTEGER NOT NULL DEFAULT -1,
     end_char   INTEGER NOT NULL DEFAULT -1,
-    predicate_index INTEGER NOT NULL DEFAULT -1
+    predicate_index INTEGER NOT NULL DEFAULT -1,
+    phrase     VARCHAR NOT NULL DEFAULT '',
+    proper     BOOLEAN NOT NULL DEFAULT false
 );
 -- Stores made before mentions had character offsets: their rows read -1 until re-ingested.
 ALTER TABLE entities ADD COLUMN IF NOT EXISTS start_char INTEGER DEFAULT -1;
@@ -50,6 +52,9 @@ ALTER TABLE entities ADD COLUMN IF NOT EXISTS end_char INTEGER DEFAULT -1;
 -- Stores made before mentions had their predicate's token index: -1 until re-ingested (the
 -- ingest re-extracts them from the parse cache, see ENTITY_FORMAT_VERSION).
 ALTER TABLE entities ADD COLUMN IF NOT EXISTS predicate_index INTEGER DEFAULT -1;
+-- Stores made before mentions had their head's phrase: empty until re-ingested (as above).
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS phrase VARCHAR DEFAULT '';
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS proper BOOLEAN DEFAULT false;
 -- Stores made while coreference chains were an option (features.chains, removed) have a
 -- table of chain rows that nothing reads any more: it goes at the first write.
 DROP TABLE IF EXISTS chains;

@@ -1,0 +1,180 @@
+"""The entities of a document: its mentions merged, each with a text as a person writes it.
+
+A run labels mentions; a person reads entities. Within one document, mentions are merged into
+entities by four rules, in this order:
+
+1. **Descriptions** (mentions whose head is a common noun) with the same head word
+   (lowercased) are one entity when the words of one's phrase occur, in order, in the
+   other's: *guerrillas* and *urban guerrillas* are one, *border post* and *reception post*
+   two.
+2. **Names** (mentions whose head is a proper noun) are read without the titles before them
+   (:func:`strip_titles`: *Defense Minister General Enrique Lopez Albujar* is *Enrique Lopez
+   Albujar*; the name of a group, which ends in a common noun, keeps them), and names with
+   the same last word are one entity.
+3. A **shorter form** of a name, whose words all occur in order in a longer name, joins it:
+   *Oqueli* and *Hector Oqueli* join *Hector Oqueli Colindres*.
+4. An **acronym**, a one-word name of three letters or more made of the initials of a longer
+   entity's words in any order, all of them or all but one (*of*, *and*, *the*, *de*, *la*,
+   *del* skipped: names translated from Spanish keep the Spanish order of their acronym),
+   joins it: *FMLN* joins *Farabundo Marti National Liberation Front*, *URNG* joins
+   *Guatemalan National Revolutionary Unity*; the entity becomes a name.
+
+Each entity's **text** is its most complete name (the longest), or for a description the
+phrase of its first mention (``phrase`` of the export: the head with the words before it that
+name or describe it, ``aesi_lib.entities.rules``). The metric of the supervised systems
+compares these texts with the keys' strings, so one text per entity; every mention stays as
+evidence with its span in the user's text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+#: Abbreviated titles WordNet does not know as nouns.
+TITLE_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "msgr", "gen", "col", "lt", "sgt",
+                                 "capt", "maj", "fr", "rev", "sen", "gov", "pres", "cmdr",
+                                 "adm", "prof", "st"})
+#: The least letters of an acronym.
+ACRONYM_LETTERS = 3
+#: Words an acronym's initials skip.
+ACRONYM_SKIPPED = frozenset({"of", "and", "the", "for", "de", "la", "del", "el", "los", "las"})
+
+NAME = "name"
+DESCRIPTION = "description"
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One entity of a document.
+
+    Attributes
+    ----------
+    text : str
+        How a person writes it (module docstring).
+    kind : str
+        :data:`NAME` or :data:`DESCRIPTION`.
+    mentions : tuple of int
+        Its mentions: positions in the rows given to :func:`document_entities`, in order.
+    """
+
+    text: str
+    kind: str
+    mentions: tuple[int, ...]
+
+
+def strip_titles(name: str, is_title: Callable[[str], bool] | None) -> str:
+    """``name`` without the words before it up to its last title: every word up to the last
+    word before the final one that is a title (a common noun such as *minister* or *mayor*
+    by ``is_title``, or one of :data:`TITLE_ABBREVIATIONS`). ``"Monsignor Arnulfo Romero"``
+    -> ``"Arnulfo Romero"``. A name that ends in a common noun is the name of a group or a
+    place and keeps every word (``"National Liberation Front"``)."""
+    def title(word: str) -> bool:
+        bare = word.strip(".").lower()
+        return bare in TITLE_ABBREVIATIONS or (is_title is not None and is_title(bare))
+
+    words = name.split()
+    if not words or title(words[-1]):
+        return name
+    cut = 0
+    for i, word in enumerate(words[:-1]):
+        if title(word):
+            cut = i + 1
+    return " ".join(words[cut:])
+
+
+def _initials(text: str) -> str:
+    return "".join(w[0] for w in text.lower().split() if w not in ACRONYM_SKIPPED)
+
+
+def _ordered_subset(short: list[str], long: list[str]) -> bool:
+    rest = iter(long)
+    return all(word in rest for word in short)
+
+
+def _description_clusters(mentions: list[tuple[int, str]]) -> list[list[int]]:
+    """The mentions (position, phrase) of one head word, grouped: the longest phrases first,
+    each joins the first group whose longest phrase holds its words in order, else starts
+    one. Each group's positions in order."""
+    groups: list[tuple[list[str], list[int]]] = []
+    for i, phrase in sorted(mentions, key=lambda m: (-len(m[1].split()), m[0])):
+        words = phrase.lower().split()
+        for longest, rows in groups:
+            if _ordered_subset(words, longest):
+                rows.append(i)
+                break
+        else:
+            groups.append((words, [i]))
+    return sorted((sorted(rows) for _, rows in groups), key=lambda rows: rows[0])
+
+
+def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequence[bool],
+                      is_title: Callable[[str], bool] | None = None) -> list[Entity]:
+    """The entities of one document's mentions (module docstring).
+
+    Parameters
+    ----------
+    heads, phrases, proper : sequences of one document's mentions, in text order
+        Each mention's head word, phrase and whether its head is a proper noun (the export's
+        ``head``, ``phrase`` and ``proper``). An empty phrase reads as the head.
+    is_title : callable, optional
+        Whether a lowercased word is a title (``WordNetLexicon.is_common_noun``); without it
+        only :data:`TITLE_ABBREVIATIONS` are.
+
+    Returns
+    -------
+    list of Entity
+        In order of their first mention; every mention in exactly one entity.
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    texts: dict[tuple[str, str], str] = {}
+    described: dict[str, list[tuple[int, str]]] = {}
+    for i, (head, phrase, is_proper) in enumerate(zip(heads, phrases, proper, strict=True)):
+        phrase = " ".join((phrase or head).split())
+        if is_proper:
+            name = strip_titles(phrase, is_title) or head
+            key = (NAME, name.lower().split()[-1])
+            if len(name) > len(texts.get(key, "")):
+                texts[key] = name
+            groups.setdefault(key, []).append(i)
+        else:
+            described.setdefault(head.lower(), []).append((i, phrase))
+    for head, mentions in described.items():
+        for number, rows in enumerate(_description_clusters(mentions)):
+            key = (DESCRIPTION, f"{head}#{number}")
+            texts[key] = dict(mentions)[rows[0]]
+            groups[key] = rows
+    # Shorter forms of names join the longest name they are part of.
+    names = sorted((k for k in groups if k[0] == NAME), key=lambda k: -len(texts[k].split()))
+    target: dict[tuple[str, str], tuple[str, str]] = {}
+    for i, short in enumerate(names):
+        words = texts[short].lower().split()
+        for long in names[:i]:
+            if long in target or len(texts[long].split()) <= len(words):
+                continue
+            if _ordered_subset(words, texts[long].lower().split()):
+                target[short] = long
+                break
+    # A one-word name made of another entity's initials joins it.
+    multiword = [(Counter(_initials(texts[k])), k) for k in groups
+                 if len(texts[k].split()) >= 3 and k not in target]
+    kinds = {k: k[0] for k in groups}
+    for key in groups:
+        word = texts[key].lower()
+        if (key in target or key[0] != NAME or len(texts[key].split()) != 1
+                or len(word) < ACRONYM_LETTERS or not word.isalpha()):
+            continue
+        letters = Counter(word)
+        for initials, long in multiword:
+            if (long != key and not letters - initials
+                    and initials.total() - letters.total() <= 1):
+                target[key] = long
+                kinds[long] = NAME
+                break
+    members: dict[tuple[str, str], list[int]] = {}
+    for key, rows in groups.items():
+        members.setdefault(target.get(key, key), []).extend(rows)
+    entities = [Entity(texts[key], kinds[key], tuple(sorted(rows)))
+                for key, rows in members.items()]
+    return sorted(entities, key=lambda e: e.mentions[0])

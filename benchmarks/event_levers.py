@@ -1,0 +1,238 @@
+"""Issue 66's levers of the events, each taken away from the rule (or set otherwise), scored by
+the template-filling metric of GTT and IterX on TST1+TST2 and DEV, map learned on DEV.
+
+For each export of a sweep (``DIR/runs/CONFIGURATION/seed-N/assignments.parquet``), the
+events of the product's rule (``aesi_lib.events``) and of each variant below, each passed to
+the library as a parameter (an entity rule, a map option, a confidence):
+
+* ``default``: the rule as it is (its least confidence
+  :data:`aesi_lib.events.incidents.MIN_CONFIDENCE`), and each other variant on top of it;
+* ``no sub-types``: every incident takes its template's type;
+* ``one cell a role``: the map gives each role one (template, slot, kind) cell;
+* ``mentions as entities``: every mention its own entity, its text the mention's;
+* ``entity text: head`` / ``entity text: mention``: the entities merged, their text the
+  head word of their first mention, or the first mention's whole text;
+* ``every template an event``: no template kinds;
+* ``least confidence T``: incidents below T are not reported (relevance; 0: none), the map
+  learned on what is reported;
+* ``split by sentence type``: an incident split into one per type its sentences' own triggers
+  stand for under the map (two incidents of one template in a document);
+* ``all levers off``: every template an event, mentions as entities, no sub-types, one
+  cell a role, least confidence 0.
+
+Prints mean ± std over the seeds; ``--rows`` writes one row per seed, configuration and
+split, ``--table`` the printed table, as CSV: the record of
+``docs/experiments/event-levers.md``.
+
+    .venv/bin/python benchmarks/event_levers.py --runs sweep-default/runs/default \\
+        --rows docs/experiments/event-levers-rows.csv \\
+        --table docs/experiments/event-levers.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pandas as pd
+from muc4_inputs import muc4_corpus
+
+from aesi_lib.evaluate.template_filling import (
+    ROLES,
+    TYPE_ROLE,
+    TemplateMap,
+    gold_templates,
+    learn_template_map,
+    predicted_templates,
+    score_templates,
+)
+from aesi_lib.events.entities import Entity, document_entities
+from aesi_lib.events.incidents import event_rows
+from aesi_lib.events.kinds import EVENT
+from aesi_lib.events.schema import EventSchema, event_schema
+from aesi_lib.lexicon.wordnet import load_wordnet
+from aesi_lib.markdown import markdown_table
+from aesi_lib.run.experiments import seed_exports
+from aesi_lib.run.pipeline import run_schema
+
+CONFIDENCES = (0.0, 0.02, 0.03, 0.04, 0.05, 0.07, 0.08, 0.1)
+
+
+def mentions_as_entities(heads: Sequence[str], phrases: Sequence[str],
+                         proper: Sequence[bool], is_title: Any) -> list[Entity]:
+    """Every mention its own entity, its text the phrase given (the mention's text here)."""
+    return [Entity(str(p), "name" if n else "description", (i,))
+            for i, (p, n) in enumerate(zip(phrases, proper, strict=True))]
+
+
+def head_texts(heads: Sequence[str], phrases: Sequence[str], proper: Sequence[bool],
+               is_title: Any) -> list[Entity]:
+    """The rule's entities, each written as the head word of its first mention."""
+    return [dataclasses.replace(e, text=str(heads[e.mentions[0]]))
+            for e in document_entities(heads, phrases, proper, is_title)]
+
+
+def split_by_sentence_type(rows: pd.DataFrame, tmap: TemplateMap) -> pd.DataFrame:
+    """Each incident split into one per type that its sentences' own triggers (each
+    sentence's most weighted predicate of the incident, by the rule's tie order: the most
+    frequent, then the first alphabetically) stand for under ``tmap``; a sentence whose
+    trigger stands for no type of its own keeps the incident's."""
+    out = []
+    numbers: dict[str, int] = {}
+    for (doc_id, _), incident in rows.groupby(["doc_id", "incident"], sort=True):
+        template, trigger = int(incident["template"].iloc[0]), incident["trigger"].iloc[0]
+        main = tmap.incident_type(template, trigger)
+        kinds = {}
+        for sent, sentence in incident.groupby("sent_id"):
+            counts = sentence["predicate"].value_counts()
+            first = min(counts.index, key=lambda p: (-counts[p], p))
+            kinds[sent] = tmap.trigger_types.get((template, first), main)
+        for typ in dict.fromkeys(kinds.values()):
+            part = incident[[kinds[s] == typ for s in incident["sent_id"]]]
+            trigger_of = next((p for (t, p), ty in tmap.trigger_types.items()
+                               if t == template and ty == typ), trigger)
+            number = numbers.get(doc_id, 0)
+            numbers[doc_id] = number + 1
+            out.append(part.assign(trigger=trigger_of if typ != main else trigger,
+                                   incident=number))
+    return pd.concat(out, ignore_index=True) if out else rows
+
+
+def score_rows(name: str, seed: int, rows: pd.DataFrame, tmap: TemplateMap,
+               golds: dict[str, Any], n_docs: int, mapped_events: float) -> list[dict]:
+    predicted = predicted_templates(rows, tmap)
+    incidents = rows[["doc_id", "incident"]].drop_duplicates()
+    out = []
+    for split, gold in golds.items():
+        result = score_templates(predicted, gold)
+        micro = result.micro
+        out.append({"seed": seed, "configuration": name, "split": split,
+                    "p": micro.precision, "r": micro.recall, "f1": micro.f1,
+                    "templates_predicted": result.roles[TYPE_ROLE].p_den,
+                    "templates_gold": result.roles[TYPE_ROLE].r_den,
+                    **{f"{role}_f1": result.roles[role].f1 for role in (TYPE_ROLE, *ROLES)},
+                    "incidents_per_document": len(incidents) / n_docs,
+                    "mapped_templates_events": mapped_events})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", required=True,
+                        help="folder of seed-N/assignments.parquet exports of one configuration")
+    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
+    parser.add_argument("--rows", help="write one row per seed, configuration and split here")
+    parser.add_argument("--table", help="write the printed table here as CSV")
+    args = parser.parse_args(argv)
+
+    corpus = muc4_corpus("event_levers", args.muc4_dir)
+    exports = seed_exports(args.runs)
+    if not exports:
+        print(f"event_levers: no seed-*/assignments.parquet under {args.runs}", file=sys.stderr)
+        return 2
+    texts = {d.doc_id: d.text for d in corpus.documents}
+    golds = {"TST1+TST2": gold_templates(corpus.eval_keys, texts),
+             "DEV": gold_templates(corpus.map_keys, texts)}
+    wordnet = load_wordnet(None)
+    records: list[dict] = []
+    for seed, path in exports:
+        started = time.perf_counter()
+        records += seed_records(seed, pd.read_parquet(path), corpus.map_keys, texts, golds,
+                                wordnet)
+        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
+    frame = pd.DataFrame(records)
+    if args.rows:
+        frame.round(6).to_csv(args.rows, index=False)
+    table = summary_table(frame)
+    print(markdown_table(list(table.columns), table.itertuples(index=False)))
+    if args.table:
+        table.to_csv(args.table, index=False)
+    return 0
+
+
+def seed_records(seed: int, export: pd.DataFrame, map_keys: Any, texts: dict[str, str],
+                 golds: dict[str, Any], wordnet: Any) -> list[dict]:
+    """The rows of every configuration of one seed's export."""
+    n_docs = export["doc_id"].nunique()
+    schema = event_schema(export, wordnet)
+    roles, names = run_schema(export)
+    every_event = dataclasses.replace(schema, kinds={
+        t: dataclasses.replace(k, kind=EVENT) for t, k in schema.kinds.items()})
+    with_mentions = export.assign(phrase=export["mention"])
+
+    def events(of: EventSchema = schema, frame: pd.DataFrame = export,
+               **kwargs: Any) -> pd.DataFrame:
+        return event_rows(frame, of, roles, names, **kwargs)
+
+    def learn(rows: pd.DataFrame, **kwargs: Any) -> TemplateMap:
+        return learn_template_map(rows, export, map_keys, texts, **kwargs)
+
+    unfiltered = events(min_confidence=0.0)
+    default = events()
+    default_map = learn(default)
+    mapped_events = sum(schema.kinds[t].is_event for t in default_map.types) / max(
+        len(default_map.types), 1)
+    variants: list[tuple[str, Callable[[], tuple[pd.DataFrame, TemplateMap]]]] = [
+        ("default", lambda: (default, default_map)),
+        ("no sub-types", lambda: (default, learn(default, sub_types=False))),
+        ("one cell a role", lambda: (default, learn(default, cells_per_role=1))),
+        ("mentions as entities", lambda: _learned(
+            events(frame=with_mentions, entity_rule=mentions_as_entities), learn)),
+        ("entity text: head", lambda: _learned(events(entity_rule=head_texts), learn)),
+        ("entity text: mention", lambda: _learned(events(frame=with_mentions), learn)),
+        ("every template an event", lambda: _learned(events(of=every_event), learn)),
+        *((f"least confidence {c:g}", lambda c=c: _learned(
+            unfiltered[unfiltered["confidence"] >= c].reset_index(drop=True), learn))
+          for c in CONFIDENCES),
+        ("split by sentence type", lambda: (
+            split_by_sentence_type(default, default_map), default_map)),
+        ("all levers off", lambda: _learned(
+            events(of=every_event, frame=with_mentions, entity_rule=mentions_as_entities,
+                   min_confidence=0.0),
+            lambda rows: learn(rows, sub_types=False, cells_per_role=1))),
+    ]
+    records: list[dict] = []
+    for name, make in variants:
+        rows, tmap = make()
+        records += score_rows(name, seed, rows, tmap, golds, n_docs, mapped_events)
+        tst, dev = records[-2], records[-1]
+        print(f"seed {seed}  {name}: TST1+TST2 {tst['f1']:.3f}, DEV {dev['f1']:.3f}, "
+              f"{tst['incidents_per_document']:.2f} incidents a document", flush=True)
+    return records
+
+
+def _learned(rows: pd.DataFrame, learn: Callable[[pd.DataFrame], TemplateMap]
+             ) -> tuple[pd.DataFrame, TemplateMap]:
+    return rows, learn(rows)
+
+
+def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean ± sample std over seeds of each configuration: TST1+TST2 and DEV micro-F1, the
+    TST1+TST2 P / R, type and role F1s and templates, and the incidents a document."""
+    def cell(values: pd.Series) -> str:
+        return (f"{values.mean():.3f} ± {values.std(ddof=1):.3f}" if len(values) > 1
+                else f"{values.mean():.3f}")
+
+    rows = []
+    for name, group in frame.groupby("configuration", sort=False):
+        tst = group[group["split"] == "TST1+TST2"]
+        dev = group[group["split"] == "DEV"]
+        rows.append({
+            "configuration": name, "seeds": len(tst),
+            "TST1+TST2 micro F1": cell(tst["f1"]),
+            "P / R": f"{tst['p'].mean():.2f} / {tst['r'].mean():.2f}",
+            "DEV micro F1": cell(dev["f1"]),
+            **{f"{role} F1": f"{tst[f'{role}_f1'].mean():.2f}"
+               for role in (TYPE_ROLE, *ROLES)},
+            "templates predicted / gold": f"{tst['templates_predicted'].mean():.0f} / "
+                                          f"{tst['templates_gold'].mean():.0f}",
+            "incidents a document": f"{tst['incidents_per_document'].mean():.2f}"})
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
