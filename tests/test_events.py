@@ -157,6 +157,14 @@ def test_a_bare_scoring_file_reads_as_heads_without_spans():
     assert rows["incident"].nunique() == 2
 
 
+def test_names_with_the_same_last_word_are_two_unless_one_holds_the_others_words():
+    heads = ["Romero", "Romero", "Romero"]
+    phrases = ["Humberto Romero", "Archbishop Oscar Arnulfo Romero", "Romero"]
+    entities = document_entities(heads, phrases, [True] * 3, lambda w: w == "archbishop")
+    assert [(e.text, e.mentions) for e in entities] == [
+        ("Humberto Romero", (0,)), ("Oscar Arnulfo Romero", (1, 2))]
+
+
 def test_names_lose_their_titles_and_groups_keep_their_words():
     assert strip_titles("Defense Minister General Enrique Lopez", is_title) == "Enrique Lopez"
     assert strip_titles("Msgr Arnulfo Romero", None) == "Arnulfo Romero"
@@ -198,7 +206,7 @@ class FakeWordNet:
     def verb_class(self, lemma: str) -> str | None:
         return self.CLASSES.get(lemma)
 
-    def is_common_noun(self, word: str) -> bool:
+    def is_person_noun(self, word: str) -> bool:
         return word in TITLES
 
 

@@ -9,10 +9,10 @@ entities by four rules, in this order:
    two.
 2. **Names** (mentions whose head is a proper noun) are read without the titles before them
    (:func:`strip_titles`: *Defense Minister General Enrique Lopez Albujar* is *Enrique Lopez
-   Albujar*; the name of a group, which ends in a common noun, keeps them), and names with
-   the same last word are one entity.
+   Albujar*; the name of a group, which ends in a common noun, keeps them).
 3. A **shorter form** of a name, whose words all occur in order in a longer name, joins it:
-   *Oqueli* and *Hector Oqueli* join *Hector Oqueli Colindres*.
+   *Oqueli* and *Hector Oqueli* join *Hector Oqueli Colindres*; *Humberto Romero* and
+   *Oscar Arnulfo Romero* stay two, and a lone *Romero* joins the longer.
 4. An **acronym**, a one-word name of three letters or more made of the initials of a longer
    entity's words in any order, all of them or all but one (*of*, *and*, *the*, *de*, *la*,
    *del* skipped: names translated from Spanish keep the Spanish order of their acronym),
@@ -66,8 +66,8 @@ class Entity:
 
 def strip_titles(name: str, is_title: Callable[[str], bool] | None) -> str:
     """``name`` without the words before it up to its last title: every word up to the last
-    word before the final one that is a title (a common noun such as *minister* or *mayor*
-    by ``is_title``, or one of :data:`TITLE_ABBREVIATIONS`). ``"Monsignor Arnulfo Romero"``
+    word before the final one that is a title (a noun of a person such as *minister* or
+    *mayor* by ``is_title``, or one of :data:`TITLE_ABBREVIATIONS`). ``"Monsignor Arnulfo Romero"``
     -> ``"Arnulfo Romero"``. A name that ends in a common noun is the name of a group or a
     place and keeps every word (``"National Liberation Front"``)."""
     def title(word: str) -> bool:
@@ -93,10 +93,10 @@ def _ordered_subset(short: list[str], long: list[str]) -> bool:
     return all(word in rest for word in short)
 
 
-def _description_clusters(mentions: list[tuple[int, str]]) -> list[list[int]]:
-    """The mentions (position, phrase) of one head word, grouped: the longest phrases first,
-    each joins the first group whose longest phrase holds its words in order, else starts
-    one. Each group's positions in order."""
+def _nested_clusters(mentions: list[tuple[int, str]]) -> list[list[int]]:
+    """Mentions (position, text) grouped by nested words: the longest texts first, each joins
+    the first group whose longest text holds its words in order, else starts one. Each
+    group's positions in order; the groups in order of their first position."""
     groups: list[tuple[list[str], list[int]]] = []
     for i, phrase in sorted(mentions, key=lambda m: (-len(m[1].split()), m[0])):
         words = phrase.lower().split()
@@ -119,7 +119,7 @@ def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequ
         Each mention's head word, phrase and whether its head is a proper noun (the export's
         ``head``, ``phrase`` and ``proper``). An empty phrase reads as the head.
     is_title : callable, optional
-        Whether a lowercased word is a title (``WordNetLexicon.is_common_noun``); without it
+        Whether a lowercased word is a title (``WordNetLexicon.is_person_noun``); without it
         only :data:`TITLE_ABBREVIATIONS` are.
 
     Returns
@@ -130,32 +130,24 @@ def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequ
     groups: dict[tuple[str, str], list[int]] = {}
     texts: dict[tuple[str, str], str] = {}
     described: dict[str, list[tuple[int, str]]] = {}
+    named: list[tuple[int, str]] = []
     for i, (head, phrase, is_proper) in enumerate(zip(heads, phrases, proper, strict=True)):
         phrase = " ".join((phrase or head).split())
         if is_proper:
-            name = strip_titles(phrase, is_title) or head
-            key = (NAME, name.lower().split()[-1])
-            if len(name) > len(texts.get(key, "")):
-                texts[key] = name
-            groups.setdefault(key, []).append(i)
+            named.append((i, strip_titles(phrase, is_title) or head))
         else:
             described.setdefault(head.lower(), []).append((i, phrase))
     for head, mentions in described.items():
-        for number, rows in enumerate(_description_clusters(mentions)):
+        for number, rows in enumerate(_nested_clusters(mentions)):
             key = (DESCRIPTION, f"{head}#{number}")
             texts[key] = dict(mentions)[rows[0]]
             groups[key] = rows
-    # Shorter forms of names join the longest name they are part of.
-    names = sorted((k for k in groups if k[0] == NAME), key=lambda k: -len(texts[k].split()))
+    spelled = dict(named)
+    for number, rows in enumerate(_nested_clusters(named)):
+        key = (NAME, str(number))
+        texts[key] = max((spelled[r] for r in rows), key=lambda n: (len(n.split()), len(n)))
+        groups[key] = rows
     target: dict[tuple[str, str], tuple[str, str]] = {}
-    for i, short in enumerate(names):
-        words = texts[short].lower().split()
-        for long in names[:i]:
-            if long in target or len(texts[long].split()) <= len(words):
-                continue
-            if _ordered_subset(words, texts[long].lower().split()):
-                target[short] = long
-                break
     # A one-word name made of another entity's initials joins it.
     multiword = [(Counter(_initials(texts[k])), k) for k in groups
                  if len(texts[k].split()) >= 3 and k not in target]

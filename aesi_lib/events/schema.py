@@ -25,7 +25,7 @@ class EventSchema:
     weights : dict of str to float
         Every predicate's event weight (:func:`aesi_lib.events.kinds.predicate_weights`).
     is_title : callable or None
-        Whether a word is a title (``WordNetLexicon.is_common_noun``; None without WordNet).
+        Whether a word is a title (``WordNetLexicon.is_person_noun``; None without WordNet).
     """
 
     kinds: dict[int, TemplateKind]
@@ -66,4 +66,4 @@ def event_schema(assignments: pd.DataFrame, wordnet: Any | None) -> EventSchema:
         return EventSchema(template_kinds(assignments, weights, None), weights, None)
     weights = predicate_weights(assignments["predicate"], wordnet.verb_tagged_count)
     return EventSchema(template_kinds(assignments, weights, wordnet.verb_class), weights,
-                       wordnet.is_common_noun)
+                       wordnet.is_person_noun)

@@ -61,7 +61,7 @@ class WordNetLexicon:
         self._types: dict[tuple[str, str], tuple[str, ...]] = {}
         self._verb_counts: dict[str, int] = {}
         self._verb_class: dict[str, str | None] = {}
-        self._common: dict[str, bool] = {}
+        self._person: dict[str, bool] = {}
         self._tagged: bool | None = None
 
     def __repr__(self) -> str:
@@ -149,19 +149,21 @@ class WordNetLexicon:
         self._verb_class[key] = result
         return result
 
-    def is_common_noun(self, word: str) -> bool:
-        """Whether ``word``'s first noun sense is a common noun (not an instance such as a
-        person or a place): *minister*, *general* and *bodyguard* are, *Castro* and *Hector*
-        and words WordNet lacks are not. The events of a run strip such words from the front
-        of a name (``aesi_lib.events.entities``)."""
+    def is_person_noun(self, word: str) -> bool:
+        """Whether ``word``'s first noun sense is a common noun of a person (WordNet's
+        ``noun.person``, not an instance): *minister*, *general* and *bodyguard* are;
+        *Castro* and *Hector* (instances), *Oscar* (an award) and words WordNet lacks are not.
+        The events of a run read such words before a name as titles
+        (``aesi_lib.events.entities``)."""
         key = word.strip().lower()
-        hit = self._common.get(key)
+        hit = self._person.get(key)
         if hit is not None:
             return hit
         with self._lock:
             synsets = self.reader.synsets(key, pos="n") if key.isalpha() else []
-        result = bool(synsets) and not synsets[0].instance_hypernyms()
-        self._common[key] = result
+        result = (bool(synsets) and not synsets[0].instance_hypernyms()
+                  and synsets[0].lexname() == "noun.person")
+        self._person[key] = result
         return result
 
     @property
