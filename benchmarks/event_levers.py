@@ -15,10 +15,12 @@ the library as a parameter (an entity rule, a map option, a confidence):
 * ``every template an event``: no template kinds;
 * ``least confidence T``: incidents below T are not reported (relevance; 0: none), the map
   learned on what is reported;
-* ``split by sentence type``: an incident split into one per type its sentences' own triggers
-  stand for under the map (two incidents of one template in a document);
+* ``no split by sentence type``: every incident one predicted template of its type, where
+  the rule makes one per type its sentences' own triggers stand for under the map (a murder
+  and a kidnapping in one incident: ``aesi_lib.evaluate.template_filling.predicted_templates``);
 * ``all levers off``: every template an event, mentions as entities, no sub-types, one
-  cell a role, least confidence 0.
+  cell a role, least confidence 0 (and so no split: without sub-types every sentence stands
+  for its template's type).
 
 Prints mean ± std over the seeds; ``--rows`` writes one row per seed, configuration and
 split, ``--table`` the printed table, as CSV: the record of
@@ -76,41 +78,16 @@ def head_texts(heads: Sequence[str], phrases: Sequence[str], proper: Sequence[bo
             for e in document_entities(heads, phrases, proper, is_title)]
 
 
-def split_by_sentence_type(rows: pd.DataFrame, tmap: TemplateMap) -> pd.DataFrame:
-    """Each incident split into one per type that its sentences' own triggers (each
-    sentence's most weighted predicate of the incident, by the rule's tie order: the most
-    frequent, then the first alphabetically) stand for under ``tmap``; a sentence whose
-    trigger stands for no type of its own keeps the incident's."""
-    out = []
-    numbers: dict[str, int] = {}
-    for (doc_id, _), incident in rows.groupby(["doc_id", "incident"], sort=True):
-        template, trigger = int(incident["template"].iloc[0]), incident["trigger"].iloc[0]
-        main = tmap.incident_type(template, trigger)
-        kinds = {}
-        for sent, sentence in incident.groupby("sent_id"):
-            counts = sentence["predicate"].value_counts()
-            first = min(counts.index, key=lambda p: (-counts[p], p))
-            kinds[sent] = tmap.trigger_types.get((template, first), main)
-        for typ in dict.fromkeys(kinds.values()):
-            part = incident[[kinds[s] == typ for s in incident["sent_id"]]]
-            trigger_of = next((p for (t, p), ty in tmap.trigger_types.items()
-                               if t == template and ty == typ), trigger)
-            number = numbers.get(doc_id, 0)
-            numbers[doc_id] = number + 1
-            out.append(part.assign(trigger=trigger_of if typ != main else trigger,
-                                   incident=number))
-    return pd.concat(out, ignore_index=True) if out else rows
-
-
 def score_rows(name: str, seed: int, rows: pd.DataFrame, tmap: TemplateMap,
-               golds: dict[str, Any], n_docs: int, mapped_events: float) -> list[dict]:
-    predicted = predicted_templates(rows, tmap)
+               golds: dict[str, Any], n_docs: int, mapped_events: float,
+               split: bool = True) -> list[dict]:
+    predicted = predicted_templates(rows, tmap, split=split)
     incidents = rows[["doc_id", "incident"]].drop_duplicates()
     out = []
-    for split, gold in golds.items():
+    for evaluated, gold in golds.items():
         result = score_templates(predicted, gold)
         micro = result.micro
-        out.append({"seed": seed, "configuration": name, "split": split,
+        out.append({"seed": seed, "configuration": name, "split": evaluated,
                     "p": micro.precision, "r": micro.recall, "f1": micro.f1,
                     "templates_predicted": result.roles[TYPE_ROLE].p_den,
                     "templates_gold": result.roles[TYPE_ROLE].r_den,
@@ -188,8 +165,7 @@ def seed_records(seed: int, export: pd.DataFrame, map_keys: Any, texts: dict[str
         *((f"least confidence {c:g}", lambda c=c: _learned(
             unfiltered[unfiltered["confidence"] >= c].reset_index(drop=True), learn))
           for c in CONFIDENCES),
-        ("split by sentence type", lambda: (
-            split_by_sentence_type(default, default_map), default_map)),
+        ("no split by sentence type", lambda: (default, default_map)),
         ("all levers off", lambda: _learned(
             events(of=every_event, frame=with_mentions, entity_rule=mentions_as_entities,
                    min_confidence=0.0),
@@ -198,7 +174,8 @@ def seed_records(seed: int, export: pd.DataFrame, map_keys: Any, texts: dict[str
     records: list[dict] = []
     for name, make in variants:
         rows, tmap = make()
-        records += score_rows(name, seed, rows, tmap, golds, n_docs, mapped_events)
+        records += score_rows(name, seed, rows, tmap, golds, n_docs, mapped_events,
+                              split=name != "no split by sentence type")
         tst, dev = records[-2], records[-1]
         print(f"seed {seed}  {name}: TST1+TST2 {tst['f1']:.3f}, DEV {dev['f1']:.3f}, "
               f"{tst['incidents_per_document']:.2f} incidents a document", flush=True)

@@ -140,6 +140,25 @@ def test_an_incident_becomes_one_template_of_its_sub_types_type_with_entities_in
     assert tmap.to_dict()["roles"]["4/0/name"] == "PerpOrg"
 
 
+def test_an_incident_whose_sentences_stand_for_two_types_becomes_two_templates():
+    events = _events([
+        ("D1", 0, 4, "murder", 2, 0, "Hoyos", "name"),
+        ("D1", 0, 4, "murder", 2, 1, "Pastrana", "name"),
+        ("D1", 0, 4, "murder", 2, 0, "Hoyos", "name"),
+        ("D1", 0, 4, "murder", 0, 2, "gunmen", "description")]).assign(
+        sent_id=[0, 1, 2, 2], predicate=["murder", "kidnap", "murder", "murder"])
+    tmap = TemplateMap(types={4: "attack"}, trigger_types={(4, "kidnap"): "kidnapping"},
+                       roles={(4, 2, "name"): "Victim", (4, 0, "description"): "PerpInd"})
+    pred = predicted_templates(events, tmap)
+    # Sentences 0 and 2 are the murder's, sentence 1 (whose own trigger is kidnap) the
+    # kidnapping's, each with the entities of its own sentences.
+    assert [(t.types, t.roles) for t in pred["D1"]] == [
+        (("attack",), {"Victim": (("hoyos",),), "PerpInd": (("gunmen",),)}),
+        (("kidnapping",), {"Victim": (("pastrana",),)})]
+    assert [t.types for t in predicted_templates(events, tmap, split=False)["D1"]] == [
+        ("attack",)]
+
+
 def test_the_map_learns_types_sub_types_and_several_cells_a_role_on_dev():
     # Twelve DEV documents, each an attack by guerrillas on a named victim, five of them
     # kidnappings whose incidents' trigger is "kidnap" (the least count of a sub-type of its

@@ -435,12 +435,16 @@ def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
 @dataclass(frozen=True)
 class _Incident:
     """One incident of the event rows, as the map reads it: each entity's normalised text and
-    the (template, slot, kind) cells of its evidence."""
+    the (template, slot, kind) cells of its evidence; each piece of evidence as (sentence,
+    text, cell); and each sentence's own trigger, its most frequent predicate among the
+    incident's mentions there (ties: the alphabetically first)."""
 
     doc_id: str
     template: int
     trigger: str
     entities: tuple[tuple[str, frozenset[tuple[int, int, str]]], ...]
+    evidence: tuple[tuple[int, str, tuple[int, int, str]], ...]
+    sentence_triggers: dict[int, str]
 
 
 def _incidents(events: pd.DataFrame) -> list[_Incident]:
@@ -448,13 +452,26 @@ def _incidents(events: pd.DataFrame) -> list[_Incident]:
     for (doc_id, _), rows in events.groupby(["doc_id", "incident"], sort=True):
         template = int(rows["template"].iloc[0])
         entities: dict[int, tuple[str, set[tuple[int, int, str]]]] = {}
-        for entity, text, kind, slot in zip(rows["entity"], rows["entity_text"],
-                                            rows["entity_kind"], rows["slot"], strict=True):
+        evidence = []
+        predicates: dict[int, dict[str, int]] = {}
+        sent_ids = rows["sent_id"] if "sent_id" in rows else [0] * len(rows)
+        verbs = rows["predicate"] if "predicate" in rows else [""] * len(rows)
+        for entity, text, kind, slot, sent, verb in zip(
+                rows["entity"], rows["entity_text"], rows["entity_kind"], rows["slot"],
+                sent_ids, verbs, strict=True):
             entry = entities.setdefault(int(entity), (normalize_mention(str(text)), set()))
-            entry[1].add((template, int(slot), str(kind)))
-        out.append(_Incident(str(doc_id), template, str(rows["trigger"].iloc[0]),
-                             tuple((text, frozenset(cells))
-                                   for text, cells in entities.values() if text)))
+            cell = (template, int(slot), str(kind))
+            entry[1].add(cell)
+            if entry[0]:
+                evidence.append((int(sent), entry[0], cell))
+            counts = predicates.setdefault(int(sent), {})
+            counts[str(verb)] = counts.get(str(verb), 0) + 1
+        out.append(_Incident(
+            str(doc_id), template, str(rows["trigger"].iloc[0]),
+            tuple((text, frozenset(cells)) for text, cells in entities.values() if text),
+            tuple(evidence),
+            {sent: min(counts, key=lambda p: (-counts[p], p))
+             for sent, counts in sorted(predicates.items())}))
     return out
 
 
@@ -529,24 +546,36 @@ def _greedy_roles(cases: list[tuple[_Incident, dict[str, list[Entity]]]],
             found[i][role] |= hits
 
 
-def predicted_templates(events: pd.DataFrame, template_map: TemplateMap
-                        ) -> dict[str, list[FilledTemplate]]:
-    """aesi's templates of each document: one per incident (``aesi_lib.events.incidents``)
-    whose template stands for a type, with the type of its sub-type, each role filled with
-    the texts (normalised) of the entities whose evidence lies in a cell the map gives that
-    role, one text per entity."""
+def predicted_templates(events: pd.DataFrame, template_map: TemplateMap,
+                        split: bool = True) -> dict[str, list[FilledTemplate]]:
+    """aesi's templates of each document, from its incidents (``aesi_lib.events.incidents``)
+    whose template stands for a type.
+
+    An incident is read sentence by sentence: a sentence's own trigger (its most frequent
+    predicate among the incident's mentions) stands for the type the map gives that
+    sub-type, else for the incident's type (its trigger's). The incident becomes one
+    predicted template per type its sentences stand for, in order of their first sentence
+    (one, mostly), each role filled with the texts (normalised) of the entities whose
+    evidence in those sentences lies in a cell the map gives that role, one text per entity:
+    a message that reports a murder and a kidnapping in one incident of
+    *attack/kill/murder* gives an attack and a kidnapping. ``split=False`` (for
+    experiments) reads every incident as one template of its type."""
     out: dict[str, list[FilledTemplate]] = {}
     rows = events[events["template"].isin(list(template_map.types))]
     for incident in _incidents(rows):
-        typ = template_map.incident_type(incident.template, incident.trigger)
-        roles: dict[str, list[Entity]] = {}
-        for text, cells in incident.entities:
-            for role in dict.fromkeys(template_map.roles[c] for c in sorted(cells)
-                                      if c in template_map.roles):
-                if (text,) not in roles.setdefault(role, []):
+        main = template_map.incident_type(incident.template, incident.trigger)
+        typed = {sent: (template_map.trigger_types.get((incident.template, verb), main)
+                        if split else main)
+                 for sent, verb in incident.sentence_triggers.items()}
+        for typ in dict.fromkeys(typed.values()):
+            roles: dict[str, list[Entity]] = {}
+            for sent, text, cell in incident.evidence:
+                role = template_map.roles.get(cell)
+                if role is not None and typed[sent] == typ and (text,) not in roles.setdefault(
+                        role, []):
                     roles[role].append((text,))
-        out.setdefault(incident.doc_id, []).append(
-            FilledTemplate((typ,), {r: tuple(e) for r, e in roles.items()}))
+            out.setdefault(incident.doc_id, []).append(
+                FilledTemplate((typ,), {r: tuple(e) for r, e in roles.items() if e}))
     return out
 
 
