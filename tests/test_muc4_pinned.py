@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SEED0 = {"test-mapped/lenient": 0.442, "dev-mapped/lenient": 0.465,
                  "test-mapped/strict": 0.456, "dev-mapped/strict": 0.456}
 #: The seed-0 template-filling micro-F1 (TST1+TST2, map learned on DEV), as the README gives it.
-DEFAULT_SEED0_TEMPLATE_FILLING = 0.306
+DEFAULT_SEED0_TEMPLATE_FILLING = 0.315
 REPRODUCTION_SEED0 = {"test-mapped/lenient": 0.157, "dev-mapped/lenient": 0.133}
 
 pytestmark = [pytest.mark.muc4, pytest.mark.slow]

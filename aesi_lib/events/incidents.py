@@ -23,8 +23,11 @@ metric:
    incident carries that slot, with its text as a person writes it and every such mention as
    evidence, each with its span in the text as the user gave it.
 
-Two incidents of one template in one document (two bombings) are one incident: splitting
-them by sentence type was measured and did not help (docs/experiments/event-levers.md).
+Two incidents of one template in one document (a murder and a kidnapping told together) are
+one incident here, with the trigger of each of its sentences in ``predicate``; the
+template-filling metric reads it as two where the map learned on DEV gives the sentences'
+triggers two types (``aesi_lib.evaluate.template_filling.predicted_templates``;
+docs/experiments/event-levers.md).
 """
 
 from __future__ import annotations
@@ -43,9 +46,9 @@ from aesi_lib.files import writing
 from aesi_lib.run.roles import Role
 
 #: The least confidence of a reported incident, chosen on DEV (the template-filling metric,
-#: default preset, seeds 0-9): 0.04-0.06 are one plateau (0.3064-0.3068, within a third of the
-#: seeds' spread) above 0 (0.286) and 0.1 (0.295), and of those the largest, which leaves a
-#: reader the fewest incidents (docs/experiments/event-levers.md).
+#: default preset, seeds 0-9): 0.04-0.06 are one plateau (0.3113-0.3116, within the seeds'
+#: spread) above 0 (0.293), 0.02 (0.302) and 0.1 (0.301), and of those the largest, which
+#: leaves a reader the fewest incidents (docs/experiments/event-levers.md).
 MIN_CONFIDENCE = 0.06
 
 #: The columns of ``events.parquet``: one row per evidence mention of a role's entity.
