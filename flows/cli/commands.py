@@ -39,6 +39,7 @@ from flows.cli.options import (
     with_runner,
 )
 from flows.cli.printing import (
+    print_annotation_scores,
     print_bounds,
     print_documents,
     print_scores,
@@ -208,6 +209,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_writable(Path(args.json).parent, "the folder of --json")
         check_file_writable(args.json, "--json")
     assignments = read_assignments(args.assignments)
+    if args.annotations:
+        return evaluate_annotations(args, assignments)
     eval_keys = [k for path in args.keys for k in read_muc4_keys(path)]
     map_keys = [k for path in args.map_keys for k in read_muc4_keys(path)] or None
     check_key_overlap(args.assignments, assignments, eval_keys, "--keys")
@@ -258,6 +261,33 @@ def muc4_texts(assignments: Any) -> dict[str, str] | None:
     texts = {d.doc_id: d.text for split in load_muc4_corpus(folder) for d in split.documents}
     wanted = set(assignments["doc_id"].astype(str))
     return texts if wanted <= set(texts) else None
+
+
+def evaluate_annotations(args: argparse.Namespace, assignments: Any) -> int:
+    """``aesi evaluate --annotations``: the run's cells and the two baselines against the
+    arguments of a span-annotated corpus (``aesi_lib.evaluate.annotations``)."""
+    from aesi_lib.evaluate.annotations import read_annotations, score_annotations
+
+    needed = {"start_char", "end_char", "dep", "predicate", "mention"} - set(assignments.columns)
+    if needed:
+        raise InputError(args.assignments, f"--annotations needs the mentions' spans: missing "
+                         f"column(s) {sorted(needed)} (an export of aesi run has them)")
+    gold = read_annotations(args.annotations)
+    annotated = {a.doc_id for a in gold}
+    exported = set(assignments["doc_id"].astype(str))
+    if not annotated & exported:
+        raise InputError(args.annotations, f"none of its {len(annotated)} documents is in "
+                         f"{args.assignments} (it names e.g. {min(annotated, default='none')}, "
+                         f"the export e.g. {min(exported, default='none')})")
+    missing = annotated - exported
+    if missing:
+        print(f"warning: {len(missing)} of the {len(annotated)} annotated documents have no "
+              "mention in the export; their arguments count as missed", file=sys.stderr)
+    scores = score_annotations(assignments, gold, least_gold=args.least_gold)
+    print_annotation_scores(scores)
+    if args.json:
+        Path(args.json).write_text(json.dumps(scores, indent=1))
+    return 0
 
 
 def check_key_overlap(path: str, assignments: Any, keys: list[Any], option: str) -> None:

@@ -103,11 +103,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_runner_options(ex)
     ex.set_defaults(func=cmd_extract)
 
-    ev = sub.add_parser("evaluate", help="score an assignments export against MUC-4 keys",
+    ev = sub.add_parser("evaluate", help="score an assignments export against MUC-4 keys or "
+                        "any span-annotated corpus",
                         description="Score assignments.csv/.parquet with the protocol of "
-                        "docs/evaluation.md.")
+                        "docs/evaluation.md (--keys), or against the arguments of a "
+                        "span-annotated corpus (--annotations; docs/annotations.md).")
     ev.add_argument("--assignments", required=True, help="assignments.csv or .parquet")
-    ev.add_argument("--keys", nargs="+", required=True, help="key files of the scored split")
+    gold = ev.add_mutually_exclusive_group(required=True)
+    gold.add_argument("--keys", nargs="+", help="MUC-4 key files of the scored split")
+    gold.add_argument("--annotations",
+                      help="a JSONL file of the documents' arguments: id, and arguments with "
+                      "role, start, end (docs/annotations.md); the roles are mapped to the "
+                      "run's cells on one half of its documents and scored on the other, both "
+                      "ways")
+    ev.add_argument("--least-gold", type=int, default=0,
+                    help="with --annotations: the macro average takes the roles with at least "
+                    "this many gold entities (default: every role)")
     ev.add_argument("--map-keys", nargs="*", default=[],
                     help="key files the dev-mapped mapping is learned on (DEV)")
     ev.add_argument("--matcher", choices=["lenient", "strict", "both"], default="both",

@@ -90,3 +90,24 @@ def print_documents(summary: dict[str, Any], limit: int = 10) -> None:
                   + (f": {roles}" if roles else ""))
     if len(summary) > limit:
         print(f"  ... and {len(summary) - limit} more documents")
+
+
+def print_annotation_scores(scores: dict[str, Any]) -> None:
+    """The figures of ``aesi evaluate --annotations`` (``aesi_lib.evaluate.annotations``): one
+    row per system and mapping, then each role's F1 and recall ceiling."""
+    systems = [k for k in scores if "/" in k]
+    first = scores[systems[0]]
+    averaged = first["roles_averaged"]
+    print(f"{scores['documents']} annotated documents, {scores['gold_arguments']} gold "
+          f"arguments; roles mapped on one half of the documents and scored on the other, "
+          f"both ways; macro over {len(averaged)} roles")
+    print(markdown_table(("cells", "mapping", "micro P", "micro R", "micro F1", "macro F1"), [
+        (name.split("/")[0], name.split("/")[1], f"{s['micro']['p']:.3f}",
+         f"{s['micro']['r']:.3f}", f"{s['micro']['f1']:.3f}", f"{s['macro_f1']:.3f}")
+        for name, s in ((n, scores[n]) for n in systems)]), end="")
+    roles = sorted(first["roles"], key=lambda r: -first["roles"][r]["gold"])
+    print(markdown_table(
+        ("role", "gold", "recall ceiling", *(f"{n} F1" for n in systems)),
+        [(role, first["roles"][role]["gold"], f"{scores['ceiling'][role]:.2f}",
+          *(f"{scores[n]['roles'][role]['f1']:.3f}" for n in systems)) for role in roles]),
+        end="")
