@@ -33,7 +33,6 @@ split, ``--table`` the printed table, as CSV: the record of
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import time
@@ -41,13 +40,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
-from muc4_inputs import muc4_corpus
+from muc4_inputs import mean_std, sweep_scoring, sweep_scoring_parser
 
 from aesi_lib.evaluate.template_filling import (
     ROLES,
     TYPE_ROLE,
     TemplateMap,
-    gold_templates,
     learn_template_map,
     predicted_templates,
     score_templates,
@@ -58,7 +56,6 @@ from aesi_lib.events.kinds import EVENT
 from aesi_lib.events.schema import EventSchema, event_schema
 from aesi_lib.lexicon.wordnet import load_wordnet
 from aesi_lib.markdown import markdown_table
-from aesi_lib.run.experiments import seed_exports
 from aesi_lib.run.pipeline import run_schema
 
 CONFIDENCES = (0.0, 0.02, 0.03, 0.04, 0.05, 0.07, 0.08, 0.1)
@@ -98,25 +95,12 @@ def score_rows(name: str, seed: int, rows: pd.DataFrame, tmap: TemplateMap,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", required=True,
-                        help="folder of seed-N/assignments.parquet exports of one configuration")
-    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
-    parser.add_argument("--rows", help="write one row per seed, configuration and split here")
-    parser.add_argument("--table", help="write the printed table here as CSV")
-    args = parser.parse_args(argv)
-
-    corpus = muc4_corpus("event_levers", args.muc4_dir)
-    exports = seed_exports(args.runs)
-    if not exports:
-        print(f"event_levers: no seed-*/assignments.parquet under {args.runs}", file=sys.stderr)
-        return 2
-    texts = {d.doc_id: d.text for d in corpus.documents}
-    golds = {"TST1+TST2": gold_templates(corpus.eval_keys, texts),
-             "DEV": gold_templates(corpus.map_keys, texts)}
+    args = sweep_scoring_parser(__doc__.split("\n\n")[0]).parse_args(argv)
+    scoring = sweep_scoring("event_levers", args)
+    corpus, texts, golds = scoring.corpus, scoring.texts, scoring.golds
     wordnet = load_wordnet(None)
     records: list[dict] = []
-    for seed, path in exports:
+    for seed, path in scoring.exports:
         started = time.perf_counter()
         records += seed_records(seed, pd.read_parquet(path), corpus.map_keys, texts, golds,
                                 wordnet)
@@ -190,19 +174,15 @@ def _learned(rows: pd.DataFrame, learn: Callable[[pd.DataFrame], TemplateMap]
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean ± sample std over seeds of each configuration: TST1+TST2 and DEV micro-F1, the
     TST1+TST2 P / R, type and role F1s and templates, and the incidents a document."""
-    def cell(values: pd.Series) -> str:
-        return (f"{values.mean():.3f} ± {values.std(ddof=1):.3f}" if len(values) > 1
-                else f"{values.mean():.3f}")
-
     rows = []
     for name, group in frame.groupby("configuration", sort=False):
         tst = group[group["split"] == "TST1+TST2"]
         dev = group[group["split"] == "DEV"]
         rows.append({
             "configuration": name, "seeds": len(tst),
-            "TST1+TST2 micro F1": cell(tst["f1"]),
+            "TST1+TST2 micro F1": mean_std(tst["f1"]),
             "P / R": f"{tst['p'].mean():.2f} / {tst['r'].mean():.2f}",
-            "DEV micro F1": cell(dev["f1"]),
+            "DEV micro F1": mean_std(dev["f1"]),
             **{f"{role} F1": f"{tst[f'{role}_f1'].mean():.2f}"
                for role in (TYPE_ROLE, *ROLES)},
             "templates predicted / gold": f"{tst['templates_predicted'].mean():.0f} / "

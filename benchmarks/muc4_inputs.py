@@ -141,3 +141,49 @@ def default_exports(seeds: list[int], table: pd.DataFrame, features: EntityFeatu
         base = labelled_export(table, result.template_labels, result.slot_labels, model)
         record("default", seed, base, 0.0)
         yield seed, result, base
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepScoring:
+    """What a script that scores a sweep's exports by the template-filling metric reads: the
+    corpus, its texts, the gold templates of TST1+TST2 and DEV, and the exports."""
+
+    corpus: Corpus
+    texts: dict[str, str]
+    golds: dict[str, Any]
+    exports: list[tuple[int, Path]]
+
+
+def sweep_scoring_parser(description: str) -> argparse.ArgumentParser:
+    """A parser with ``--runs`` (a sweep's folder of one configuration's seed exports),
+    ``--muc4-dir``, ``--rows`` and ``--table``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--runs", required=True,
+                        help="folder of seed-N/assignments.parquet exports of one configuration")
+    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
+    parser.add_argument("--rows", help="write the per-seed rows here as CSV")
+    parser.add_argument("--table", help="write the printed table here as CSV")
+    return parser
+
+
+def sweep_scoring(script: str, args: argparse.Namespace) -> SweepScoring:
+    """The :class:`SweepScoring` of the arguments of :func:`sweep_scoring_parser`; stops with
+    one line naming the script when the folder holds no export."""
+    from aesi_lib.evaluate.template_filling import gold_templates
+    from aesi_lib.run.experiments import seed_exports
+
+    corpus = muc4_corpus(script, args.muc4_dir)
+    exports = [(seed, Path(path)) for seed, path in seed_exports(args.runs)]
+    if not exports:
+        _stop(f"{script}: no seed-*/assignments.parquet under {args.runs}")
+    texts = {d.doc_id: d.text for d in corpus.documents}
+    golds = {"TST1+TST2": gold_templates(corpus.eval_keys, texts),
+             "DEV": gold_templates(corpus.map_keys, texts)}
+    return SweepScoring(corpus, texts, golds, exports)
+
+
+def mean_std(values: pd.Series) -> str:
+    """``mean ± sample std`` to 3 decimals (the mean alone for one value)."""
+    return (f"{values.mean():.3f} ± {values.std(ddof=1):.3f}" if len(values) > 1
+            else f"{values.mean():.3f}")
+

@@ -13,46 +13,29 @@ printed table, as CSV: the record of the results page.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 import pandas as pd
-from muc4_inputs import muc4_corpus
+from muc4_inputs import mean_std, sweep_scoring, sweep_scoring_parser
 
 from aesi_lib.evaluate.template_filling import (
     ROLES,
-    gold_templates,
     learn_template_map,
     predicted_templates,
     score_templates,
 )
 from aesi_lib.markdown import markdown_table
-from aesi_lib.run.experiments import seed_exports
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", required=True,
-                        help="folder of seed-N/assignments.parquet exports of one configuration")
-    parser.add_argument("--muc4-dir", help="the MUC-4 folder (default: as aesi run finds it)")
-    parser.add_argument("--rows", help="write one row per seed and split here as CSV")
-    parser.add_argument("--table", help="write the printed table here as CSV")
-    args = parser.parse_args(argv)
-
-    corpus = muc4_corpus("template_filling", args.muc4_dir)
-    exports = seed_exports(args.runs)
-    if not exports:
-        print(f"template_filling: no seed-*/assignments.parquet under {args.runs}",
-              file=sys.stderr)
-        return 2
-    texts = {d.doc_id: d.text for d in corpus.documents}
-    golds = {"TST1+TST2": gold_templates(corpus.eval_keys, texts),
-             "DEV": gold_templates(corpus.map_keys, texts)}
+    args = sweep_scoring_parser(__doc__.split("\n\n")[0]).parse_args(argv)
+    scoring = sweep_scoring("template_filling", args)
+    corpus, texts, golds = scoring.corpus, scoring.texts, scoring.golds
+    exports = scoring.exports
     rows = []
     for seed, path in exports:
         assignments = pd.read_parquet(path)
-        events_path = Path(path).parent / "events.parquet"
+        events_path = path.parent / "events.parquet"
         if not events_path.is_file():
             print(f"template_filling: {events_path}: no events beside the export; run the "
                   "sweep again", file=sys.stderr)
@@ -71,14 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     frame = pd.DataFrame(rows)
     if args.rows:
         frame.round(6).to_csv(args.rows, index=False)
-
-    def cell(values: pd.Series) -> str:
-        return f"{values.mean():.3f} ± {values.std(ddof=1):.3f}" if len(values) > 1 \
-            else f"{values.mean():.3f}"
-
     table = []
     for split, group in frame.groupby("split", sort=False):
-        table.append([f"{split} (mapped on DEV)", len(group), cell(group["f1"]),
+        table.append([f"{split} (mapped on DEV)", len(group), mean_std(group["f1"]),
                       f"{group['p'].mean():.2f} / {group['r'].mean():.2f}",
                       *(f"{group[f'{role}_f1'].mean():.2f}" for role in ROLES),
                       f"{group['templates_predicted'].mean():.0f} / "

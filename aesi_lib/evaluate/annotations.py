@@ -47,6 +47,7 @@ import pandas as pd
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS, argument_positions
 from aesi_lib.errors import InputError
+from aesi_lib.evaluate.template_filling import RoleCounts
 
 #: The most cells the greedy multi-slot mapping gives a role.
 MAX_CELLS = 40
@@ -149,32 +150,6 @@ def head_spans(assignments: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-@dataclass
-class Counts:
-    """One role's counts: correct and all predictions, found and all gold entities."""
-
-    correct: int = 0
-    predicted: int = 0
-    found: int = 0
-    gold: int = 0
-
-    def add(self, other: Counts) -> None:
-        self.correct += other.correct
-        self.predicted += other.predicted
-        self.found += other.found
-        self.gold += other.gold
-
-    @property
-    def f1(self) -> float:
-        return _f1(self.correct, self.predicted, self.found, self.gold)
-
-    def to_dict(self) -> dict[str, float]:
-        p = self.correct / self.predicted if self.predicted else 0.0
-        r = self.found / self.gold if self.gold else 0.0
-        return {"p": p, "r": r, "f1": self.f1, "correct": self.correct,
-                "predicted": self.predicted, "found": self.found, "gold": self.gold}
-
-
 Span = tuple[str, int, int]
 
 
@@ -192,14 +167,15 @@ class MatchIndex:
     roles: tuple[str, ...] = field(default_factory=tuple)
 
     def counts(self, system: str, cells: Mapping[str, Iterable[Hashable]],
-               doc_ids: Iterable[str]) -> dict[str, Counts]:
+               doc_ids: Iterable[str]) -> dict[str, RoleCounts]:
         """Each role's counts over ``doc_ids`` when role ``r`` takes the mentions whose
-        ``system`` cell is in ``cells[r]``."""
+        ``system`` cell is in ``cells[r]``: correct and all predictions (``p_num``,
+        ``p_den``), found and all gold entities (``r_num``, ``r_den``)."""
         docs = set(doc_ids)
-        out = {role: Counts() for role in self.roles}
+        out = {role: RoleCounts() for role in self.roles}
         for doc_id in docs:
             for role, entities in self.gold.get(doc_id, {}).items():
-                out[role].gold += len(entities)
+                out[role].r_den += len(entities)
         for role, chosen in cells.items():
             tally = _Tally(role, self.matches)
             for cell in chosen:
@@ -247,10 +223,10 @@ class _Tally:
                 self.correct += 1
                 self.found.update((span[0], e) for e in entities)
 
-    def into(self, counts: Counts) -> None:
-        counts.predicted += len(self.spans)
-        counts.correct += self.correct
-        counts.found += len(self.found)
+    def into(self, counts: RoleCounts) -> None:
+        counts.p_den += len(self.spans)
+        counts.p_num += self.correct
+        counts.r_num += len(self.found)
 
 
 def match_index(assignments: pd.DataFrame, gold: Sequence[GoldArgument]) -> MatchIndex:
@@ -336,14 +312,14 @@ def _f1(correct: int, predicted: int, found: int, gold: int) -> float:
 
 def cross_fitted(index: MatchIndex, system: str, multi: bool,
                  halves: tuple[Sequence[str], Sequence[str]] | None = None
-                 ) -> dict[str, Counts]:
+                 ) -> dict[str, RoleCounts]:
     """The counts of each role mapped on one half of the annotated documents and scored on
     the other, both ways, summed; the halves are the documents in id order, alternately,
     unless given."""
     if halves is None:
         ids = sorted(index.gold, key=_natural)
         halves = (ids[0::2], ids[1::2])
-    total = {role: Counts() for role in index.roles}
+    total = {role: RoleCounts() for role in index.roles}
     for learn_on, score_on in (halves, halves[::-1]):
         cells = learn_cells(index, system, learn_on, multi)
         for role, counts in index.counts(system, cells, score_on).items():
@@ -355,11 +331,11 @@ def _natural(doc_id: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", doc_id))
 
 
-def summary(counts: Mapping[str, Counts], least_gold: int = 0) -> dict[str, Any]:
+def summary(counts: Mapping[str, RoleCounts], least_gold: int = 0) -> dict[str, Any]:
     """Per-role figures, and the micro and macro averages over the roles with at least
     ``least_gold`` gold entities."""
-    kept = {r: c for r, c in counts.items() if c.gold >= least_gold}
-    micro = Counts()
+    kept = {r: c for r, c in counts.items() if c.r_den >= least_gold}
+    micro = RoleCounts()
     for c in kept.values():
         micro.add(c)
     macro = float(np.mean([c.f1 for c in kept.values()])) if kept else 0.0

@@ -24,7 +24,7 @@ metric:
    evidence, each with its span in the text as the user gave it.
 
 Two incidents of one template in one document (a murder and a kidnapping told together) are
-one incident here, with the trigger of each of its sentences in ``predicate``; the
+one incident here (each evidence row keeps its own ``predicate``); the
 template-filling metric reads it as two where the map learned on DEV gives the sentences'
 triggers two types (``aesi_lib.evaluate.template_filling.predicted_templates``;
 docs/experiments/event-levers.md).

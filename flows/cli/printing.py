@@ -105,9 +105,9 @@ def print_annotation_scores(scores: dict[str, Any]) -> None:
         (name.split("/")[0], name.split("/")[1], f"{s['micro']['p']:.3f}",
          f"{s['micro']['r']:.3f}", f"{s['micro']['f1']:.3f}", f"{s['macro_f1']:.3f}")
         for name, s in ((n, scores[n]) for n in systems)]), end="")
-    roles = sorted(first["roles"], key=lambda r: -first["roles"][r]["gold"])
+    roles = sorted(first["roles"], key=lambda r: -first["roles"][r]["r_den"])
     print(markdown_table(
         ("role", "gold", "recall ceiling", *(f"{n} F1" for n in systems)),
-        [(role, first["roles"][role]["gold"], f"{scores['ceiling'][role]:.2f}",
+        [(role, first["roles"][role]["r_den"], f"{scores['ceiling'][role]:.2f}",
           *(f"{scores[n]['roles'][role]['f1']:.3f}" for n in systems)) for role in roles]),
         end="")
