@@ -15,6 +15,7 @@ from aesi_lib.evaluate.annotations import (
     head_spans,
     learn_cells,
     match_index,
+    missed_kinds,
     read_annotations,
     score_annotations,
 )
@@ -75,7 +76,7 @@ def test_the_file_is_read_with_events_or_without_and_one_entity_per_role_and_tex
     gold = read_annotations(path)
     assert len(gold) == 9
     assert gold[0] == GoldArgument("1", "Attacker", 0, 11, "Attacker|the hackers",
-                                   "Attack/Databreach")
+                                   "Attack/Databreach", "The hackers")
     # "The hackers" and "hackers" in document 4: two texts, two entities without ids.
     assert len({a.entity for a in gold if a.doc_id == "4" and a.role == "Attacker"}) == 2
 
@@ -174,3 +175,21 @@ def test_aesi_evaluate_scores_an_export_against_an_annotations_file(tmp_path):
                           env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"})
     assert done.returncode != 0
     assert "other.jsonl" in done.stderr and "none of its 1 documents" in done.stderr
+
+
+def test_what_no_mention_reaches_is_told_by_what_it_is(tmp_path):
+    path = tmp_path / "gold.jsonl"
+    write_annotations(path)
+    gold = read_annotations(path)
+    # Document 5 has no mention at all: a pronoun, an amount, and a name where no mention is.
+    gold += [GoldArgument("5", "Attacker", 0, 4, "Attacker|they", "", "They"),
+             GoldArgument("5", "Number-of-Data", 11, 17, "n|40,000", "", "40,000"),
+             GoldArgument("5", "Victim", 30, 34, "Victim|acme", "", "Acme")]
+    missed = missed_kinds(export(), gold)
+    assert missed.to_dict("records") == [
+        {"role": "Attacker", "kind": "pronoun", "entities": 1},
+        {"role": "Number-of-Data", "kind": "number or amount", "entities": 1},
+        # "Acme Corp users" and "city of Baltimore": inside mentions whose heads ("data",
+        # "files") lie outside them; "Acme" of document 5: no mention there.
+        {"role": "Victim", "kind": "inside a mention, not its head", "entities": 2},
+        {"role": "Victim", "kind": "no mention there", "entities": 1}]

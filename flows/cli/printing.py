@@ -111,3 +111,16 @@ def print_annotation_scores(scores: dict[str, Any]) -> None:
         [(role, first["roles"][role]["r_den"], f"{scores['ceiling'][role]:.2f}",
           *(f"{scores[n]['roles'][role]['f1']:.3f}" for n in systems)) for role in roles]),
         end="")
+    missed = scores.get("missed") or []
+    if missed:
+        top = roles[:5]
+        from aesi_lib.evaluate.annotations import MISSED_KINDS
+
+        kinds = [k for k in MISSED_KINDS if any(m["kind"] == k for m in missed)]
+        total = sum(m["entities"] for m in missed)
+        print(f"gold entities no mention reaches ({total}), by what they are:")
+        print(markdown_table(("kind", "all roles", *top), [
+            (kind, sum(m["entities"] for m in missed if m["kind"] == kind),
+             *(sum(m["entities"] for m in missed if m["kind"] == kind and m["role"] == r)
+               for r in top)) for kind in kinds]), end="")
+
