@@ -94,7 +94,10 @@ def print_documents(summary: dict[str, Any], limit: int = 10) -> None:
 
 def print_annotation_scores(scores: dict[str, Any]) -> None:
     """The figures of ``aesi evaluate --annotations`` (``aesi_lib.evaluate.annotations``): one
-    row per system and mapping, then each role's F1 and recall ceiling."""
+    row per system and mapping, then each role's F1 and recall ceiling, then what no mention
+    reaches."""
+    from aesi_lib.evaluate.annotations import MISSED_KINDS
+
     systems = [k for k in scores if "/" in k]
     first = scores[systems[0]]
     averaged = first["roles_averaged"]
@@ -114,8 +117,6 @@ def print_annotation_scores(scores: dict[str, Any]) -> None:
     missed = scores.get("missed") or []
     if missed:
         top = roles[:5]
-        from aesi_lib.evaluate.annotations import MISSED_KINDS
-
         kinds = [k for k in MISSED_KINDS if any(m["kind"] == k for m in missed)]
         total = sum(m["entities"] for m in missed)
         print(f"gold entities no mention reaches ({total}), by what they are:")
@@ -123,4 +124,3 @@ def print_annotation_scores(scores: dict[str, Any]) -> None:
             (kind, sum(m["entities"] for m in missed if m["kind"] == kind),
              *(sum(m["entities"] for m in missed if m["kind"] == kind and m["role"] == r)
                for r in top)) for kind in kinds]), end="")
-
