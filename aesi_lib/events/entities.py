@@ -13,8 +13,8 @@ entities by four rules, in this order:
 3. A **shorter form** of a name, whose words all occur in order in a longer name, joins it:
    *Oqueli* and *Hector Oqueli* join *Hector Oqueli Colindres*; *Humberto Romero* and
    *Oscar Arnulfo Romero* stay two, and a lone *Romero* joins the longer.
-4. An **acronym**, a one-word name of three letters or more made of the initials of a longer
-   entity's words in any order, all of them or all but one (*of*, *and*, *the*, *de*, *la*,
+4. An **acronym**, a one-word name of three letters or more made of the initials of another
+   entity's three words or more, in any order, all or all but one (*of*, *and*, *the*, *de*, *la*,
    *del* skipped: names translated from Spanish keep the Spanish order of their acronym),
    joins it: *FMLN* joins *Farabundo Marti National Liberation Front*, *URNG* joins
    *Guatemalan National Revolutionary Unity*; the entity becomes a name.
