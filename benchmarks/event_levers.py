@@ -17,7 +17,7 @@ the library as a parameter (an entity rule, a map option, a confidence):
   learned on what is reported;
 * ``no split by sentence type``: every incident one predicted template of its type, where
   the rule makes one per type its sentences' own triggers stand for under the map (a murder
-  and a kidnapping in one incident: ``aesi_lib.evaluate.template_filling.predicted_templates``);
+  and a kidnapping in one incident: ``aesi_lib.evaluate.incident_map.predicted_templates``);
 * ``all levers off``: every template an event, mentions as entities, no sub-types, one
   cell a role, least confidence 0 (and so no split: without sub-types every sentence stands
   for its template's type).
@@ -42,14 +42,12 @@ from typing import Any
 import pandas as pd
 from muc4_inputs import mean_std, sweep_scoring, sweep_scoring_parser
 
-from aesi_lib.evaluate.template_filling import (
-    ROLES,
-    TYPE_ROLE,
+from aesi_lib.evaluate.incident_map import (
     TemplateMap,
     learn_template_map,
     predicted_templates,
-    score_templates,
 )
+from aesi_lib.evaluate.template_filling import ROLES, TYPE_ROLE, score_templates
 from aesi_lib.events.entities import Entity, document_entities
 from aesi_lib.events.incidents import event_rows
 from aesi_lib.events.kinds import EVENT

@@ -3,7 +3,7 @@
 For each export of a sweep (``DIR/runs/CONFIGURATION/seed-N/assignments.parquet``, with the
 run's ``events.parquet`` beside it), learns the map of its incidents' templates, sub-types
 and slots to incident types and the five roles on DEV
-(``aesi_lib.evaluate.template_filling``) and scores TST1+TST2 and DEV itself with it. Prints
+(``aesi_lib.evaluate.incident_map``) and scores TST1+TST2 and DEV itself with it. Prints
 mean ± std over the seeds; ``--rows`` writes one row per seed and split, ``--table`` the
 printed table, as CSV: the record of the results page.
 
@@ -18,12 +18,8 @@ import sys
 import pandas as pd
 from muc4_inputs import mean_std, sweep_scoring, sweep_scoring_parser
 
-from aesi_lib.evaluate.template_filling import (
-    ROLES,
-    learn_template_map,
-    predicted_templates,
-    score_templates,
-)
+from aesi_lib.evaluate.incident_map import learn_template_map, predicted_templates
+from aesi_lib.evaluate.template_filling import ROLES, score_templates
 from aesi_lib.markdown import markdown_table
 
 

@@ -60,9 +60,9 @@ def _events_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
 def template_filling_task(assignments_path: str, events_path: str, corpus: Corpus
                           ) -> dict[str, Any]:
     """The template-filling metric of GTT and IterX of a run's events on the scored split,
-    its map learned on the DEV keys (``aesi_lib.evaluate.template_filling``); {} without
+    its map learned on the DEV keys (``aesi_lib.evaluate.incident_map``); {} without
     both keys."""
-    from aesi_lib.evaluate.template_filling import template_filling
+    from aesi_lib.evaluate.incident_map import template_filling
 
     if not corpus.eval_keys or not corpus.map_keys:
         return {}

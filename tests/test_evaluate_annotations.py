@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 import pytest
+from test_cli_failures import aesi, one_line_error
 
 from aesi_lib.errors import InputError
 from aesi_lib.evaluate.annotations import (
@@ -148,19 +149,11 @@ def test_the_scores_hold_both_baselines_and_both_mappings(tmp_path):
 
 
 def test_aesi_evaluate_scores_an_export_against_an_annotations_file(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
     export_path, gold_path = tmp_path / "assignments.csv", tmp_path / "gold.jsonl"
     export().to_csv(export_path, index=False)
     write_annotations(gold_path)
-    repo = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "evaluate", "--assignments",
-                           str(export_path), "--annotations", str(gold_path), "--json",
-                           str(tmp_path / "scores.json")],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                          env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"})
+    done = aesi(tmp_path, "evaluate", "--assignments", str(export_path), "--annotations",
+                str(gold_path), "--json", str(tmp_path / "scores.json"))
     assert done.returncode == 0, done.stderr
     assert "4 annotated documents, 9 gold arguments" in done.stdout
     assert "| aesi | multi |" in done.stdout and "| predicate+position | single |" in done.stdout
@@ -169,12 +162,10 @@ def test_aesi_evaluate_scores_an_export_against_an_annotations_file(tmp_path):
     # Annotations of other documents: one line naming the file.
     other = tmp_path / "other.jsonl"
     other.write_text('{"id": "99", "arguments": [{"role": "A", "start": 0, "end": 3}]}\n')
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "evaluate", "--assignments",
-                           str(export_path), "--annotations", str(other)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                          env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"})
-    assert done.returncode != 0
-    assert "other.jsonl" in done.stderr and "none of its 1 documents" in done.stderr
+    line = one_line_error(aesi(tmp_path, "evaluate", "--assignments", str(export_path),
+                               "--annotations", str(other)), "other.jsonl",
+                          "none of its 1 documents")
+    assert "is in" in line
 
 
 def test_what_no_mention_reaches_is_told_by_what_it_is(tmp_path):

@@ -7,15 +7,13 @@ import pandas as pd
 import pytest
 
 from aesi_lib.corpus.types import KeyFiller, KeyTemplate
+from aesi_lib.evaluate.incident_map import TemplateMap, learn_template_map, predicted_templates
 from aesi_lib.evaluate.template_filling import (
     TYPE_ROLE,
     FilledTemplate,
-    TemplateMap,
     align_document,
     gold_templates,
-    learn_template_map,
     normalize_mention,
-    predicted_templates,
     score_templates,
 )
 
@@ -111,9 +109,11 @@ def test_the_split_score_sums_documents_and_averages_over_roles_and_types():
 
 
 def _events(rows: list[tuple[str, int, int, str, int, int, str, str]]) -> pd.DataFrame:
-    """Event rows: (doc, incident, template, trigger, slot, entity, text, kind)."""
-    return pd.DataFrame(rows, columns=["doc_id", "incident", "template", "trigger", "slot",
-                                       "entity", "entity_text", "entity_kind"])
+    """Event rows: (doc, incident, template, trigger, slot, entity, text, kind), each an
+    evidence mention of sentence 0 whose predicate is its incident's trigger."""
+    frame = pd.DataFrame(rows, columns=["doc_id", "incident", "template", "trigger", "slot",
+                                        "entity", "entity_text", "entity_kind"])
+    return frame.assign(sent_id=0, predicate=frame["trigger"])
 
 
 def test_an_incident_becomes_one_template_of_its_sub_types_type_with_entities_in_roles():

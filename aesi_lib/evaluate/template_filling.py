@@ -25,9 +25,7 @@ metric, as GTT's evaluation (Du et al., 2021) defines it and IterX (Chen et al.,
   micro-averaged over the roles *and the incident type*, as GTT's micro average is.
 
 aesi induces templates without supervision, so its incidents (``aesi_lib.events``) are turned
-into such templates by a map learned on DEV's keys (:func:`learn_template_map`,
-:func:`predicted_templates`): which templates stand for a type and which sub-types for
-another, and which slots fill each role.
+into such templates by a map learned on DEV's keys (:mod:`aesi_lib.evaluate.incident_map`).
 
 References
 ----------
@@ -47,11 +45,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from aesi_lib.corpus.types import KeyTemplate
-from aesi_lib.evaluate.gold import EVENT_TYPES, key_message_ids
+from aesi_lib.evaluate.gold import key_message_ids
 
 #: The five roles, and the key slot whose fillers are each role's gold entities.
 ROLE_KEY_SLOTS: dict[str, int] = {"PerpInd": 9, "PerpOrg": 10, "Target": 12, "Victim": 18,
@@ -89,7 +86,9 @@ class FilledTemplate:
         return self.roles.get(role, ())
 
 
-def _matches(gold: Entity, predicted: Entity) -> bool:
+def entity_matches(gold: Entity, predicted: Entity) -> bool:
+    """Whether a predicted entity matches a gold one: every one of its strings is one of the
+    gold entity's (both normalised)."""
     return all(m in gold for m in predicted)
 
 
@@ -178,8 +177,8 @@ def _pair_counts(pred: FilledTemplate, gold: FilledTemplate) -> dict[str, tuple[
     out = {TYPE_ROLE: (1, 1)}
     for role in ROLES:
         golds, preds = gold.entities(role), pred.entities(role)
-        correct = sum(any(_matches(g, p) for g in golds) for p in preds)
-        found = sum(any(_matches(g, p) for p in preds) for g in golds)
+        correct = sum(any(entity_matches(g, p) for g in golds) for p in preds)
+        found = sum(any(entity_matches(g, p) for p in preds) for g in golds)
         out[role] = (correct, found)
     return out
 
@@ -309,293 +308,3 @@ def score_templates(pred: Mapping[str, Sequence[FilledTemplate]],
         for role, c in counts.items():
             total[role].add(c)
     return TemplateFillingResult(total, len(gold))
-
-
-@dataclass(frozen=True)
-class TemplateMap:
-    """How aesi's incidents become templates of the five roles, learned on DEV
-    (:func:`learn_template_map`).
-
-    Attributes
-    ----------
-    types : dict of int to str
-        For each template that stands for an incident type, its type (lowercase).
-    trigger_types : dict of (int, str) to str
-        For a (template, trigger) sub-type whose DEV incidents mostly report another type, that
-        type: (19, "kidnap") -> "kidnapping".
-    roles : dict of (int, int, str) to str
-        The role of an entity of kind ``kind`` (``"name"``, ``"description"``) in slot
-        ``slot`` of template ``template``; a role can take several such cells.
-    """
-
-    types: dict[int, str]
-    trigger_types: dict[tuple[int, str], str]
-    roles: dict[tuple[int, int, str], str]
-
-    def incident_type(self, template: int, trigger: str) -> str | None:
-        """The type an incident of ``template`` with ``trigger`` stands for; None for a
-        template the map does not use."""
-        if template not in self.types:
-            return None
-        return self.trigger_types.get((template, trigger), self.types[template])
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"types": {str(t): typ for t, typ in sorted(self.types.items())},
-                "trigger_types": {f"{t}/{p}": typ
-                                  for (t, p), typ in sorted(self.trigger_types.items())},
-                "roles": {f"{t}/{s}/{k}": role
-                          for (t, s, k), role in sorted(self.roles.items())}}
-
-
-#: The least DEV incidents of a (template, trigger) sub-type for the map to give it a type of
-#: its own.
-MIN_TRIGGER_INCIDENTS = 5
-#: The least DEV incidents in which a (template, slot, kind) cell holds an entity for the map
-#: to consider it for a role.
-MIN_CELL_INCIDENTS = 5
-
-
-def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
-                       dev_keys: Sequence[KeyTemplate],
-                       texts: Mapping[str, str] | None = None, sub_types: bool = True,
-                       cells_per_role: int | None = None) -> TemplateMap:
-    """The map of :class:`TemplateMap`, from DEV's keys, in three steps:
-
-    1. **Templates**: the template each incident type chooses by steps 1 and 2 of
-       evaluation.md (lenient, on the mentions of ``assignments``) stands for a type.
-    2. **Types**: each such template's type is the type most DEV documents with one of its
-       incidents report (ties: the first of :data:`EVENT_TYPES`' order, then the rest
-       alphabetically); a (template, trigger) sub-type with at least
-       :data:`MIN_TRIGGER_INCIDENTS` incidents in DEV documents that report one takes the
-       type most of those report, where it differs.
-    3. **Roles**: greedily, the (template, slot, entity kind) cell and role whose pairing
-       raises the micro-F1 of the five roles most, over the incidents of DEV documents that
-       report one, each against the gold entities of its document's templates of its type;
-       until no pairing raises it by more than 1e-4. A cell takes one role; a role any
-       number of cells. Only cells with an entity in at least :data:`MIN_CELL_INCIDENTS`
-       incidents are candidates.
-
-    Parameters
-    ----------
-    events : DataFrame
-        The event rows (:data:`aesi_lib.events.incidents.EVENT_COLUMNS`) of the DEV
-        documents (others are ignored).
-    assignments : DataFrame
-        An export that holds the DEV messages (for step 1).
-    dev_keys : sequence of KeyTemplate
-    texts : mapping of str to str, optional
-        The messages' texts, as :func:`gold_templates` takes them.
-    sub_types : bool
-        Step 2 gives sub-types types of their own (False: every incident of a template takes
-        the template's type; for experiments).
-    cells_per_role : int, optional
-        At most this many cells a role in step 3 (None: any number; for experiments).
-    """
-    from aesi_lib.evaluate.mapping import type_mappings
-    from aesi_lib.evaluate.split import SplitIndex
-
-    index = SplitIndex(assignments, dev_keys, "lenient")
-    choices = type_mappings({typ: index.type_f1(typ) for typ in EVENT_TYPES})
-    mapped = sorted({template for template, _ in choices.values() if template >= 0})
-    gold = gold_templates(dev_keys, texts)
-    reported = {d: [t for t in ts] for d, ts in gold.items() if ts}
-    incidents = _incidents(events[events["doc_id"].isin(list(reported))
-                                  & events["template"].isin(mapped)])
-    order = {typ.lower(): i for i, typ in enumerate(EVENT_TYPES)}
-
-    def majority(votes: Mapping[str, int]) -> str:
-        return min(votes, key=lambda typ: (-votes[typ], order.get(typ, len(order)), typ))
-
-    template_votes: dict[int, dict[str, int]] = {}
-    trigger_votes: dict[tuple[int, str], dict[str, int]] = {}
-    trigger_count: dict[tuple[int, str], int] = {}
-    for incident in incidents:
-        doc_types = {typ for t in reported[incident.doc_id] for typ in t.types}
-        key = (incident.template, incident.trigger)
-        trigger_count[key] = trigger_count.get(key, 0) + 1
-        for typ in doc_types:
-            votes = template_votes.setdefault(incident.template, {})
-            votes[typ] = votes.get(typ, 0) + 1
-            votes = trigger_votes.setdefault(key, {})
-            votes[typ] = votes.get(typ, 0) + 1
-    types = {t: majority(v) for t, v in template_votes.items()}
-    trigger_types = {}
-    for key, votes in trigger_votes.items() if sub_types else ():
-        if trigger_count[key] >= MIN_TRIGGER_INCIDENTS and majority(votes) != types[key[0]]:
-            trigger_types[key] = majority(votes)
-    provisional = TemplateMap(types, trigger_types, {})
-    cases = []
-    for incident in incidents:
-        typ = provisional.incident_type(incident.template, incident.trigger)
-        golds = {role: _gold_entities(reported[incident.doc_id], typ, role) for role in ROLES}
-        cases.append((incident, golds))
-    return TemplateMap(types, trigger_types, _greedy_roles(cases, cells_per_role))
-
-
-@dataclass(frozen=True)
-class _Incident:
-    """One incident of the event rows, as the map reads it: each entity's normalised text and
-    the (template, slot, kind) cells of its evidence; each piece of evidence as (sentence,
-    text, cell); and each sentence's own trigger, its most frequent predicate among the
-    incident's mentions there (ties: the alphabetically first)."""
-
-    doc_id: str
-    template: int
-    trigger: str
-    entities: tuple[tuple[str, frozenset[tuple[int, int, str]]], ...]
-    evidence: tuple[tuple[int, str, tuple[int, int, str]], ...]
-    sentence_triggers: dict[int, str]
-
-
-def _incidents(events: pd.DataFrame) -> list[_Incident]:
-    out = []
-    for (doc_id, _), rows in events.groupby(["doc_id", "incident"], sort=True):
-        template = int(rows["template"].iloc[0])
-        entities: dict[int, tuple[str, set[tuple[int, int, str]]]] = {}
-        evidence = []
-        predicates: dict[int, dict[str, int]] = {}
-        sent_ids = rows["sent_id"] if "sent_id" in rows else [0] * len(rows)
-        verbs = rows["predicate"] if "predicate" in rows else [""] * len(rows)
-        for entity, text, kind, slot, sent, verb in zip(
-                rows["entity"], rows["entity_text"], rows["entity_kind"], rows["slot"],
-                sent_ids, verbs, strict=True):
-            entry = entities.setdefault(int(entity), (normalize_mention(str(text)), set()))
-            cell = (template, int(slot), str(kind))
-            entry[1].add(cell)
-            if entry[0]:
-                evidence.append((int(sent), entry[0], cell))
-            counts = predicates.setdefault(int(sent), {})
-            counts[str(verb)] = counts.get(str(verb), 0) + 1
-        out.append(_Incident(
-            str(doc_id), template, str(rows["trigger"].iloc[0]),
-            tuple((text, frozenset(cells)) for text, cells in entities.values() if text),
-            tuple(evidence),
-            {sent: min(counts, key=lambda p: (-counts[p], p))
-             for sent, counts in sorted(predicates.items())}))
-    return out
-
-
-def _gold_entities(templates: Sequence[FilledTemplate], typ: str | None, role: str
-                   ) -> list[Entity]:
-    out: list[Entity] = []
-    for template in templates:
-        if typ in template.types:
-            out.extend(e for e in template.entities(role) if e not in out)
-    return out
-
-
-def _greedy_roles(cases: list[tuple[_Incident, dict[str, list[Entity]]]],
-                  cells_per_role: int | None = None) -> dict[tuple[int, int, str], str]:
-    """Step 3 of :func:`learn_template_map`."""
-    seen: dict[tuple[int, int, str], list[int]] = {}
-    for i, (incident, _) in enumerate(cases):
-        for cell in {c for _, cells in incident.entities for c in cells}:
-            seen.setdefault(cell, []).append(i)
-    cells = sorted(c for c, where in seen.items() if len(where) >= MIN_CELL_INCIDENTS)
-    predicted: list[dict[str, set[str]]] = [{r: set() for r in ROLES} for _ in cases]
-    found: list[dict[str, set[int]]] = [{r: set() for r in ROLES} for _ in cases]
-    p_num = p_den = r_num = 0
-    r_den = sum(len(g) for _, golds in cases for g in golds.values())
-
-    def f1(pn: int, pd_: int, rn: int) -> float:
-        p = pn / pd_ if pd_ else 0.0
-        r = rn / r_den if r_den else 0.0
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-    def gain(cell: tuple[int, int, str], role: str
-             ) -> tuple[int, int, int, list[tuple[int, set[str], set[int]]]]:
-        dpn = dpd = drn = 0
-        changes = []
-        for i in seen[cell]:
-            incident, golds = cases[i]
-            new = {text for text, c in incident.entities if cell in c} - predicted[i][role]
-            if not new:
-                continue
-            gold = golds[role]
-            hits = {j for j, g in enumerate(gold) if j not in found[i][role]
-                    and any(_matches(g, (text,)) for text in new)}
-            dpd += len(new)
-            dpn += sum(any(_matches(g, (text,)) for g in gold) for text in new)
-            drn += len(hits)
-            changes.append((i, new, hits))
-        return dpn, dpd, drn, changes
-
-    roles: dict[tuple[int, int, str], str] = {}
-    current = 0.0
-    while True:
-        best = None
-        full = {r for r in ROLES if cells_per_role is not None
-                and sum(v == r for v in roles.values()) >= cells_per_role}
-        for cell in cells:
-            if cell in roles:
-                continue
-            for role in ROLES:
-                if role in full:
-                    continue
-                dpn, dpd, drn, changes = gain(cell, role)
-                value = f1(p_num + dpn, p_den + dpd, r_num + drn)
-                if best is None or value > best[0]:
-                    best = (value, cell, role, dpn, dpd, drn, changes)
-        if best is None or best[0] <= current + 1e-4:
-            return roles
-        current, cell, role, dpn, dpd, drn, changes = best
-        roles[cell] = role
-        p_num, p_den, r_num = p_num + dpn, p_den + dpd, r_num + drn
-        for i, new, hits in changes:
-            predicted[i][role] |= new
-            found[i][role] |= hits
-
-
-def predicted_templates(events: pd.DataFrame, template_map: TemplateMap,
-                        split: bool = True) -> dict[str, list[FilledTemplate]]:
-    """aesi's templates of each document, from its incidents (``aesi_lib.events.incidents``)
-    whose template stands for a type.
-
-    An incident is read sentence by sentence: a sentence's own trigger (its most frequent
-    predicate among the incident's mentions) stands for the type the map gives that
-    sub-type, else for the incident's type (its trigger's). The incident becomes one
-    predicted template per type its sentences stand for, in order of their first sentence
-    (one, mostly), each role filled with the texts (normalised) of the entities whose
-    evidence in those sentences lies in a cell the map gives that role, one text per entity:
-    a message that reports a murder and a kidnapping in one incident of
-    *attack/kill/murder* gives an attack and a kidnapping. ``split=False`` (for
-    experiments) reads every incident as one template of its type."""
-    out: dict[str, list[FilledTemplate]] = {}
-    rows = events[events["template"].isin(list(template_map.types))]
-    for incident in _incidents(rows):
-        main = template_map.incident_type(incident.template, incident.trigger)
-        typed = {sent: (template_map.trigger_types.get((incident.template, verb), main)
-                        if split else main)
-                 for sent, verb in incident.sentence_triggers.items()}
-        for typ in dict.fromkeys(typed.values()):
-            roles: dict[str, list[Entity]] = {}
-            for sent, text, cell in incident.evidence:
-                role = template_map.roles.get(cell)
-                if role is not None and typed[sent] == typ and (text,) not in roles.setdefault(
-                        role, []):
-                    roles[role].append((text,))
-            out.setdefault(incident.doc_id, []).append(
-                FilledTemplate((typ,), {r: tuple(e) for r, e in roles.items() if e}))
-    return out
-
-
-def template_filling(events: pd.DataFrame, assignments: pd.DataFrame,
-                     eval_keys: Sequence[KeyTemplate], dev_keys: Sequence[KeyTemplate],
-                     texts: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The metric of a run's events on the split of ``eval_keys``, its map learned on
-    ``dev_keys``: ``{"micro", "documents", <role>..., "map"}`` (``results.json``'s
-    ``template_filling``).
-
-    Parameters
-    ----------
-    events : DataFrame
-        The run's event rows (``aesi_lib.events.incidents.event_rows``), DEV's and the
-        evaluated split's documents among them.
-    assignments : DataFrame
-        The run's export (for step 1 of :func:`learn_template_map`).
-    """
-    template_map = learn_template_map(events, assignments, dev_keys, texts)
-    gold = gold_templates(eval_keys, texts)
-    result = score_templates(predicted_templates(events, template_map), gold)
-    return {**result.to_dict(), "map": template_map.to_dict(),
-            "texts_checked": texts is not None}

@@ -26,7 +26,7 @@ metric:
 Two incidents of one template in one document (a murder and a kidnapping told together) are
 one incident here (each evidence row keeps its own ``predicate``); the
 template-filling metric reads it as two where the map learned on DEV gives the sentences'
-triggers two types (``aesi_lib.evaluate.template_filling.predicted_templates``;
+triggers two types (``aesi_lib.evaluate.incident_map.predicted_templates``;
 docs/experiments/event-levers.md).
 """
 

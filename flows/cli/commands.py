@@ -232,7 +232,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     out = grid.to_dict()
     print_bounds({name: e for name, e in out.items() if isinstance(e, dict)})
     if map_keys:
-        from aesi_lib.evaluate.template_filling import template_filling
+        from aesi_lib.evaluate.incident_map import template_filling
         from aesi_lib.run.pipeline import document_event_rows, run_event_schema
 
         texts = muc4_texts(assignments)
