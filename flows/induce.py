@@ -11,6 +11,7 @@ from prefect import flow
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
+from aesi_lib.corpus.sources import recorded_corpus
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.resources import absolute_path
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
@@ -40,8 +41,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                 encoding: str = "utf-8", skip_bad: bool = False,
                 max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
                 config_path: str | None = None, fresh: bool = False,
-                keep_runs: int = DEFAULT_KEEP_RUNS, preset: str | None = None
-                ) -> dict[str, Any]:
+                keep_runs: int = DEFAULT_KEEP_RUNS, preset: str | None = None,
+                project_corpus: bool = False) -> dict[str, Any]:
     """Induce schemas for a corpus and write the export and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -52,6 +53,10 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     muc4_dir, docs_path : the corpus (``aesi_lib.corpus.sources.load_corpus``: the user's
         documents, else MUC-4, else the embedded demo).
     demo : use the embedded demo corpus whatever else is found.
+    project_corpus : without ``muc4_dir``, ``docs_path`` or ``demo``, read the corpus the
+        project's last run recorded (``aesi_lib.corpus.sources.recorded_corpus``: its folder
+        and reading options), and stop before any work when it recorded none; how the nightly
+        deployment runs the user's own corpus (``prefect.yaml``).
     config : a ``RunConfig`` as a dict; None means the preset ``preset``.
     preset : the preset (``aesi_lib.run.presets``) a run without ``config`` starts from;
         None: ``default``, the best configuration found on DEV/TST1/TST2. How a deployment
@@ -82,6 +87,13 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     run_config = RunConfig.from_dict(configuration(config, config_path, preset))
     project = Project.at(project_dir)
     steps = Steps(project.results)
+    if project_corpus and muc4_dir is None and docs_path is None and not demo:
+        recorded = recorded_corpus(project.read_state().get("corpus"), project_dir)
+        muc4_dir, docs_path = recorded.get("muc4_dir"), recorded.get("docs_path")
+        demo = bool(recorded.get("demo", False))
+        encoding = recorded.get("encoding", encoding)
+        skip_bad = bool(recorded.get("skip_bad", skip_bad))
+        max_doc_chars = recorded.get("max_doc_chars", max_doc_chars)
 
     corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo,
                        encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars)
@@ -101,7 +113,10 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     without_mentions = warn_of_documents_without_mentions(doc_ids, artifacts["entities"])
 
     # ``aesi update --evaluate`` reads the corpus again, perhaps from another folder.
-    corpus_spec = {"muc4_dir": absolute_path(muc4_dir), "docs_path": absolute_path(docs_path),
+    # The MUC-4 folder as found, so that a scheduled run reads the same one.
+    found = corpus.choice.path if corpus.choice and corpus.name == "muc4" else None
+    corpus_spec = {"muc4_dir": absolute_path(muc4_dir or found),
+                   "docs_path": absolute_path(docs_path),
                    "demo": demo, "encoding": encoding, "skip_bad": skip_bad,
                    "max_doc_chars": max_doc_chars}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
@@ -111,6 +126,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     results = {
         "flow": "induce",
         "corpus": corpus.name,
+        "corpus_origin": corpus.origin,
         "corpus_spec": corpus_spec,
         "evaluated_on": corpus.eval_label,
         "documents": len(doc_ids),

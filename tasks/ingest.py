@@ -37,7 +37,7 @@ def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
     too long files or lines are left out with a warning)."""
     corpus = load_corpus(muc4_dir, docs_path, "skip" if skip_bad else "raise", demo=demo,
                          split=split, encoding=encoding, max_doc_chars=max_doc_chars)
-    get_run_logger().info("corpus %s: %d documents", corpus.name, len(corpus.documents))
+    get_run_logger().info("corpus: %s, %d documents", corpus.origin, len(corpus.documents))
     return corpus
 
 

@@ -566,6 +566,8 @@ def test_documents_that_give_no_mention_are_named_in_one_warning_and_in_the_resu
          str(tmp_path / "project"), "--out", str(tmp_path / "out")],
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
+    # Which corpus and why, before any work.
+    assert done.stdout.splitlines()[0] == f"corpus: the documents of {docs} (--docs)"
     warnings = [line for line in done.stderr.splitlines() if " WARNING " in line]
     assert len(warnings) == 1, done.stderr[-3000:]
     assert warnings[0].endswith("42 documents gave no entity mention (not English?), so the "

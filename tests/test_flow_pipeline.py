@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import deep_merge, preset
 
@@ -135,6 +136,7 @@ def _aesi(args: list[str], env: dict[str, str], cwd: Path, **kwargs: Any) -> sub
 def test_main_flow_reports_steps_and_scores(reference):
     r = reference["results"]
     assert r["corpus"] == "demo" and r["documents"] == 40
+    assert r["corpus_origin"] == "the embedded demo corpus (40 invented messages) (--demo)"
     assert r["documents_parsed"] == 40
     assert [s for s in r["steps"] if r["steps"][s]["state"] == "Cached"] == []
     # The same scores as the notebook path (tests/test_pipeline.py) on the same corpus and seed.
@@ -404,6 +406,24 @@ def _deployment_parameters(name: str) -> dict[str, Any]:
 
     spec = yaml.safe_load((REPO / "prefect.yaml").read_text())
     return next(d for d in spec["deployments"] if d["name"] == name)["parameters"]
+
+
+def test_the_nightly_deployment_reads_the_corpus_its_project_recorded(prefect_here, reference,
+                                                                     tmp_path):
+    from flows.induce import induce_flow
+
+    assert _deployment_parameters("aesi-full-run")["project_corpus"] is True
+    # A project no run has recorded a corpus for: refused before any work.
+    empty = tmp_path / "empty"
+    with pytest.raises(InputError, match="no corpus recorded for scheduled runs"):
+        induce_flow(project_dir=str(empty), out_dir=str(tmp_path / "o1"), project_corpus=True)
+    assert not (tmp_path / "o1").exists()
+    # The reference project recorded the demo it was given.
+    project = tmp_path / "project"
+    shutil.copytree(reference["project"], project)
+    r = induce_flow(project_dir=str(project), out_dir=str(tmp_path / "o2"), project_corpus=True)
+    assert r["corpus"] == "demo" and r["corpus_spec"]["demo"] is True
+    assert r["documents"] == reference["results"]["documents"]
 
 
 def test_the_scheduled_deployments_run_the_default_preset_by_name():

@@ -326,7 +326,12 @@ def load_muc4_corpus(muc4_dir: str | Path, splits: Iterable[str] = MUC4_SPLITS) 
 
 
 def resolve_muc4_dir(explicit: str | Path | None = None) -> Path | None:
-    """Find the MUC-4 folder.
+    """Find the MUC-4 folder: the folder of :func:`find_muc4_dir`, or None."""
+    return find_muc4_dir(explicit)[0]
+
+
+def find_muc4_dir(explicit: str | Path | None = None) -> tuple[Path | None, str]:
+    """Find the MUC-4 folder and say how it was found.
 
     Order: ``explicit``; else the environment variable ``AESI_MUC4_DIR``; else
     ``../shared/data/muc4`` relative to the current directory; else the same relative to the
@@ -334,8 +339,10 @@ def resolve_muc4_dir(explicit: str | Path | None = None) -> Path | None:
 
     Returns
     -------
-    Path or None
+    folder : Path or None
         The first candidate that is a folder, or None when neither default exists.
+    found_by : str
+        ``"explicit"``, ``"environment"``, ``"default"`` or ``""`` (none found).
 
     Raises
     ------
@@ -347,15 +354,15 @@ def resolve_muc4_dir(explicit: str | Path | None = None) -> Path | None:
         chosen = Path(explicit).expanduser()
         if not chosen.is_dir():
             raise InputError(chosen, "MUC-4 folder not found")
-        return chosen
+        return chosen, "explicit"
     from_env = os.environ.get(MUC4_DIR_ENV)
     if from_env:
         chosen = Path(from_env).expanduser()
         if not chosen.is_dir():
             raise InputError(chosen, f"MUC-4 folder named by {MUC4_DIR_ENV} not found")
-        return chosen
+        return chosen, "environment"
     for base in (Path.cwd(), _REPO_ROOT):
         candidate = base.parent / "shared" / "data" / "muc4"
         if candidate.is_dir():
-            return candidate
-    return None
+            return candidate, "default"
+    return None, ""

@@ -2,10 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aesi_lib.corpus.types import Document, KeyTemplate
+from aesi_lib.errors import InputError
+
+
+@dataclass(frozen=True)
+class CorpusChoice:
+    """Which corpus a run reads, decided before anything is read (:func:`choose_corpus`).
+
+    Attributes
+    ----------
+    name : str
+        ``"user"``, ``"muc4"`` or ``"demo"``.
+    path : Path or None
+        The documents' folder or file, or the MUC-4 folder; None for the demo.
+    reason : str
+        Why: ``"--docs"``, ``"--muc4-dir"``, ``"$AESI_MUC4_DIR"``, ``"--demo"``, or the
+        default that applied.
+    """
+
+    name: str
+    path: Path | None
+    reason: str
+
+    @property
+    def description(self) -> str:
+        """One line for the log: ``the MUC-4 folder ../shared/data/muc4 (found there: no
+        --docs, --muc4-dir or $AESI_MUC4_DIR given)``."""
+        what = {"user": f"the documents of {self.path}",
+                "muc4": f"the MUC-4 folder {self.path}",
+                "demo": "the embedded demo corpus (40 invented messages)"}[self.name]
+        return f"{what} ({self.reason})"
 
 
 @dataclass(frozen=True)
@@ -22,10 +54,44 @@ class Corpus:
     eval_keys: list[KeyTemplate] | None
     map_keys: list[KeyTemplate] | None
     eval_label: str
+    #: Which corpus this is and why it was chosen (None for a corpus made by hand).
+    choice: CorpusChoice | None = None
+
+    @property
+    def origin(self) -> str:
+        """Which corpus this is and why it was chosen (:attr:`CorpusChoice.description`)."""
+        return self.choice.description if self.choice is not None else self.name
 
     @property
     def splits(self) -> list[str]:
         return sorted({d.split for d in self.documents})
+
+
+def choose_corpus(muc4_dir: str | Path | None = None, docs_path: str | Path | None = None,
+                  demo: bool = False) -> CorpusChoice:
+    """The corpus :func:`load_corpus` reads for these options, and why.
+
+    Raises
+    ------
+    InputError
+        As :func:`aesi_lib.corpus.muc4.find_muc4_dir`, for a MUC-4 folder the user named that
+        is not one.
+    """
+    if demo:
+        return CorpusChoice("demo", None, "--demo")
+    if docs_path is not None:
+        return CorpusChoice("user", Path(docs_path), "--docs")
+    from aesi_lib.corpus.muc4 import MUC4_DIR_ENV, find_muc4_dir
+
+    folder, found_by = find_muc4_dir(muc4_dir)
+    if folder is not None:
+        reason = {"explicit": "--muc4-dir", "environment": f"${MUC4_DIR_ENV}",
+                  "default": f"found there: no --docs, --muc4-dir or ${MUC4_DIR_ENV} given; "
+                             "--docs FOLDER reads your own documents"}[found_by]
+        return CorpusChoice("muc4", folder, reason)
+    return CorpusChoice("demo", None, f"no --docs or --muc4-dir given, ${MUC4_DIR_ENV} unset "
+                                      "and no ../shared/data/muc4: --docs FOLDER reads your "
+                                      "own documents")
 
 
 def load_corpus(
@@ -40,25 +106,58 @@ def load_corpus(
     ``on_error`` and ``max_doc_chars`` (None: the reader's default limit) as
     ``aesi_lib.corpus.plain.read_plain_documents`` takes them) wins; else the
     MUC-4 folder (``muc4_dir``, ``$AESI_MUC4_DIR`` or ``../shared/data/muc4``); else the
-    embedded demo.
+    embedded demo (:func:`choose_corpus`); :attr:`Corpus.origin` says which and why.
     """
-    if not demo and docs_path is not None:
+    choice = choose_corpus(muc4_dir, docs_path, demo)
+    if choice.name == "user":
         from aesi_lib.corpus.plain import read_plain_documents
 
         reading = {} if encoding is None else {"encoding": encoding}
         if max_doc_chars is not None:
             reading["max_chars"] = max_doc_chars
         docs = read_plain_documents(docs_path, split=split, on_error=on_error, **reading)
-        return Corpus("user", docs, None, None, "")
-    from aesi_lib.corpus.muc4 import load_muc4_corpus, resolve_muc4_dir
+        return Corpus("user", docs, None, None, "", choice)
+    if choice.name == "muc4":
+        from aesi_lib.corpus.muc4 import load_muc4_corpus
 
-    folder = None if demo else resolve_muc4_dir(muc4_dir)
-    if folder is not None:
-        splits = {s.name: s for s in load_muc4_corpus(folder)}
+        splits = {s.name: s for s in load_muc4_corpus(choice.path)}
         docs = [d for s in splits.values() for d in s.documents]
         eval_keys = [k for name in ("tst1", "tst2") for k in (splits[name].keys or [])]
-        return Corpus("muc4", docs, eval_keys or None, splits["dev"].keys, "TST1+TST2")
+        return Corpus("muc4", docs, eval_keys or None, splits["dev"].keys, "TST1+TST2",
+                      choice)
     from aesi_lib.corpus.demo import load_demo_corpus
 
     embedded = load_demo_corpus()
-    return Corpus("demo", embedded.documents, embedded.keys, None, "demo")
+    return Corpus("demo", embedded.documents, embedded.keys, None, "demo", choice)
+
+
+#: The corpus options a project records (``project.json``'s ``corpus``) and a run reads back.
+RECORDED_OPTIONS = ("muc4_dir", "docs_path", "demo", "encoding", "skip_bad", "max_doc_chars")
+
+
+def recorded_corpus(recorded: Mapping[str, Any] | None, project_dir: str | Path
+                    ) -> dict[str, Any]:
+    """The corpus options a scheduled run takes from its project: those the project's last
+    ``aesi run`` recorded (``project.json``'s ``corpus``), so that a deployment reads the
+    user's own corpus without naming it twice.
+
+    Parameters
+    ----------
+    recorded : mapping or None
+        The project's recorded corpus (:data:`RECORDED_OPTIONS`); None when it has none.
+    project_dir : str or Path
+        The project folder, for the message.
+
+    Raises
+    ------
+    InputError
+        Naming the project when it records no corpus, or only one chosen by default (the
+        demo, because nothing was given): a schedule should never run a corpus the user did
+        not choose.
+    """
+    if not recorded or not (recorded.get("docs_path") or recorded.get("muc4_dir")
+                            or recorded.get("demo")):
+        raise InputError(project_dir, "no corpus recorded for scheduled runs: run `aesi run "
+                         "--docs FOLDER` (or --muc4-dir) once with this project, or give the "
+                         "deployment a docs_path")
+    return {k: recorded[k] for k in RECORDED_OPTIONS if k in recorded}

@@ -94,6 +94,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_runner(args)
     check_writable(args.project_dir, "--project-dir")
     check_writable(args.out, "--out")
+    from aesi_lib.corpus.sources import choose_corpus
+
+    print(f"corpus: {choose_corpus(args.muc4_dir, args.docs, args.demo).description}",
+          flush=True)
     with writing_project(args, "aesi run"):
         return _run(args, config)
 
