@@ -480,6 +480,15 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert new_rows["template"].between(0, model.n_templates - 1).all()
     assert new_rows["slot"].between(0, model.n_slots - 1).all()
     assert set(r["new_documents"]["summary"]) == {"NEW-1", "NEW-2", changed_id}
+    # A mention keeps its id from one export to the next; (doc_id, entity_id) is the key.
+    mention = ["doc_id", "entity_id", "sent_id", "start_char", "end_char", "predicate", "dep"]
+    before = _assignments(reference["out"])[mention]
+    after = _assignments(out)[mention]
+    assert not after.duplicated(["doc_id", "entity_id"]).any()
+    kept = before[before["doc_id"] != changed_id]
+    pd.testing.assert_frame_equal(
+        after[after["doc_id"].isin(set(kept["doc_id"]))].reset_index(drop=True),
+        kept.reset_index(drop=True))
     new_events = pd.read_parquet(out / "new_events.parquet")
     events = pd.read_parquet(out / "events.parquet")
     mine = events[events["doc_id"].isin({"NEW-1", "NEW-2", changed_id})]

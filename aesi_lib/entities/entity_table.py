@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple
 
+import numpy as np
 import pandas as pd
 
 from aesi_lib.corpus.types import Document
@@ -99,3 +100,35 @@ def unstored_entity_table(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
     table = table.sort_values(list(UNSTORED_ORDER), kind="stable").reset_index(drop=True)
     table.insert(0, "entity_id", range(len(table)))
     return table
+
+
+#: What identifies a mention within its document: its head token, its predicate's token and
+#: their relation (unique in a document; the predicate's lemma is not: "X resigned ... and
+#: resigned" gives two mentions of one head).
+MENTION_IDENTITY = ("sent_id", "head_index", "predicate_index", "dep")
+
+
+def document_mention_ids(table: pd.DataFrame) -> np.ndarray:
+    """Each mention's number within its document: 0, 1, ... in order of
+    :data:`MENTION_IDENTITY`, the ``entity_id`` of an export.
+
+    Unlike the table's own ``entity_id`` (a corpus-wide running number, the row of the
+    model's arrays), it depends on nothing but the document's own parse, so that it stays the
+    same from one export to the next as documents are added or removed, and
+    (``doc_id``, ``entity_id``) is the unique key of an export.
+
+    Parameters
+    ----------
+    table : DataFrame of shape (E, ...)
+        Entity rows with ``doc_id`` and the columns of :data:`MENTION_IDENTITY`.
+
+    Returns
+    -------
+    ndarray of shape (E,), int64
+        In the rows' order.
+    """
+    keys = table[["doc_id", *MENTION_IDENTITY]].reset_index(drop=True)
+    order = keys.sort_values(list(keys.columns), kind="stable").index.to_numpy()
+    ids = np.empty(len(keys), dtype=np.int64)
+    ids[order] = keys.iloc[order].groupby("doc_id", sort=False).cumcount().to_numpy()
+    return ids

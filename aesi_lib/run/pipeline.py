@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from aesi_lib.corpus.types import Document, KeyTemplate
-from aesi_lib.entities.entity_table import document_entities
+from aesi_lib.entities.entity_table import document_entities, document_mention_ids
 from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.events.kinds import TemplateKind
@@ -205,8 +205,9 @@ def labelled_export(table: pd.DataFrame, templates: np.ndarray, slots: np.ndarra
     """The export (evaluation.md): one row per entity mention of ``table`` (in its order) with
     its template and its role's slot (:func:`role_slots` of the cut's ``slots``)."""
     templates = np.asarray(templates, dtype=np.int64)
-    frame = table[["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
+    frame = table[["doc_id", "sent_id", "head", "mention", "predicate", "dep",
                    "start_char", "end_char", "phrase", "proper"]].copy()
+    frame["entity_id"] = document_mention_ids(table)
     frame["template"] = templates
     frame["slot"] = role_slots(templates, slots, role_table(
         templates, slots, table["predicate"].to_numpy(), model))
@@ -302,7 +303,8 @@ def fill_documents(entities: pd.DataFrame, train: EntityFeatures,
         slot = role_slots(fill.template, fill.slot, role_table(
             labels.template, labels.slot, trained_predicates, config.model))
     rows = np.arange(len(entities))
-    frame = entities.assign(template=fill.template, slot=slot)[EXPORT_COLUMNS]
+    frame = entities.assign(entity_id=document_mention_ids(entities), template=fill.template,
+                            slot=slot)[EXPORT_COLUMNS]
     return frame.assign(
         template_score=fill.template_scores[rows, fill.template],
         slot_score=fill.slot_scores[rows, fill.slot],
