@@ -35,6 +35,7 @@ from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
 from flows.memory import release_freed_memory
 from tasks.events import events_files, events_task, readable_task
+from tasks.export_changes import keep_export_task, label_changes_task
 from tasks.features import (
     context_file,
     context_task,
@@ -145,7 +146,24 @@ def solution_record(artifacts: dict[str, Any], config: RunConfig) -> dict[str, A
     (``RunConfig.digest``), and whether it was warm-started from an earlier solution."""
     return {"entities": artifacts["entities"], "labels": artifacts["labels"],
             "features": artifacts["features"], "config": config.digest(),
-            "warm": bool(artifacts.get("warm"))}
+            "warm": bool(artifacts.get("warm")), "export": artifacts.get("kept_export")}
+
+
+def export_changes_steps(project: Project, steps: Steps, last: dict[str, Any] | None,
+                         artifacts: dict[str, Any]) -> dict[str, Any]:
+    """``artifacts`` with the run's export kept in the project (``kept_export``, which
+    :func:`solution_record` records for the next run) and the labels that moved since the
+    export of ``last`` (the project's last solution record), counted on the exports
+    themselves (``label_changes``; None for a project's first export, or when that export
+    is gone)."""
+    kept = steps.run("keep-export", keep_export_task, artifacts["assignments_parquet"],
+                     project.work_dir)
+    previous = (last or {}).get("export")
+    changes = None
+    if previous and Path(previous).is_file():
+        changes = steps.run("label-changes", label_changes_task, previous,
+                            artifacts["assignments_parquet"])
+    return {**artifacts, "kept_export": kept, "label_changes": changes}
 
 
 def carry_plan(last: dict[str, Any] | None, config: RunConfig, features_path: str
@@ -523,9 +541,9 @@ _TIMING_GROUPS = {
     "ingest": ("load-corpus", "load-documents", "plan-ingest", "parse+store"),
     "features": ("stored-documents", "corpus-fingerprint", "entity-table", "head-pmi",
                  "context-vectors", "build-features"),
-    "solve": ("solve", "keep-ids"),
-    "export_evaluate": ("export", "events", "readable", "evaluate", "template-filling",
-                        "export-new-documents", "fill-slots"),
+    "solve": ("solve", "keep-ids", "place"),
+    "export_evaluate": ("export", "events", "readable", "keep-export", "label-changes",
+                        "evaluate", "template-filling", "export-new-documents", "fill-slots"),
 }
 
 
@@ -564,8 +582,11 @@ def run_summary(ingested: dict[str, Any], config: RunConfig, steps: Steps, start
         "solve": {**solve_summary(artifacts["info"]),
                   "carried": artifacts["ids_kept"] if artifacts["warm"] else None},
         "ids": artifacts["ids_kept"],
+        # The labels that moved since the last export, as exported (export_changes_steps).
+        "labels": artifacts.get("label_changes"),
         "scores": scores,
-        "artifacts": {k: v for k, v in artifacts.items() if k not in ("ids_kept", "warm")},
+        "artifacts": {k: v for k, v in artifacts.items()
+                      if k not in ("ids_kept", "warm", "label_changes")},
         "export": {"csv": artifacts["assignments_csv"],
                    "parquet": artifacts["assignments_parquet"]},
     }

@@ -20,6 +20,7 @@ from flows.common import (
     Steps,
     configuration,
     default_task_runner,
+    export_changes_steps,
     holds_project_lock,
     ingest,
     model_steps,
@@ -105,6 +106,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     doc_ids = [d.doc_id for d in corpus.documents] + added
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
                             carry=None if fresh else state.get("last_solution"))
+    artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))
     filling = steps.run("template-filling", template_filling_task,

@@ -22,6 +22,7 @@ from flows.common import (
     Steps,
     configuration,
     default_task_runner,
+    export_changes_steps,
     holds_project_lock,
     ingest,
     model_steps,
@@ -127,6 +128,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
                             previous=state.get("last_solution"),
                             place=docs_path is not None and not resolve)
+    artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
     given = [d.doc_id for d in documents]
     without_mentions = warn_of_documents_without_mentions(given, artifacts["entities"])
     new_export = steps.run("export-new-documents", export_documents_task,

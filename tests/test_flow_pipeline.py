@@ -190,7 +190,8 @@ def test_resume_after_kill_during_solve(server, reference, tmp_path, demo_seed):
     assert states["solve"] == "Completed"
     assert set(r["steps_run"]) == {"load-corpus", "plan-ingest", "stored-documents",
                                    "corpus-fingerprint", "solve", "export", "events",
-                                   "readable", "evaluate", "template-filling", "record-run"}
+                                   "readable", "keep-export", "evaluate", "template-filling",
+                                   "record-run"}
     # The server saw the same: the second flow run's task runs and their states.
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
@@ -485,6 +486,15 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     before = _assignments(reference["out"])[mention]
     after = _assignments(out)[mention]
     assert not after.duplicated(["doc_id", "entity_id"]).any()
+    # The labels that moved are counted on the two exports, as a user would compare them.
+    labelled = [*mention, "template", "slot"]
+    pairs = _assignments(reference["out"])[labelled].merge(
+        _assignments(out)[labelled], on=mention, suffixes=("", "_new"))
+    moved = (pairs["template"] != pairs["template_new"]) | (pairs["slot"] != pairs["slot_new"])
+    assert r["labels"]["shared_mentions"] == len(pairs) > 0
+    assert r["labels"]["label_moved"] == int(moved.sum())
+    assert r["labels"]["template_moved"] == int((pairs["template"]
+                                                 != pairs["template_new"]).sum())
     kept = before[before["doc_id"] != changed_id]
     pd.testing.assert_frame_equal(
         after[after["doc_id"].isin(set(kept["doc_id"]))].reset_index(drop=True),

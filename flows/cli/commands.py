@@ -42,6 +42,7 @@ from flows.cli.printing import (
     print_annotation_scores,
     print_bounds,
     print_documents,
+    print_label_changes,
     print_scores,
     print_steps,
     print_template_filling,
@@ -119,11 +120,7 @@ def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
     print_steps(results)
     print(f"total {results['timings']['total']:.1f} s\n")
     print_scores(results)
-    ids = results.get("ids")
-    if ids:
-        print(f"\nids: {ids['template_kept']} of the last solution's {ids['previous_mentions']} "
-              f"mentions kept their template id, {ids['slot_kept']} their slot id (--fresh "
-              "numbers anew)")
+    print_label_changes(results)
     print(f"\nexport and results.json written to {args.out}")
     return 0
 
@@ -173,6 +170,7 @@ def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
     if results.get("scores"):
         print()
         print_scores(results)
+    print_label_changes(results)
     print(f"\nfull export, new_documents.csv and results.json written to {args.out}")
     moved = results.get("moved_to")
     if moved and moved["files"]:

@@ -13,6 +13,15 @@ def print_steps(results: dict[str, Any]) -> None:
     print(markdown_table(["step", "state", "seconds"], rows), end="")
 
 
+def print_label_changes(results: dict[str, Any]) -> None:
+    """The labels that moved since the project's last export, as exported (a project's first
+    run prints nothing)."""
+    from aesi_lib.run.export_changes import describe_changes
+
+    if results.get("labels"):
+        print(f"\n{describe_changes(results['labels'])}")
+
+
 def print_scores(results: dict[str, Any]) -> None:
     scores = results.get("scores") or {}
     if not scores:
