@@ -13,15 +13,15 @@ from flows import cli
 def _docs(tmp_path: Path) -> Path:
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / "good.txt").write_bytes("EL ALCALDE DE SAN JOSÉ FUE ASESINADO.".encode("latin-1"))
+    (folder / "good.txt").write_bytes("THE MAYOR OF SAN JOSÉ WAS MURDERED.".encode("latin-1"))
     (folder / "empty.txt").write_text(" \n")
     return folder
 
 
 def test_bad_files_stop_the_command_before_any_work(tmp_path, capsys):
     folder = _docs(tmp_path)
-    code = cli.main(["run", "--docs", str(folder), "--project-dir", str(tmp_path / "p"),
-                     "--out", str(tmp_path / "out")])
+    code = cli.main(["run", "--docs", str(folder), "--encoding", "utf-8",
+                     "--project-dir", str(tmp_path / "p"), "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "2 bad files" in err and "empty.txt: empty file" in err
@@ -39,7 +39,7 @@ def test_the_loader_reads_with_the_encoding_and_skips_what_it_must(tmp_path):
     with disable_run_logger():
         corpus = load_corpus_task.fn(docs_path=str(folder), encoding="latin-1", skip_bad=True)
         assert [d.doc_id for d in corpus.documents] == ["good"]
-        assert corpus.documents[0].text == "EL ALCALDE DE SAN JOSÉ FUE ASESINADO."
+        assert corpus.documents[0].text == "THE MAYOR OF SAN JOSÉ WAS MURDERED."
         with pytest.raises(InputError, match="empty file"):
             load_corpus_task.fn(docs_path=str(folder), encoding="latin-1")
 

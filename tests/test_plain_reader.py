@@ -33,9 +33,10 @@ def _jsonl(tmp_path: Path, lines: list[str] | bytes) -> Path:
     return path
 
 
-def _raises(path: Path, problem: str, on_error: str = "raise") -> InputError:
+def _raises(path: Path, problem: str, on_error: str = "raise",
+            encoding: str | None = None) -> InputError:
     with pytest.raises(InputError) as info:
-        read_plain_documents(path, on_error=on_error)
+        read_plain_documents(path, on_error=on_error, encoding=encoding)
     assert str(path) in str(info.value)
     assert problem in str(info.value)
     return info.value
@@ -96,7 +97,7 @@ def test_binary_txt_file(tmp_path: Path) -> None:
 
 def test_bad_utf8_txt_file(tmp_path: Path) -> None:
     folder = _folder(tmp_path, {"latin1.txt": "first line\nBogot\xe1\n".encode("latin-1")})
-    _raises(folder, "latin1.txt: line 2: not valid UTF-8 (byte 0xe1)")
+    _raises(folder, "latin1.txt: line 2: not valid UTF-8 (byte 0xe1)", encoding="utf-8")
 
 
 def test_duplicate_id_in_folder(tmp_path: Path) -> None:
@@ -150,7 +151,7 @@ def test_jsonl_empty_binary_and_bad_encoding(tmp_path: Path) -> None:
     _raises(_jsonl(tmp_path, b"\n \n"), "empty file")
     _raises(_jsonl(tmp_path, b'{"id": "a", "text": "\x00"}\n'), "binary file")
     _raises(_jsonl(tmp_path, b'{"id": "a", "text": "ok"}\n{"id": "b", "text": "\xe1"}\n'),
-            "line 2: not valid UTF-8")
+            "line 2: not valid UTF-8", encoding="utf-8")
 
 
 def test_unknown_on_error(tmp_path: Path) -> None:
@@ -229,11 +230,11 @@ def test_a_long_list_of_problems_is_cut_with_a_count(tmp_path: Path) -> None:
 def test_encoding_reads_latin1_and_unknown_encodings_are_refused(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / "d.txt").write_bytes("EL ALCALDE DE SAN JOSÉ FUE ASESINADO.".encode("latin-1"))
+    (folder / "d.txt").write_bytes("THE MAYOR OF SAN JOSÉ WAS MURDERED.".encode("latin-1"))
     with pytest.raises(InputError, match="not valid UTF-8 .*--encoding"):
-        read_plain_documents(folder)
+        read_plain_documents(folder, encoding="utf-8")
     (doc,) = read_plain_documents(folder, encoding="latin-1")
-    assert doc.text == "EL ALCALDE DE SAN JOSÉ FUE ASESINADO."
+    assert doc.text == "THE MAYOR OF SAN JOSÉ WAS MURDERED."
     jsonl = tmp_path / "docs.jsonl"
     jsonl.write_bytes(json.dumps({"id": 1, "text": "JOSÉ"}, ensure_ascii=False)
                       .encode("cp1252") + b"\n")
@@ -244,7 +245,7 @@ def test_encoding_reads_latin1_and_unknown_encodings_are_refused(tmp_path: Path)
 
 def test_a_document_over_the_length_limit_is_refused_before_parsing(tmp_path: Path,
                                                                    caplog) -> None:
-    folder = _folder(tmp_path, {"big.txt": "word " * 300, "small.txt": "A bomb exploded."})
+    folder = _folder(tmp_path, {"big.txt": "the " * 375, "small.txt": "A bomb exploded."})
     with pytest.raises(InputError) as info:
         read_plain_documents(folder, max_chars=1000)
     assert str(info.value) == (
