@@ -121,3 +121,11 @@ def test_the_demo_corpus_is_english() -> None:
     assert guesses and all(g.is_english for g in guesses)
     # Well above the threshold, so that a small change of the lists does not drop one.
     assert min(g.english_share for g in guesses) > MIN_ENGLISH_SHARE + 0.05
+
+
+def test_the_python_api_reads_a_folder_as_the_command_line_does(tmp_path: Path) -> None:
+    from aesi_lib.inducer import as_documents
+
+    folder = _folder(tmp_path)
+    assert [d.doc_id for d in as_documents(folder)] == ["en1", "en2"]
+    assert len(as_documents(folder, keep_non_english=True)) == 5
