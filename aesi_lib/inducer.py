@@ -33,17 +33,22 @@ _CONFIG, _FEATURES, _LABELS, _ASSIGNMENTS = ("config.json", "features.npz", "lab
                                              "assignments.parquet")
 
 
-def as_documents(documents: Any, split: str = "user") -> list[Document]:
+def as_documents(documents: Any, split: str = "user", keep_non_english: bool = False
+                 ) -> list[Document]:
     """The documents a user hands over, as :class:`~aesi_lib.corpus.types.Document`.
 
     Parameters
     ----------
     documents : str or path, or iterable
         A folder of ``.txt`` files or a ``.jsonl`` file (read as ``aesi run --docs`` reads
-        it), or an iterable of texts (ids ``doc-00001``, ...), of ``(id, text)`` pairs or of
-        Documents.
+        it: each file in its own encoding, documents that are not English left out with a
+        warning), or an iterable of texts (ids ``doc-00001``, ...), of ``(id, text)`` pairs or
+        of Documents (taken as they are, whatever their language).
     split : str
         The split name given to them.
+    keep_non_english : bool
+        Keep the documents of a folder or JSONL file that are not English
+        (``aesi run --keep-non-english``).
 
     Returns
     -------
@@ -59,7 +64,8 @@ def as_documents(documents: Any, split: str = "user") -> list[Document]:
     from aesi_lib.corpus.plain import read_plain_documents, user_document
 
     if isinstance(documents, str | Path):
-        return read_plain_documents(documents, split=split)
+        return read_plain_documents(documents, split=split,
+                                    keep_non_english=keep_non_english)
     out: list[Document] = []
     for number, item in enumerate(documents):
         if isinstance(item, Document):

@@ -60,15 +60,18 @@ def read_run(run_dir: str | Path) -> dict[str, Any]:
 
 @flow(name="aesi-extract", log_prints=True, task_runner=default_task_runner())
 def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = None,
-                 split: str = "user", parse_batch_size: int = 50, encoding: str = "utf-8",
-                 skip_bad: bool = False, max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS
-                 ) -> dict[str, Any]:
+                 split: str = "user", parse_batch_size: int = 50,
+                 encoding: str | None = None, skip_bad: bool = False,
+                 max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
+                 keep_non_english: bool = False) -> dict[str, Any]:
     """Fill the slots of the documents in ``docs_path`` with the schema of ``run_dir``.
 
     The documents are parsed (through the run's parse cache; nothing is written to the store)
     and every entity mention gets the template and slot whose members it is most similar to.
     Writes ``assignments.csv`` / ``.parquet`` (with ``template_score`` and ``slot_score``) and
-    ``results.json`` to ``out_dir`` (default ``<run_dir>/extracted``).
+    ``results.json`` to ``out_dir`` (default ``<run_dir>/extracted``). The reading options
+    are ``tasks.ingest.load_corpus_task``'s; ``results.json`` lists the documents left out as
+    not English under ``left_out``.
     """
     started = time.perf_counter()
     log = get_run_logger()
@@ -79,7 +82,8 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     steps = Steps()
 
     corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,
-                       encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars)
+                       encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars,
+                       keep_non_english=keep_non_english)
     t = time.perf_counter()
     futures = parse_batch_task.map(batches(corpus.documents, parse_batch_size),
                                    unmapped(config.parser), unmapped(artifacts["parse_cache"]),
@@ -108,6 +112,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
         "run": str(Path(run_dir).resolve()),
         "documents": len(given),
         "documents_without_mentions": without_mentions,
+        "left_out": corpus.left_out,
         "documents_parsed": parsed,
         "documents_from_parse_cache": reused,
         "mentions": len(entities),

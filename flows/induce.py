@@ -39,8 +39,9 @@ from tasks.solve import record_run_task
 def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str | None = None,
                 docs_path: str | None = None, demo: bool = False,
                 config: dict[str, Any] | None = None, parse_batch_size: int = 50,
-                encoding: str = "utf-8", skip_bad: bool = False,
+                encoding: str | None = None, skip_bad: bool = False,
                 max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
+                keep_non_english: bool = False,
                 config_path: str | None = None, fresh: bool = False,
                 keep_runs: int = DEFAULT_KEEP_RUNS, preset: str | None = None,
                 project_corpus: bool = False) -> dict[str, Any]:
@@ -73,9 +74,11 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     The documents are the corpus and those that ``aesi update`` added to the project and that
     are still stored (a nightly full run exports the whole project).
     parse_batch_size : documents per mapped parse task.
-    encoding, skip_bad, max_doc_chars : how the files of ``docs_path`` are read (their text
-        encoding; leave out unreadable or too long files or lines with a warning instead of
-        stopping; the most characters a document may have, None or 0: no limit).
+    encoding, skip_bad, max_doc_chars, keep_non_english : how the files of ``docs_path`` are
+        read (their text encoding, None: each file's own, detected; leave out unreadable or
+        too long files or lines with a warning instead of stopping; the most characters a
+        document may have, None or 0: no limit; keep the documents that are not English,
+        which are otherwise left out with a warning and listed under ``left_out``).
     keep_runs : the run is recorded in the store (``record-run``) and the assignment rows of
         the ``keep_runs`` newest runs stay there (0 or more; older runs keep their records).
 
@@ -95,9 +98,11 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         encoding = recorded.get("encoding", encoding)
         skip_bad = bool(recorded.get("skip_bad", skip_bad))
         max_doc_chars = recorded.get("max_doc_chars", max_doc_chars)
+        keep_non_english = bool(recorded.get("keep_non_english", keep_non_english))
 
     corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo,
-                       encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars)
+                       encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars,
+                       keep_non_english=keep_non_english)
     ingested = ingest(corpus.documents, run_config, project, steps, parse_batch_size)
     state = project.read_state()
     stored = set(steps.run("stored-documents", stored_documents_task, project.db))
@@ -120,7 +125,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     corpus_spec = {"muc4_dir": absolute_path(muc4_dir or found),
                    "docs_path": absolute_path(docs_path),
                    "demo": demo, "encoding": encoding, "skip_bad": skip_bad,
-                   "max_doc_chars": max_doc_chars}
+                   "max_doc_chars": max_doc_chars, "keep_non_english": keep_non_english}
     project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
                          "out_dir": out_dir,
                          "last_solution": solution_record(artifacts, run_config),
@@ -134,6 +139,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         "documents": len(doc_ids),
         "documents_added_by_updates": len(added),
         "documents_without_mentions": without_mentions,
+        "left_out": corpus.left_out,
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
         "template_filling": filling,
     }

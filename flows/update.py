@@ -49,8 +49,9 @@ def _nothing_to_read(docs_path: str) -> bool:
 def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str = "out",
                 config: dict[str, Any] | None = None, split: str = "user",
                 parse_batch_size: int = 50, evaluate: bool = False,
-                allow_empty: bool = False, encoding: str = "utf-8", skip_bad: bool = False,
-                max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
+                allow_empty: bool = False, encoding: str | None = None,
+                skip_bad: bool = False, max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
+                keep_non_english: bool = False,
                 config_path: str | None = None, consume: bool = False,
                 preset: str | None = None, resolve: bool = False) -> dict[str, Any]:
     """Add the documents of ``docs_path`` (a folder of .txt files or a JSONL file) to the
@@ -78,9 +79,11 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         run (``project.json``); the defaults when there is none.
     split : split name stored with the new documents.
     parse_batch_size : documents per mapped parse task.
-    encoding, skip_bad, max_doc_chars : how the files of ``docs_path`` are read (their text
-        encoding; leave out unreadable or too long files or lines with a warning instead of
-        stopping; the most characters a document may have, None or 0: no limit).
+    encoding, skip_bad, max_doc_chars, keep_non_english : how the files of ``docs_path`` are
+        read (their text encoding, None: each file's own, detected; leave out unreadable or
+        too long files or lines with a warning instead of stopping; the most characters a
+        document may have, None or 0: no limit; keep the documents that are not English,
+        which are otherwise left out with a warning and listed under ``left_out``).
     evaluate : also score the refreshed export with the keys of the project's corpus (MUC-4 or
         demo, from ``project.json``), when it has any.
     allow_empty : a missing ``docs_path`` or a folder without documents means "nothing new"
@@ -97,7 +100,9 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     consume : once the update is done, move what was read from ``docs_path`` (its ``.txt``
         files, or the file itself) into ``done/<time>/`` beside them, so that the next
         scheduled run finds an empty inbox and solves nothing (``results.json``
-        ``moved_to``); files left out as bad (``skip_bad``) stay. ``aesi update --move-done``.
+        ``moved_to``); files left out as bad (``skip_bad``) stay, files left out as not
+        English are moved too (they were read, and no fix would make them English).
+        ``aesi update --move-done``.
     """
     started = time.perf_counter()
     log = get_run_logger()
@@ -116,10 +121,13 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     steps = Steps(project.results)
 
     documents = []
+    left_out: list[dict[str, Any]] = []
     if docs_path is not None:
-        documents = steps.run("load-documents", load_corpus_task, None, docs_path, False,
-                              split, encoding=encoding, skip_bad=skip_bad,
-                              max_doc_chars=max_doc_chars).documents
+        given_corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False,
+                                 split, encoding=encoding, skip_bad=skip_bad,
+                                 max_doc_chars=max_doc_chars,
+                                 keep_non_english=keep_non_english)
+        documents, left_out = given_corpus.documents, given_corpus.left_out
     ingested = ingest(documents, run_config, project, steps, parse_batch_size)
     log.info("update: %d documents given: %d new, %d changed, %d unchanged; %d parsed",
              ingested["documents"], ingested["new"], ingested["changed"],
@@ -157,6 +165,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         "documents": len(doc_ids),
         "documents_given": len(given),
         "documents_without_mentions": without_mentions,
+        "left_out": left_out,
         "evaluated_on": "project corpus keys" if scores else "",
         **run_summary(ingested, run_config, steps, started, artifacts, scores),
         "template_filling": filling,
@@ -166,7 +175,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     }
     write_results(out_dir, results)
     if consume and docs_path is not None:
-        moved = move_to_done(docs_path, read=[d.source for d in documents])
+        moved = move_to_done(docs_path, read=[d.source for d in documents]
+                             + [str(d["source"]) for d in left_out])
         log.info("update: %d processed file(s) of %s moved to %s", len(moved), docs_path,
                  moved[0].parent if moved else "-")
         results["moved_to"] = {"folder": str(moved[0].parent) if moved else None,

@@ -29,14 +29,18 @@ from tasks.workers import worker_name
 
 @task(name="load-corpus", cache_policy=NO_CACHE, **RETRY)
 def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
-                     demo: bool = False, split: str = "user", encoding: str = "utf-8",
-                     skip_bad: bool = False, max_doc_chars: int | None = None) -> Corpus:
+                     demo: bool = False, split: str = "user", encoding: str | None = None,
+                     skip_bad: bool = False, max_doc_chars: int | None = None,
+                     keep_non_english: bool = False) -> Corpus:
     """The run's corpus (``aesi_lib.corpus.sources.load_corpus``); ``demo`` forces the embedded
-    demo corpus, ``split`` names the split of a user's documents, read in ``encoding``, each
-    at most ``max_doc_chars`` long (None: the reader's default; ``skip_bad``: unreadable or
-    too long files or lines are left out with a warning)."""
+    demo corpus, ``split`` names the split of a user's documents, read in ``encoding`` (None:
+    each file's own, detected), each at most ``max_doc_chars`` long (None: the reader's
+    default; ``skip_bad``: unreadable or too long files or lines are left out with a warning;
+    documents that are not English are left out with a warning and listed in the corpus's
+    ``left_out`` unless ``keep_non_english``)."""
     corpus = load_corpus(muc4_dir, docs_path, "skip" if skip_bad else "raise", demo=demo,
-                         split=split, encoding=encoding, max_doc_chars=max_doc_chars)
+                         split=split, encoding=encoding, max_doc_chars=max_doc_chars,
+                         keep_non_english=keep_non_english)
     get_run_logger().info("corpus: %s, %d documents", corpus.origin, len(corpus.documents))
     return corpus
 

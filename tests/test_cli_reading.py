@@ -13,15 +13,15 @@ from flows import cli
 def _docs(tmp_path: Path) -> Path:
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / "good.txt").write_bytes("EL ALCALDE DE SAN JOSÉ FUE ASESINADO.".encode("latin-1"))
+    (folder / "good.txt").write_bytes("THE MAYOR OF SAN JOSÉ WAS MURDERED.".encode("latin-1"))
     (folder / "empty.txt").write_text(" \n")
     return folder
 
 
 def test_bad_files_stop_the_command_before_any_work(tmp_path, capsys):
     folder = _docs(tmp_path)
-    code = cli.main(["run", "--docs", str(folder), "--project-dir", str(tmp_path / "p"),
-                     "--out", str(tmp_path / "out")])
+    code = cli.main(["run", "--docs", str(folder), "--encoding", "utf-8",
+                     "--project-dir", str(tmp_path / "p"), "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "2 bad files" in err and "empty.txt: empty file" in err
@@ -39,7 +39,7 @@ def test_the_loader_reads_with_the_encoding_and_skips_what_it_must(tmp_path):
     with disable_run_logger():
         corpus = load_corpus_task.fn(docs_path=str(folder), encoding="latin-1", skip_bad=True)
         assert [d.doc_id for d in corpus.documents] == ["good"]
-        assert corpus.documents[0].text == "EL ALCALDE DE SAN JOSÉ FUE ASESINADO."
+        assert corpus.documents[0].text == "THE MAYOR OF SAN JOSÉ WAS MURDERED."
         with pytest.raises(InputError, match="empty file"):
             load_corpus_task.fn(docs_path=str(folder), encoding="latin-1")
 
@@ -78,3 +78,49 @@ def test_the_early_check_leaves_the_skip_warnings_to_the_flow(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         read_plain_documents(folder, on_error="skip", encoding="latin-1")
     assert [r for r in caplog.records if "skipping" in r.getMessage()]
+
+
+def test_each_file_has_its_encoding_unless_one_is_given_and_non_english_is_a_flag():
+    parser = cli.build_parser()
+    for command in (["update", "--docs", "x"], ["extract", "--docs", "x", "--run", "r"],
+                    ["run"]):
+        args = parser.parse_args(command)
+        assert (args.encoding, args.keep_non_english) == (None, False)
+        args = parser.parse_args([*command, "--keep-non-english"])
+        assert args.keep_non_english is True
+    from flows.cli.options import reading
+
+    assert reading(parser.parse_args(["run", "--keep-non-english"]))["keep_non_english"] is True
+
+
+def test_the_loader_lists_what_it_leaves_out_as_not_english(tmp_path):
+    from prefect.logging import disable_run_logger
+
+    from tasks.ingest import load_corpus_task
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "en.txt").write_text("The mayor of the town was killed on Tuesday by an armed "
+                                   "group, the police said.")
+    (folder / "es.txt").write_text("El alcalde de la ciudad fue asesinado el martes por un "
+                                   "grupo armado, según informó la policía.")
+    with disable_run_logger():
+        corpus = load_corpus_task.fn(docs_path=str(folder))
+        assert [d.doc_id for d in corpus.documents] == ["en"]
+        assert corpus.left_out == [{"doc_id": "es", "source": str(folder / "es.txt"),
+                                    "reason": "not English (looks like Spanish)"}]
+        kept = load_corpus_task.fn(docs_path=str(folder), keep_non_english=True)
+        assert [d.doc_id for d in kept.documents] == ["en", "es"] and kept.left_out == []
+
+
+def test_a_folder_of_no_english_stops_the_command_with_the_flag_named(tmp_path, capsys):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "fr.txt").write_text("Le maire de la ville a été tué mardi par un groupe armé, a "
+                                   "indiqué la police.")
+    code = cli.main(["run", "--docs", str(folder), "--project-dir", str(tmp_path / "p"),
+                     "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "no usable documents" in err and "--keep-non-english" in err
+    assert not (tmp_path / "p").exists()

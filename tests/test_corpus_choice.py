@@ -65,6 +65,7 @@ def test_a_scheduled_run_reads_only_a_corpus_the_user_chose(tmp_path):
             recorded_corpus(recorded, tmp_path / "project")
         assert str(tmp_path / "project") in str(err.value)
     options = {"muc4_dir": None, "docs_path": "/data/news", "demo": False,
-               "encoding": "latin-1", "skip_bad": True, "max_doc_chars": 1000, "other": 1}
+               "encoding": "latin-1", "skip_bad": True, "max_doc_chars": 1000,
+               "keep_non_english": True, "other": 1}
     assert recorded_corpus(options, "p") == {k: v for k, v in options.items() if k != "other"}
     assert recorded_corpus({"demo": True}, "p") == {"demo": True}

@@ -885,13 +885,22 @@ def test_update_and_extract_name_the_documents_that_give_no_mention(prefect_here
                   "GUERRILLAS."),
         ("NUMBERS-1", "1989 1990 1991\n\n12 45 78 90"),
     ])
+    # A document of figures only is not English ("no words"): by default it is left out,
+    # and results.json lists it; --keep-non-english reads it, and it gives no mention.
+    skipped = extract_flow(docs_path=str(docs), run_dir=str(reference["out"]),
+                           out_dir=str(tmp_path / "skipped"))
+    left_out = [{"doc_id": "NUMBERS-1", "source": str(docs), "line": 2,
+                 "reason": "not English (no words)"}]
+    assert skipped["documents"] == 1 and skipped["left_out"] == left_out
+    assert json.loads((tmp_path / "skipped" / "results.json").read_text())["left_out"] \
+        == left_out
     filled = extract_flow(docs_path=str(docs), run_dir=str(reference["out"]),
-                          out_dir=str(tmp_path / "filled"))
-    assert filled["documents_without_mentions"] == ["NUMBERS-1"]
+                          out_dir=str(tmp_path / "filled"), keep_non_english=True)
+    assert filled["documents_without_mentions"] == ["NUMBERS-1"] and filled["left_out"] == []
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
     updated = update_flow(docs_path=str(docs), project_dir=str(project),
-                          out_dir=str(tmp_path / "out"))
+                          out_dir=str(tmp_path / "out"), keep_non_english=True)
     assert updated["documents_without_mentions"] == ["NUMBERS-1"]
     for out in (tmp_path / "filled", tmp_path / "out"):
         assert json.loads((out / "results.json").read_text())["documents_without_mentions"] \

@@ -33,9 +33,10 @@ def _jsonl(tmp_path: Path, lines: list[str] | bytes) -> Path:
     return path
 
 
-def _raises(path: Path, problem: str, on_error: str = "raise") -> InputError:
+def _raises(path: Path, problem: str, on_error: str = "raise",
+            encoding: str | None = None) -> InputError:
     with pytest.raises(InputError) as info:
-        read_plain_documents(path, on_error=on_error)
+        read_plain_documents(path, on_error=on_error, encoding=encoding)
     assert str(path) in str(info.value)
     assert problem in str(info.value)
     return info.value
@@ -96,7 +97,7 @@ def test_binary_txt_file(tmp_path: Path) -> None:
 
 def test_bad_utf8_txt_file(tmp_path: Path) -> None:
     folder = _folder(tmp_path, {"latin1.txt": "first line\nBogot\xe1\n".encode("latin-1")})
-    _raises(folder, "latin1.txt: line 2: not valid UTF-8 (byte 0xe1)")
+    _raises(folder, "latin1.txt: line 2: not valid UTF-8 (byte 0xe1)", encoding="utf-8")
 
 
 def test_duplicate_id_in_folder(tmp_path: Path) -> None:
@@ -150,7 +151,7 @@ def test_jsonl_empty_binary_and_bad_encoding(tmp_path: Path) -> None:
     _raises(_jsonl(tmp_path, b"\n \n"), "empty file")
     _raises(_jsonl(tmp_path, b'{"id": "a", "text": "\x00"}\n'), "binary file")
     _raises(_jsonl(tmp_path, b'{"id": "a", "text": "ok"}\n{"id": "b", "text": "\xe1"}\n'),
-            "line 2: not valid UTF-8")
+            "line 2: not valid UTF-8", encoding="utf-8")
 
 
 def test_unknown_on_error(tmp_path: Path) -> None:
@@ -229,11 +230,11 @@ def test_a_long_list_of_problems_is_cut_with_a_count(tmp_path: Path) -> None:
 def test_encoding_reads_latin1_and_unknown_encodings_are_refused(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / "d.txt").write_bytes("EL ALCALDE DE SAN JOSÉ FUE ASESINADO.".encode("latin-1"))
+    (folder / "d.txt").write_bytes("THE MAYOR OF SAN JOSÉ WAS MURDERED.".encode("latin-1"))
     with pytest.raises(InputError, match="not valid UTF-8 .*--encoding"):
-        read_plain_documents(folder)
+        read_plain_documents(folder, encoding="utf-8")
     (doc,) = read_plain_documents(folder, encoding="latin-1")
-    assert doc.text == "EL ALCALDE DE SAN JOSÉ FUE ASESINADO."
+    assert doc.text == "THE MAYOR OF SAN JOSÉ WAS MURDERED."
     jsonl = tmp_path / "docs.jsonl"
     jsonl.write_bytes(json.dumps({"id": 1, "text": "JOSÉ"}, ensure_ascii=False)
                       .encode("cp1252") + b"\n")
@@ -244,7 +245,7 @@ def test_encoding_reads_latin1_and_unknown_encodings_are_refused(tmp_path: Path)
 
 def test_a_document_over_the_length_limit_is_refused_before_parsing(tmp_path: Path,
                                                                    caplog) -> None:
-    folder = _folder(tmp_path, {"big.txt": "word " * 300, "small.txt": "A bomb exploded."})
+    folder = _folder(tmp_path, {"big.txt": "the " * 375, "small.txt": "A bomb exploded."})
     with pytest.raises(InputError) as info:
         read_plain_documents(folder, max_chars=1000)
     assert str(info.value) == (
@@ -273,3 +274,82 @@ def test_a_file_far_over_the_limit_is_refused_without_reading_it(tmp_path: Path,
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"read {self}"))
     with pytest.raises(InputError, match="4,001 bytes, more than the 1,000 characters"):
         read_plain_documents(folder / "dump.txt", max_chars=1000)
+
+
+# ------------------------------------------------------------------ encoding of each file
+
+
+def test_each_file_is_read_in_its_own_encoding(tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    folder = _folder(tmp_path, {
+        "utf8.txt": "The price was £5 at the café.",
+        "latin1.txt": "The café charged £3 for the tea in Bogotá.".encode("latin-1"),
+    })
+    with caplog.at_level(logging.INFO, logger="aesi_lib.corpus.plain"):
+        docs = read_plain_documents(folder)
+    assert {d.doc_id: d.text for d in docs} == {
+        "latin1": "The café charged £3 for the tea in Bogotá.",
+        "utf8": "The price was £5 at the café.",
+    }
+    # One line for the file that was not UTF-8, naming it and the encoding used.
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{folder / 'latin1.txt'}: not UTF-8, read as cp1252"]
+
+
+def test_an_explicit_encoding_applies_to_every_file(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    folder = _folder(tmp_path, {
+        "utf8.txt": "The price was £5 at the café.",
+        "latin1.txt": "The café charged £3 for the tea.".encode("latin-1"),
+    })
+    with caplog.at_level(logging.INFO, logger="aesi_lib.corpus.plain"):
+        docs = read_plain_documents(folder, encoding="latin-1")
+    assert {d.doc_id: d.text for d in docs} == {
+        "latin1": "The café charged £3 for the tea.",
+        "utf8": "The price was Â£5 at the cafÃ©.",       # what the user asked for
+    }
+    assert not caplog.records
+    with pytest.raises(InputError, match=r"latin1\.txt: line 1: not valid UTF-8 \(byte 0xe9\)"):
+        read_plain_documents(folder, encoding="utf-8")
+
+
+def test_a_file_in_no_encoding_is_a_bad_file(tmp_path: Path,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    folder = _folder(tmp_path, {"good.txt": "The town was attacked.",
+                                "noise.txt": b"The town " + bytes(range(128, 256)) * 3})
+    info = _raises(folder, "noise.txt: line 1: not valid UTF-8 (byte 0x80) nor in any other "
+                   "encoding detected; give the file's encoding with --encoding")
+    assert "\n" not in str(info)
+    with caplog.at_level(logging.WARNING, logger="aesi_lib.corpus.plain"):
+        docs = read_plain_documents(folder, on_error="skip")
+    assert [d.doc_id for d in docs] == ["good"]
+    assert [r.getMessage() for r in caplog.records] == [f"skipping {info}"]
+
+
+def test_a_jsonl_file_is_read_in_one_encoding_detected(tmp_path: Path,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    lines = [json.dumps({"id": 1, "text": "The café charged £3 for the tea."},
+                        ensure_ascii=False),
+             json.dumps({"id": 2, "text": "The mayor of San José was killed."},
+                        ensure_ascii=False)]
+    path = _jsonl(tmp_path, "\n".join(lines).encode("cp1252") + b"\n")
+    with caplog.at_level(logging.INFO, logger="aesi_lib.corpus.plain"):
+        docs = read_plain_documents(path)
+    assert [d.text for d in docs] == ["The café charged £3 for the tea.",
+                                      "The mayor of San José was killed."]
+    assert [r.getMessage() for r in caplog.records] == [f"{path}: not UTF-8, read as cp1252"]
+
+
+def test_an_empty_file_of_a_folder_says_how_to_go_on(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"a.txt": "ok", "empty.txt": ""})
+    info = _raises(folder, "empty.txt: empty file: remove it or leave it out with --skip-bad")
+    assert str(info) == f"{folder / 'empty.txt'}: empty file: remove it or leave it out with " \
+                        "--skip-bad"
+
+
+def test_a_malformed_jsonl_line_reads_cleanly(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, ['{"id": "a", "text": "ok"}', '{"id": "b", "text": '])
+    with pytest.raises(InputError) as info:
+        read_plain_documents(path)
+    assert str(info.value) == (f"{path}: line 2: malformed JSON at column 21 (Expecting "
+                               "value); fix the line or leave it out with --skip-bad")

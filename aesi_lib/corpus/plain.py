@@ -11,9 +11,11 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from aesi_lib.corpus.language import detect_language
 from aesi_lib.corpus.types import Document
 from aesi_lib.errors import InputError
 
@@ -21,6 +23,12 @@ log = logging.getLogger(__name__)
 
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "skip")
 DEFAULT_ENCODING = "utf-8"
+"""The encoding :func:`decode_text` assumes when given none (the MUC-4 files are UTF-8)."""
+PREFERRED_LEGACY_ENCODING = "cp1252"
+"""The encoding a file that is not UTF-8 is read in when it fits as well as any other:
+Windows Western, the usual legacy encoding of English text and a superset of Latin-1's
+printable characters. On a short text charset-normalizer finds many single-byte encodings
+that fit equally well and would take the first (cp1250 turns a Latin-1 "£" into "Ł")."""
 DEFAULT_MAX_DOC_CHARS = 1_000_000
 """The longest document :func:`read_plain_documents` accepts by default, in characters: about
 170,000 words, some 400 pages. spaCy refuses longer texts by default, and one parse of such a
@@ -74,7 +82,8 @@ def paragraphs_to_text(paragraphs: Iterable[str]) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def decode_text(data: bytes, path: str | Path, encoding: str = DEFAULT_ENCODING) -> str:
+def decode_text(data: bytes, path: str | Path, encoding: str | None = DEFAULT_ENCODING
+                ) -> str:
     """Decode the bytes of a text file, refusing binary and badly encoded input.
 
     Parameters
@@ -83,8 +92,10 @@ def decode_text(data: bytes, path: str | Path, encoding: str = DEFAULT_ENCODING)
         The file content. A UTF-8 byte-order mark is dropped.
     path : str or Path
         Only used in error messages.
-    encoding : str
-        The text encoding (a Python codec name such as ``utf-8``, ``latin-1``, ``cp1252``).
+    encoding : str or None
+        The text encoding (a Python codec name such as ``utf-8``, ``latin-1``, ``cp1252``);
+        None: UTF-8 when the bytes are valid UTF-8, else the encoding
+        :func:`detect_encoding` finds (logged at info level, naming the file).
 
     Returns
     -------
@@ -94,28 +105,61 @@ def decode_text(data: bytes, path: str | Path, encoding: str = DEFAULT_ENCODING)
     ------
     InputError
         When the file is empty or blank, holds NUL bytes (a binary file), or is not in
-        ``encoding`` (the message names the line of the first bad byte).
+        ``encoding`` (the message names the line of the first bad byte); with no
+        ``encoding``, when it is neither UTF-8 nor in any encoding detected.
     """
+    return _decode(data, path, encoding)[0]
+
+
+def _decode(data: bytes, path: str | Path, encoding: str | None) -> tuple[str, str]:
+    """:func:`decode_text`'s text and the encoding it was read in."""
     if not data.strip():
         raise InputError(path, "empty file")
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise InputError(path, f"binary file (NUL byte on line {line}), expected "
                          f"{_label(encoding)} text")
-    codec = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+    codec = encoding or DEFAULT_ENCODING
     try:
-        return data.decode(codec)
+        return data.decode("utf-8-sig" if _is_utf8(codec) else codec), codec
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            path, f"line {line}: not valid {_label(encoding)} (byte 0x{data[exc.start]:02x}); "
-            "give the file's encoding with --encoding"
-        ) from None
+        problem = f"line {line}: not valid {_label(codec)} (byte 0x{data[exc.start]:02x})"
+        if encoding is None and (found := detect_encoding(data)) is not None:
+            log.info("%s: not UTF-8, read as %s", path, found)
+            return data.decode(found), found
+        if encoding is None:
+            problem += " nor in any other encoding detected"
+        raise InputError(path, f"{problem}; give the file's encoding with --encoding"
+                         ) from None
 
 
-def _label(encoding: str) -> str:
+def detect_encoding(data: bytes) -> str | None:
+    """The encoding charset-normalizer finds for ``data`` (bytes that are not UTF-8).
+
+    Among the encodings that fit best (least "chaos"), :data:`PREFERRED_LEGACY_ENCODING`
+    when it is one of them; else charset-normalizer's first choice; None when nothing fits
+    (bytes that are no text in any encoding it knows).
+    """
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(data))
+    if not matches:
+        return None
+    least = min(m.chaos for m in matches)
+    for match in matches:
+        if match.chaos == least and PREFERRED_LEGACY_ENCODING in match.could_be_from_charset:
+            return PREFERRED_LEGACY_ENCODING
+    return str(matches[0].encoding)
+
+
+def _is_utf8(encoding: str | None) -> bool:
+    return encoding is None or codecs.lookup(encoding).name == "utf-8"
+
+
+def _label(encoding: str | None) -> str:
     """How messages name an encoding: UTF-8 as such, others as the user gave them."""
-    return "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
+    return "UTF-8" if _is_utf8(encoding) else str(encoding)
 
 
 def check_encoding(encoding: str) -> str:
@@ -152,14 +196,51 @@ def _too_long(size: str, max_chars: int) -> str:
 _MAX_BYTES_PER_CHAR = 4
 
 
-def _read_txt(path: Path, split: str, encoding: str, max_chars: int | None = None
-              ) -> Document:
+def _read_txt(path: Path, split: str, encoding: str | None, max_chars: int | None = None,
+              *, in_folder: bool = False) -> Document:
     if max_chars and (size := path.stat().st_size) > _MAX_BYTES_PER_CHAR * max_chars:
         raise InputError(path, _too_long(f"{size:,} bytes", max_chars))
-    raw = decode_text(path.read_bytes(), path, encoding)
+    data = path.read_bytes()
+    if in_folder and not data.strip():
+        # The one bad file of a folder that no option fixes: say how to go on without it.
+        raise InputError(path, "empty file: remove it or leave it out with --skip-bad")
+    raw = decode_text(data, path, encoding)
     if max_chars and len(raw) > max_chars:
         raise InputError(path, _too_long(f"{len(raw):,} characters", max_chars))
     return user_document(path.stem, raw, split, str(path))
+
+
+@dataclass
+class UserCorpus:
+    """What :func:`read_user_corpus` read: the documents, and those it left out as not English.
+
+    Attributes
+    ----------
+    documents : list of Document
+        The documents kept, in reading order.
+    left_out : list of dict
+        One ``{"doc_id", "source", "reason"}`` per document left out because it is not
+        English (``"line"`` too for a JSONL line), in reading order; what ``results.json``
+        lists as ``left_out``.
+    """
+
+    documents: list[Document] = field(default_factory=list)
+    left_out: list[dict[str, str | int]] = field(default_factory=list)
+
+    def add(self, doc: Document, place: str, keep_non_english: bool,
+            line: int | None = None) -> None:
+        """Keep ``doc``, or leave it out with one warning naming ``place`` when it is not
+        English (unless ``keep_non_english``)."""
+        if not keep_non_english:
+            guess = detect_language(doc.text)
+            if not guess.is_english:
+                log.warning("skipping %s: not English (%s; --keep-non-english keeps it)",
+                            place, guess.finding)
+                self.left_out.append({"doc_id": doc.doc_id, "source": doc.source,
+                                      **({"line": line} if line is not None else {}),
+                                      "reason": guess.reason})
+                return
+        self.documents.append(doc)
 
 
 def _problems(where: Path, problems: list[InputError], unit: str) -> InputError:
@@ -180,14 +261,14 @@ def _txt_files(folder: Path) -> list[Path]:
     return files
 
 
-def _documents_from_folder(folder: Path, split: str, on_error: str, encoding: str,
-                           max_chars: int | None) -> list[Document]:
-    docs: list[Document] = []
+def _documents_from_folder(folder: Path, split: str, on_error: str, encoding: str | None,
+                           max_chars: int | None, keep_non_english: bool) -> UserCorpus:
+    read = UserCorpus()
     seen: dict[str, Path] = {}
     problems: list[InputError] = []
     for file in _txt_files(folder):
         try:
-            doc = _read_txt(file, split, encoding, max_chars)
+            doc = _read_txt(file, split, encoding, max_chars, in_folder=True)
             if doc.doc_id in seen:
                 other = seen[doc.doc_id].name
                 raise InputError(file, f"duplicate document id {doc.doc_id!r} (also {other})")
@@ -197,25 +278,28 @@ def _documents_from_folder(folder: Path, split: str, on_error: str, encoding: st
             problems.append(exc)
             continue
         seen[doc.doc_id] = file
-        docs.append(doc)
+        read.add(doc, str(file), keep_non_english)
     if problems and on_error == "raise":
         raise problems[0] if len(problems) == 1 else _problems(folder, problems, "file")
-    return docs
+    return read
 
 
-def _jsonl_record(raw: bytes, path: Path, lineno: int, encoding: str,
+def _jsonl_record(raw: bytes, path: Path, lineno: int, encoding: str | None,
                   max_chars: int | None = None) -> tuple[str, str]:
     """The (id, text) of one JSONL line; InputError naming the file and line otherwise."""
     where = f"line {lineno}"
-    utf8 = codecs.lookup(encoding).name == "utf-8"
     try:
-        line = raw.decode("utf-8-sig" if utf8 and lineno == 1 else encoding)
+        line = raw.decode("utf-8-sig" if _is_utf8(encoding) and lineno == 1
+                          else encoding or DEFAULT_ENCODING)
     except UnicodeDecodeError:
         raise InputError(path, f"{where}: not valid {_label(encoding)}") from None
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"{where}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+        # json's own message ("Expecting value: line 1 column 26 (char 25)") counts lines
+        # and characters of the line alone; the column is the part that helps.
+        raise InputError(path, f"{where}: malformed JSON at column {exc.colno} ({exc.msg}); "
+                         "fix the line or leave it out with --skip-bad") from None
     if not isinstance(obj, dict):
         raise InputError(path, f"{where}: expected a JSON object with 'id' and 'text'")
     missing = [key for key in ("id", "text") if key not in obj]
@@ -240,14 +324,31 @@ def _jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
             yield lineno, raw
 
 
-def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str,
-                          max_chars: int | None) -> list[Document]:
+def _jsonl_encoding(data: bytes, path: Path, encoding: str | None) -> str | None:
+    """The encoding of a whole JSONL file: ``encoding`` when given; else UTF-8 when the
+    file is UTF-8, else the encoding detected (logged once). When nothing fits, UTF-8, so that
+    each bad line is named as such."""
+    if encoding is not None:
+        return encoding
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        found = detect_encoding(data)
+        if found is not None:
+            log.info("%s: not UTF-8, read as %s", path, found)
+            return found
+    return None
+
+
+def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str | None,
+                          max_chars: int | None, keep_non_english: bool) -> UserCorpus:
     data = path.read_bytes()
     if not data.strip():
         raise InputError(path, "empty file")
     if b"\x00" in data:
         raise InputError(path, f"binary file (NUL bytes), expected {_label(encoding)} JSON lines")
-    docs: list[Document] = []
+    encoding = _jsonl_encoding(data, path, encoding)
+    read = UserCorpus()
     seen: dict[str, int] = {}
     problems: list[InputError] = []
     for lineno, raw in _jsonl_lines(data):
@@ -263,23 +364,24 @@ def _documents_from_jsonl(path: Path, split: str, on_error: str, encoding: str,
             problems.append(exc)
             continue
         seen[doc_id] = lineno
-        docs.append(user_document(doc_id, text, split, str(path)))
+        read.add(user_document(doc_id, text, split, str(path)), f"{path}: line {lineno}",
+                 keep_non_english, line=lineno)
     if problems and on_error == "raise":
         raise problems[0] if len(problems) == 1 else _problems(path, problems, "line")
-    return docs
+    return read
 
 
-def read_plain_documents(
+def read_user_corpus(
     path: str | Path, split: str = "user", on_error: str = "raise",
-    encoding: str = DEFAULT_ENCODING, max_chars: int | None = DEFAULT_MAX_DOC_CHARS,
-) -> list[Document]:
-    """Read a user's own corpus.
+    encoding: str | None = None, max_chars: int | None = DEFAULT_MAX_DOC_CHARS,
+    keep_non_english: bool = False,
+) -> UserCorpus:
+    """Read a user's own corpus, leaving out the documents that are not English.
 
     Accepted inputs:
 
-    * a folder: every ``*.txt`` file directly in it (not in sub-folders) is one document, read in
-      ``encoding`` (UTF-8 by default); ``doc_id`` is the file name without ``.txt``; documents
-      come sorted by file name;
+    * a folder: every ``*.txt`` file directly in it (not in sub-folders) is one document;
+      ``doc_id`` is the file name without ``.txt``; documents come sorted by file name;
     * a ``.jsonl`` file: one JSON object per line with a string (or integer) ``"id"`` and a string
       ``"text"``; other keys are ignored and blank lines are skipped;
     * a single ``.txt`` file: one document.
@@ -295,26 +397,32 @@ def read_plain_documents(
         Name stored in ``Document.split``.
     on_error : {"raise", "skip"}
         What to do with a bad file (folder input) or a bad line (JSONL input): an empty or blank
-        file, a binary file (NUL bytes), text that is not UTF-8, a malformed JSON line, a line
-        without ``id`` or ``text`` (or with an empty text), a duplicate id, a document longer
-        than ``max_chars``. ``"raise"`` (default)
+        file, a binary file (NUL bytes), text in no encoding that fits, a malformed JSON line,
+        a line without ``id`` or ``text`` (or with an empty text), a duplicate id, a document
+        longer than ``max_chars``. ``"raise"`` (default)
         raises :class:`~aesi_lib.errors.InputError` naming the file (and, for JSONL, the line)
         and listing every other bad file or line too, so one pass fixes them all.
         ``"skip"`` logs a warning naming the file (and line) on the ``aesi_lib.corpus.plain``
         logger, leaves that file or line out (for a duplicate id the later one) and reads the
         rest. Problems with the input as a whole are always raised: a missing path, a folder
         without ``.txt`` files, an empty or binary JSONL file, and no usable document at all.
-
-    encoding : str
-        Text encoding of the files (a Python codec name).
+    encoding : str or None
+        Text encoding of every file (a Python codec name). None (default): each ``.txt`` file
+        (and a JSONL file as a whole) is read as UTF-8 when it is UTF-8, else in the encoding
+        :func:`detect_encoding` finds, logged at info level naming the file.
     max_chars : int or None
         The most characters a document's text (as given) may have: a longer one is a bad
         file or line as above, before anything parses it (:data:`DEFAULT_MAX_DOC_CHARS`;
         None or 0: no limit).
+    keep_non_english : bool
+        Keep the documents that are not English
+        (:func:`aesi_lib.corpus.language.detect_language`). By default each is left out with
+        one warning naming it (file, or file and line) and the language found, and listed in
+        ``left_out``; whatever ``on_error`` says, since such a document is readable.
 
     Returns
     -------
-    list of Document
+    UserCorpus
 
     Raises
     ------
@@ -325,21 +433,51 @@ def read_plain_documents(
     """
     if on_error not in ON_ERROR_CHOICES:
         raise ValueError(f"on_error must be one of {ON_ERROR_CHOICES}, not {on_error!r}")
-    check_encoding(encoding)
+    if encoding is not None:
+        check_encoding(encoding)
     source = Path(path)
     if source.is_dir():
-        docs = _documents_from_folder(source, split, on_error, encoding, max_chars)
+        read = _documents_from_folder(source, split, on_error, encoding, max_chars,
+                                      keep_non_english)
     elif not source.exists():
         raise InputError(source, "no such file or folder")
     elif source.suffix.lower() == ".jsonl":
-        docs = _documents_from_jsonl(source, split, on_error, encoding, max_chars)
+        read = _documents_from_jsonl(source, split, on_error, encoding, max_chars,
+                                     keep_non_english)
     elif source.suffix.lower() == ".txt":
-        docs = [_read_txt(source, split, encoding, max_chars)]
+        read = UserCorpus()
+        read.add(_read_txt(source, split, encoding, max_chars), str(source), keep_non_english)
     else:
         raise InputError(source, "expected a folder of .txt files or a .jsonl file")
-    if not docs:
-        raise InputError(source, "no usable documents (every file or line was skipped)")
-    return docs
+    if not read.documents:
+        why = "every file or line was skipped"
+        if read.left_out:
+            why += f"; {len(read.left_out)} not English, --keep-non-english keeps them"
+        raise InputError(source, f"no usable documents ({why})")
+    return read
+
+
+def read_plain_documents(
+    path: str | Path, split: str = "user", on_error: str = "raise",
+    encoding: str | None = None, max_chars: int | None = DEFAULT_MAX_DOC_CHARS,
+    keep_non_english: bool = False,
+) -> list[Document]:
+    """The documents of :func:`read_user_corpus` (same parameters), without the list of
+    those left out as not English.
+
+    Returns
+    -------
+    list of Document
+
+    Raises
+    ------
+    InputError
+        As :func:`read_user_corpus` does.
+    ValueError
+        For an unknown ``on_error`` value.
+    """
+    return read_user_corpus(path, split, on_error, encoding, max_chars,
+                            keep_non_english).documents
 
 
 def move_to_done(path: str | Path, when: datetime | None = None,

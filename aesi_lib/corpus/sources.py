@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,9 @@ class Corpus:
 
     ``eval_keys`` score the run (TST1+TST2 for MUC-4, the hand-made key for the demo, None for
     a user's own documents); ``map_keys`` are the keys a dev-mapped evaluation learns its
-    mapping on (DEV for MUC-4).
+    mapping on (DEV for MUC-4). ``left_out`` lists a user's documents that were left out as
+    not English (``aesi_lib.corpus.plain.UserCorpus.left_out``; empty for MUC-4 and the
+    demo, which are read whole).
     """
 
     name: str
@@ -56,6 +58,7 @@ class Corpus:
     eval_label: str
     #: Which corpus this is and why it was chosen (None for a corpus made by hand).
     choice: CorpusChoice | None = None
+    left_out: list[dict[str, str | int]] = field(default_factory=list)
 
     @property
     def origin(self) -> str:
@@ -98,25 +101,26 @@ def load_corpus(
     muc4_dir: str | Path | None = None, docs_path: str | Path | None = None,
     on_error: str = "raise", *, demo: bool = False, split: str = "user",
     encoding: str | None = None, max_doc_chars: int | None = None,
+    keep_non_english: bool = False,
 ) -> Corpus:
     """The corpus a run should use.
 
     ``demo`` forces the embedded demo corpus; else ``docs_path`` (a folder of .txt files or a
-    JSONL file, read in ``encoding`` (None: the reader's default) as split ``split``,
-    ``on_error`` and ``max_doc_chars`` (None: the reader's default limit) as
-    ``aesi_lib.corpus.plain.read_plain_documents`` takes them) wins; else the
+    JSONL file, read in ``encoding`` (None: each file's own, detected) as split ``split``,
+    ``on_error``, ``max_doc_chars`` (None: the reader's default limit) and
+    ``keep_non_english`` as ``aesi_lib.corpus.plain.read_user_corpus`` takes them) wins; else
+    the
     MUC-4 folder (``muc4_dir``, ``$AESI_MUC4_DIR`` or ``../shared/data/muc4``); else the
     embedded demo (:func:`choose_corpus`); :attr:`Corpus.origin` says which and why.
     """
     choice = choose_corpus(muc4_dir, docs_path, demo)
     if choice.name == "user":
-        from aesi_lib.corpus.plain import read_plain_documents
+        from aesi_lib.corpus.plain import read_user_corpus
 
-        reading = {} if encoding is None else {"encoding": encoding}
-        if max_doc_chars is not None:
-            reading["max_chars"] = max_doc_chars
-        docs = read_plain_documents(docs_path, split=split, on_error=on_error, **reading)
-        return Corpus("user", docs, None, None, "", choice)
+        reading = {} if max_doc_chars is None else {"max_chars": max_doc_chars}
+        read = read_user_corpus(docs_path, split=split, on_error=on_error, encoding=encoding,
+                                keep_non_english=keep_non_english, **reading)
+        return Corpus("user", read.documents, None, None, "", choice, read.left_out)
     if choice.name == "muc4":
         from aesi_lib.corpus.muc4 import load_muc4_corpus
 
@@ -132,7 +136,8 @@ def load_corpus(
 
 
 #: The corpus options a project records (``project.json``'s ``corpus``) and a run reads back.
-RECORDED_OPTIONS = ("muc4_dir", "docs_path", "demo", "encoding", "skip_bad", "max_doc_chars")
+RECORDED_OPTIONS = ("muc4_dir", "docs_path", "demo", "encoding", "skip_bad", "max_doc_chars",
+                    "keep_non_english")
 
 
 def recorded_corpus(recorded: Mapping[str, Any] | None, project_dir: str | Path

@@ -167,13 +167,18 @@ def add_corpus_options(p: argparse.ArgumentParser) -> None:
 
 def add_reading_options(g: Any) -> None:
     """How the files of --docs are read (an argument group or a parser)."""
-    g.add_argument("--encoding", default="utf-8",
-                   help="text encoding of the --docs files (a Python codec name such as "
-                   "latin-1 or cp1252; default utf-8)")
+    g.add_argument("--encoding", default=None,
+                   help="text encoding of every --docs file (a Python codec name such as "
+                   "utf-8, latin-1 or cp1252; default: each file is read as UTF-8 when it is "
+                   "UTF-8, else in the encoding detected, named in the log)")
     g.add_argument("--skip-bad", action="store_true",
                    help="leave out unreadable or too long --docs files or JSONL lines with a "
                    "warning that names each, instead of stopping (default: stop and list them "
                    "all)")
+    g.add_argument("--keep-non-english", action="store_true",
+                   help="keep the --docs documents that are not English (default: leave each "
+                   "out with a warning that names it and the language found; results.json "
+                   "lists them under left_out)")
     g.add_argument("--max-doc-chars", type=int, metavar="N", default=MAX_DOC_CHARS_DEFAULT,
                    help="the most characters a --docs document may have; a longer one stops "
                    "the command before any parsing (or is left out with --skip-bad); 0: no "
@@ -360,23 +365,27 @@ def reading(args: argparse.Namespace) -> dict[str, Any]:
     max_doc_chars = getattr(args, "max_doc_chars", MAX_DOC_CHARS_DEFAULT)
     if max_doc_chars < 0:
         raise AesiError(f"--max-doc-chars must be 0 (no limit) or more, not {max_doc_chars}")
-    return {"encoding": getattr(args, "encoding", "utf-8"),
+    return {"encoding": getattr(args, "encoding", None),
             "skip_bad": bool(getattr(args, "skip_bad", False)),
-            "max_doc_chars": max_doc_chars}
+            "max_doc_chars": max_doc_chars,
+            "keep_non_english": bool(getattr(args, "keep_non_english", False))}
 
 
-def check_docs(path: str, encoding: str = "utf-8", skip_bad: bool = False,
-               max_doc_chars: int | None = MAX_DOC_CHARS_DEFAULT) -> None:
+def check_docs(path: str, encoding: str | None = None, skip_bad: bool = False,
+               max_doc_chars: int | None = MAX_DOC_CHARS_DEFAULT,
+               keep_non_english: bool = False) -> None:
     """Fail early, with the reader's message, on an unusable --docs (a document above
     ``max_doc_chars`` too, before anything is parsed). The lines a --skip-bad reading warns
-    about are left to the flow's own reading, which prints them once."""
+    about (and the documents it leaves out as not English) are left to the flow's own reading,
+    which prints them once."""
     from aesi_lib.corpus import plain
 
     reader_log = logging.getLogger(plain.__name__)
     was_disabled, reader_log.disabled = reader_log.disabled, True
     try:
         plain.read_plain_documents(path, on_error="skip" if skip_bad else "raise",
-                                   encoding=encoding, max_chars=max_doc_chars)
+                                   encoding=encoding, max_chars=max_doc_chars,
+                                   keep_non_english=keep_non_english)
     finally:
         reader_log.disabled = was_disabled
 
