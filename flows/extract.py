@@ -20,6 +20,7 @@ from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.store.database import parse_frames
 from flows.common import (
+    Project,
     Steps,
     batches,
     default_task_runner,
@@ -63,7 +64,8 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
                  split: str = "user", parse_batch_size: int = 50,
                  encoding: str | None = None, skip_bad: bool = False,
                  max_doc_chars: int | None = DEFAULT_MAX_DOC_CHARS,
-                 keep_non_english: bool = False) -> dict[str, Any]:
+                 keep_non_english: bool = False, project_dir: str | None = None
+                 ) -> dict[str, Any]:
     """Fill the slots of the documents in ``docs_path`` with the schema of ``run_dir``.
 
     The documents are parsed (through the run's parse cache; nothing is written to the store)
@@ -71,7 +73,8 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     Writes ``assignments.csv`` / ``.parquet`` (with ``template_score`` and ``slot_score``) and
     ``results.json`` to ``out_dir`` (default ``<run_dir>/extracted``). The reading options
     are ``tasks.ingest.load_corpus_task``'s; ``results.json`` lists the documents left out as
-    not English under ``left_out``.
+    not English under ``left_out``. ``project_dir`` names the project folder whose parse and
+    vector caches it uses (None: the run's own).
     """
     started = time.perf_counter()
     log = get_run_logger()
@@ -79,6 +82,10 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     out_dir = out_dir or str(Path(run_dir) / "extracted")
     config = RunConfig.from_dict(run["config"])
     artifacts = run["artifacts"]
+    if project_dir is not None:
+        project = Project.at(project_dir)
+        artifacts = {**artifacts, "project_dir": str(project.root),
+                     "parse_cache": project.parse_cache}
     steps = Steps()
 
     corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,

@@ -95,10 +95,11 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
 class EmbeddingProgress:
     """Logs an encoder pass at most every ``every`` seconds (``EmbedProgress`` of
     ``aesi_lib.lexicon.encoder``): the sentences embedded so far, of at most ``total`` (the
-    mention sentences; those of cached documents are not embedded again), and the rate. A
-    pass shorter than ``every`` logs nothing beyond the step's own line."""
+    mention sentences; those of cached documents are not embedded again), the rate and the
+    time left at most at that rate. A pass shorter than ``every`` logs nothing beyond the
+    step's own line."""
 
-    def __init__(self, log: Any, total: int, every: float = 30.0) -> None:
+    def __init__(self, log: Any, total: int, every: float = 10.0) -> None:
         self.log = log
         self.total = total
         self.every = every
@@ -110,9 +111,16 @@ class EmbeddingProgress:
         now = time.monotonic()
         if now - self.last >= self.every:
             self.last = now
+            rate = self.done / max(now - self.start, 1e-9)
             self.log.info("context vectors: %d of at most %d mention sentences embedded "
-                          "(%.1f a second)", self.done, self.total,
-                          self.done / max(now - self.start, 1e-9))
+                          "(%.1f a second; at most %s left)", self.done, self.total, rate,
+                          _duration(max(self.total - self.done, 0) / max(rate, 1e-9)))
+
+
+def _duration(seconds: float) -> str:
+    """``"45 s"``, ``"3 min 5 s"``: a time left as a person reads it."""
+    seconds = round(seconds)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60} s"
 
 
 def _stored_mention_context(table: pd.DataFrame, db_path: str, encoder: SentenceEncoder,

@@ -121,7 +121,8 @@ def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
         warm_start = _load_previous(previous, pd.read_parquet(entities_path), model)
         if warm_start is None:
             log.info("solve: the previous solution has another |T| or |S|: solved afresh")
-    result = pipeline.run_induction(features, model, progress=progress, previous=warm_start)
+    result = pipeline.run_induction(features, model, progress=progress, previous=warm_start,
+                                    on_stage=SolveProgress(log))
     save_labels(files["labels"], SolutionLabels.of(result))
     save_summary(files["info"], result)
     if model.mode == "sc":
@@ -183,6 +184,26 @@ def renumbered_file(labels_path: str, previous: dict[str, str], entities_path: s
     key = content_key("ids", source_hash(renumber_task.fn), resolved(work_dir),
                       file_sha256(labels_path), _previous_key(previous, entities_path))
     return str(Path(work_dir) / "solutions" / f"{key}.npz")
+
+
+class SolveProgress:
+    """Logs each part of a -SC solve as it starts (``on_stage`` of
+    ``aesi_lib.model.induction.induce``): the consensus members cut so far, with the time
+    the others will take at the members' rate so far, then the slot classes."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log
+        self.start = time.monotonic()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self.start
+        if stage == "template cut" and total > 1 and done:
+            left = elapsed / done * (total - done)
+            self.log.info("solve: %d of %d consensus members cut (%.0f s; about %.0f s left "
+                          "for the others)", done, total, elapsed, left)
+        elif stage == "slot classes":
+            self.log.info("solve: templates cut (%.0f s); now the slot classes within each "
+                          "template", elapsed)
 
 
 @task(name="keep-ids", persist_result=True, cache_key_fn=result_files_key("out_path"))

@@ -21,14 +21,15 @@ def _paused(marker: Path, seconds: float):
     induce = pipeline.run_induction
 
     def run_induction(features: Any, config: Any, progress: Any = None,
-                      previous: Any = None) -> Any:
+                      previous: Any = None, on_stage: Any = None) -> Any:
         def paused_progress(iteration: int, terms: dict[str, Any]) -> None:
             if progress is not None:
                 progress(iteration, terms)
             marker.write_text(f"solve paused after iteration {iteration}\n")
             time.sleep(seconds)
 
-        return induce(features, config, progress=paused_progress, previous=previous)
+        return induce(features, config, progress=paused_progress, previous=previous,
+                      on_stage=on_stage)
 
     return run_induction
 

@@ -96,6 +96,7 @@ def test_every_writing_command_fails_at_once_on_an_unwritable_folder(tmp_path):
                   ["sweep", "--configs", str(sweep), "--demo", "--project-dir", project,
                    "--out", bad]],
         "--project-dir": [["run", "--demo", "--project-dir", bad, "--out", str(tmp_path / "o")],
+                          ["extract", "--docs", docs, "--run", run, "--project-dir", bad],
                           ["store", "rebuild", "--project-dir", bad]],
         "the folder of --json": [["evaluate", "--assignments", str(_assignments(tmp_path, 40)),
                                   "--keys", str(DEMO_KEYS), "--json", f"{bad}/scores.json"]],

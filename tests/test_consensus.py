@@ -135,6 +135,20 @@ def test_induce_with_consensus_ties_templates_and_records_the_members() -> None:
     np.testing.assert_array_equal(again.template_labels, labels)
 
 
+def test_induce_says_which_part_of_the_solve_starts() -> None:
+    features, _ = _context_features()
+    config = _planted_consensus_config()
+    stages: list[tuple[str, int, int]] = []
+    reported = induce(features, config, on_stage=lambda *stage: stages.append(stage))
+    assert stages[:3] == [("template cut", 0, 3), ("template cut", 1, 3),
+                          ("template cut", 2, 3)]
+    if config.slot_model == "factored":
+        assert stages[3:] == [("slot classes", 0, 1)]
+    # Reporting changes no label.
+    np.testing.assert_array_equal(reported.template_labels,
+                                  induce(features, config).template_labels)
+
+
 def test_an_update_warm_starts_the_consensus_cut_and_keeps_the_template_ids() -> None:
     # aesi update: the consensus cut starts from the previous templates, each member from its
     # own last cut (or the previous templates), and the ids of the previous run are kept.

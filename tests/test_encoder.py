@@ -184,6 +184,8 @@ def test_a_pass_reports_each_forward_batch_and_the_step_logs_it(tiny_model_folde
     every_call(4)
     assert len(log.lines) == 2 and log.lines[-1].startswith(
         "context vectors: 7 of at most 10 mention sentences embedded")
+    # The time left at most, at the rate so far: 3 sentences at 7 a second or slower.
+    assert log.lines[-1].endswith(" s left)") and "at most 0 s left" in log.lines[-1]
     EmbeddingProgress(log, total=10, every=3600.0)(5)
     assert len(log.lines) == 2
 

@@ -617,6 +617,14 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
         return set(frame.loc[frame["doc_id"] == doc_id, columns].itertuples(index=False))
 
     assert incidents_of(filled_events, "COPY-1") == incidents_of(run_events, copy.doc_id)
+    # Another project folder's caches: the parses go there, the labels are the same.
+    other = tmp_path / "other-project"
+    again = extract_flow(docs_path=str(docs), run_dir=str(reference["out"]),
+                         out_dir=str(tmp_path / "filled-2"), project_dir=str(other))
+    assert again["documents_parsed"] == 2 and any((other / "parse-cache").rglob("*.*"))
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "filled-2" / "assignments.parquet"),
+        pd.read_parquet(tmp_path / "filled" / "assignments.parquet"))
 
 
 def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tmp_path,

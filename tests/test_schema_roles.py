@@ -59,3 +59,17 @@ def test_slots_below_the_share_are_minor_and_stay_listed():
 def test_a_template_is_named_by_its_commonest_predicates():
     assert template_name(pd.Series(["kill", "attack", "kill", "bomb", "attack", "wound"])) \
         == "attack/kill/bomb"
+
+
+def test_a_role_is_described_by_heads_that_are_words():
+    from aesi_lib.run.roles import describing_heads
+
+    heads = pd.Series(["%", "%", "%", "m", "m", "-", "'", "people", "u.s.", "u.s.", "army"])
+    assert describing_heads(heads) == ["u.s.", "army", "people"]
+    export = _export()
+    figures = export[export["slot"] == 4].assign(head="%")
+    roles = template_roles(pd.concat([export, figures, figures], ignore_index=True))
+    assert next(r for r in roles if (r.template, r.slot) == (1, 4)).heads == ["bridge",
+                                                                              "embassy"]
+    # A role whose heads are none of them words keeps them: it is still described.
+    assert describing_heads(pd.Series(["%", "%", "m"])) == ["%", "m"]

@@ -101,7 +101,7 @@ def _jsonable(value: Any) -> Any:
 
 def induce(
     features: EntityFeatures, config: ModelConfig | None = None, progress: Progress | None = None,
-    previous: PreviousLabels | None = None,
+    previous: PreviousLabels | None = None, on_stage: Callable[[str, int, int], None] | None = None,
 ) -> InductionResult:
     """Induce templates and slots: W_T, W_S (Eqs. 1-2), then -SC cuts or AMP (Eqs. 3-9).
 
@@ -117,6 +117,10 @@ def induce(
         (``aesi_lib.model.carry``): the -SC cuts are warm-started from them, so an
         incremental update keeps its partition (AMP modes start as usual). Their ids are
         carried afterwards by ``aesi_lib.model.carry.carry_ids``.
+    on_stage : callable, optional
+        ``on_stage(stage, done, total)`` as each part of a -SC solve starts: ``"template
+        cut"`` with the consensus members cut so far and their number (1 without consensus),
+        then ``"slot classes"`` (0 of 1); for progress reports.
 
     Returns
     -------
@@ -138,10 +142,12 @@ def induce(
     if previous is not None:
         _check_previous(previous, features.n_entities, config)
         init_t, init_s = previous.template, previous.slot
+    stage = on_stage or (lambda name, done, total: None)
     if config.mode == "sc":
         factored: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None
         if config.slot_model == "factored":
             def slots_of(templates: np.ndarray | None) -> np.ndarray:
+                stage("slot classes", 0, 1)
                 return factored_slot_labels(
                     features, config.n_slots, config.seed, options=config.similarity,
                     ncut_options=ncut_options, init_slots=init_s, templates=templates)
@@ -152,7 +158,8 @@ def induce(
             W_T, W_S, config.n_templates, config.n_slots, config.seed,
             degrees_t=dt, degrees_s=ds, ncut_options=ncut_options,
             units_t=units_t, units_s=units_s, slot_labels=factored,
-            init_t=init_t, init_s=init_s, template_members=consensus_members(W_T, config),
+            init_t=init_t, init_s=init_s,
+            template_members=_reported(consensus_members(W_T, config), config, stage),
             init_members=None if previous is None else previous.template_members,
         )
         template_members = info.pop("template_members", None)
@@ -197,6 +204,23 @@ def induce(
         config=config,
         template_members=template_members,
     )
+
+
+def _reported(members: Iterator[tuple[SimilarityOperator, np.ndarray]] | None,
+              config: ModelConfig, stage: Callable[[str, int, int], None]
+              ) -> Iterator[tuple[SimilarityOperator, np.ndarray]] | None:
+    """``members`` with ``stage("template cut", r, R)`` before member r is cut."""
+    stage("template cut", 0, config.consensus_members)
+    if members is None:
+        return None
+
+    def counted() -> Iterator[tuple[SimilarityOperator, np.ndarray]]:
+        for r, member in enumerate(members):
+            if r:
+                stage("template cut", r, config.consensus_members)
+            yield member
+
+    return counted()
 
 
 def consensus_members(W_T: SimilarityOperator, config: ModelConfig

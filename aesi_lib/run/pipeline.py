@@ -187,12 +187,14 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
 
 def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,
                   progress: Callable[[int, dict[str, Any]], None] | None = None,
-                  previous: PreviousLabels | None = None) -> InductionResult:
+                  previous: PreviousLabels | None = None,
+                  on_stage: Callable[[str, int, int], None] | None = None) -> InductionResult:
     """:func:`aesi_lib.model.induction.induce` under the run's model configuration (a whole
     ``RunConfig`` or its ``ModelConfig``); ``previous`` warm-starts it from an earlier
-    solution's labels (``aesi_lib.model.carry``, whose ``carry_ids`` then carries their ids)."""
+    solution's labels (``aesi_lib.model.carry``, whose ``carry_ids`` then carries their ids);
+    ``on_stage`` is told as each part of the solve starts."""
     model = config.model if isinstance(config, RunConfig) else config
-    return induce(features, model, progress=progress, previous=previous)
+    return induce(features, model, progress=progress, previous=previous, on_stage=on_stage)
 
 
 def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFrame:

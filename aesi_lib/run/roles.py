@@ -13,6 +13,7 @@ slot that the DEV-learned mapping gives a gold role is a role in each of seeds 0
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -40,7 +41,8 @@ class Role:
         :data:`aesi_lib.entities.positions.ARGUMENT_POSITIONS`; with factored slots every
         mention of a slot has the same one).
     predicates, heads : list of str
-        Its commonest predicates and lowercased head words, most frequent first.
+        Its commonest predicates and lowercased head words (:func:`describing_heads`), most
+        frequent first.
     mentions : int
         Its mentions.
     share : float
@@ -69,6 +71,19 @@ def _commonest(values: pd.Series, n: int) -> list[str]:
     counts = values.value_counts(sort=False)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
     return [str(value) for value, _ in ranked[:n]]
+
+
+#: Two letters or more (``u.s.`` too): a head a reader can take for a word, not ``%``, ``m``,
+#: ``-`` or ``'``, the heads a parser finds in "40 %", "5 m" or a stray dash.
+_WORD = re.compile(r"[^\W\d_].*[^\W\d_]")
+
+
+def describing_heads(heads: pd.Series, n: int = DESCRIBING_WORDS) -> list[str]:
+    """The ``n`` commonest of ``heads`` that are words (two letters or more), most frequent
+    first (ties: alphabetically): what a role is described by. A role none of whose heads is a
+    word is described by its commonest heads as they are."""
+    words = heads[heads.astype(str).str.contains(_WORD)]
+    return _commonest(words if len(words) else heads, n)
 
 
 def template_name(predicates: pd.Series, n: int = DESCRIBING_WORDS) -> str:
@@ -115,7 +130,7 @@ def template_roles(assignments: pd.DataFrame, share: float = ROLE_SHARE) -> list
             roles.append(Role(
                 template=int(template), slot=int(slot), position=ARGUMENT_POSITIONS[position],
                 predicates=_commonest(cell["predicate"], DESCRIBING_WORDS),
-                heads=_commonest(cell["_head"], DESCRIBING_WORDS),
+                heads=describing_heads(cell["_head"]),
                 mentions=len(cell), share=fraction, minor=fraction < share))
     return roles
 

@@ -185,8 +185,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
     run = read_run(args.run)
     check_docs(args.docs, **reading(args))
     check_runner(args)
-    project_dir = run["artifacts"].get("project_dir", ".aesi")
-    check_writable(project_dir, "the run's project folder (parse cache)")
+    project_dir = args.project_dir or run["artifacts"].get("project_dir", ".aesi")
+    check_writable(project_dir, "--project-dir" if args.project_dir
+                   else "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
     prefect_environment(project_dir)
     with prefect_api(project_dir, preload=["flows.extract"]):
@@ -194,7 +195,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
         results = with_runner(extract_flow, args)(
             docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,
-            parse_batch_size=args.batch_size, **reading(args))
+            parse_batch_size=args.batch_size, project_dir=args.project_dir, **reading(args))
     print(f"\nextract: {results['documents']} documents ({results['documents_parsed']} parsed, "
           f"{results['documents_from_parse_cache']} from the parse cache), "
           f"{results['mentions']} mentions filled with the schema of {args.run}")

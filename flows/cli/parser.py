@@ -99,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_reading_options(ex)
     ex.add_argument("--run", required=True, help="the --out folder of a finished run")
     ex.add_argument("--out", help="where assignments.csv/.parquet go (default RUN/extracted)")
+    ex.add_argument("--project-dir",
+                    help="project folder whose parse cache, vector cache and Prefect state the "
+                    "extraction uses (default: the run's own, as its results.json names it); "
+                    "its store is never written")
     ex.add_argument("--split", default="user", help="split name given to the documents")
     add_runner_options(ex)
     ex.set_defaults(func=cmd_extract)
