@@ -28,6 +28,7 @@ from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
 from aesi_lib.model.solution_files import load_summary
 from aesi_lib.project_lock import project_lock
+from aesi_lib.run.carry_plan import PLACE, carry_plan
 from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.outputs import documents_without_mentions, without_mentions_warning
 from aesi_lib.run.pipeline import entity_rules
@@ -164,26 +165,6 @@ def export_changes_steps(project: Project, steps: Steps, last: dict[str, Any] | 
         changes = steps.run("label-changes", label_changes_task, previous,
                             artifacts["assignments_parquet"])
     return {**artifacts, "kept_export": kept, "label_changes": changes}
-
-
-def carry_plan(last: dict[str, Any] | None, config: RunConfig, features_path: str
-               ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """How a full run carries the project's last solution ``last``: ``(previous,
-    keep_ids_of)`` for the solve. Under the same configuration, when the documents changed or
-    the last solution was itself warm-started (an update: the nightly run after hourly
-    updates), the solve warm-starts from it and keeps its ids; under another configuration
-    (another seed, another weight, other entity rules or feature options: what a fresh
-    project with that configuration would solve), or when the last solution is this very
-    problem's seeded solve, the seed's own partition is kept and only its cluster numbers
-    follow ``last``. A record written before the whole configuration was recorded (it has
-    ``model`` instead of ``config``) counts as another configuration."""
-    if not last:
-        return None, None
-    same_config = last.get("config") == config.digest()
-    same_problem = last.get("features") == features_path and not last.get("warm")
-    if same_config and not same_problem:
-        return last, None
-    return None, last
 
 
 class Steps:
@@ -447,7 +428,8 @@ def placeable(previous: dict[str, Any] | None, config: RunConfig) -> dict[str, A
 
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
                 steps: Steps, previous: dict[str, Any] | None = None,
-                carry: dict[str, Any] | None = None, place: bool = False) -> dict[str, Any]:
+                carry: dict[str, Any] | None = None, place: bool = False,
+                resolve: bool = False) -> dict[str, Any]:
     """Features (:func:`feature_steps`) → solve → ids → export for the stored documents
     ``doc_ids``.
 
@@ -457,13 +439,19 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
     solved: its mentions keep their labels and the new ones are placed into its schema (the
     ``place`` step). Otherwise the solve is warm-started from its labels and the ``keep-ids``
     step renumbers the result to its ids (an update with ``--resolve``, or under another
-    configuration). ``carry`` (the same kind of record) lets :func:`carry_plan` decide between
-    that and a seeded solve whose clusters ``keep-ids`` renumbers only (what a full run does).
+    configuration). ``carry`` (the same kind of record: what a full run does) lets
+    ``aesi_lib.run.carry_plan.carry_plan`` decide between keeping its schema as an update
+    does (or, with ``resolve``, the warm-started solve) and a seeded solve whose clusters
+    ``keep-ids`` renumbers only.
     Returns the artifact paths (entity table, PMI, features, labels, solve history, export),
     ``warm`` (the labels came from the previous solution: warm-started or placed) and
     ``ids_kept`` (None when no ids were carried).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
+    keep_ids_of = None
+    if carry is not None:
+        plan = carry_plan(carry, config.digest(), artifacts["features"], resolve)
+        previous, keep_ids_of, place = plan.previous, plan.ids_of, plan.action == PLACE
     schema = placeable(previous, config) if place else None
     if schema is not None:
         placed = steps.run("place", place_task, artifacts["entities"], schema, config,
@@ -472,9 +460,6 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
                                            schema, project.work_dir))
         return export_steps(artifacts, placed, config, out_dir, steps, placed["carried"],
                             warm=True, work_dir=project.work_dir)
-    keep_ids_of = None
-    if carry is not None:
-        previous, keep_ids_of = carry_plan(carry, config, artifacts["features"])
     previous = usable_previous(previous)
     solution = steps.run("solve", solve_task, artifacts["features"], config.model,
                          solve_files(artifacts["features"], config.model, project.work_dir,

@@ -44,7 +44,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                 keep_non_english: bool = False,
                 config_path: str | None = None, fresh: bool = False,
                 keep_runs: int = DEFAULT_KEEP_RUNS, preset: str | None = None,
-                project_corpus: bool = False) -> dict[str, Any]:
+                project_corpus: bool = False, resolve: bool = False) -> dict[str, Any]:
     """Induce schemas for a corpus and write the export and ``results.json`` to ``out_dir``.
 
     Parameters
@@ -65,11 +65,13 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         names its configuration (``prefect.yaml``).
     config_path : a ``--config`` file (JSON) merged over ``config`` (or the preset).
     fresh : solve from scratch with new ids. By default a full run carries the project's
-        last solution (run or update; :func:`flows.common.carry_plan`): under the same
-        configuration it warm-starts from it and keeps its ids (the nightly run after hourly
-        updates), under another one (another seed, other feature options) its partition is the
-        seed's own, as in a fresh project, and only its cluster numbers follow the last
-        solution.
+        last solution (run or update; ``aesi_lib.run.carry_plan``): under the same
+        configuration it keeps its schema as an update does (the nightly run after hourly
+        updates: its mentions keep their labels, the others are placed into it), under another
+        one (another seed, other feature options) its partition is the seed's own, as in a
+        fresh project, and only its cluster numbers follow the last solution.
+    resolve : under the same configuration, solve again warm-started from the last solution
+        (ids carried) instead of keeping its schema.
 
     The documents are the corpus and those that ``aesi update`` added to the project and that
     are still stored (a nightly full run exports the whole project).
@@ -110,7 +112,8 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                    & stored - {d.doc_id for d in corpus.documents})
     doc_ids = [d.doc_id for d in corpus.documents] + added
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
-                            carry=None if fresh else state.get("last_solution"))
+                            carry=None if fresh else state.get("last_solution"),
+                            resolve=resolve)
     artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
                        quote(corpus))

@@ -90,6 +90,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     _not_in_use(args)
     if args.keep_runs < 0:
         raise AesiError(f"--keep-runs must be 0 or more, not {args.keep_runs}")
+    if args.fresh and args.resolve:
+        raise AesiError("--fresh solves from the seed, --resolve from the last solution: "
+                        "give one of them")
     config = run_config(args)
     check_corpus(args)
     check_runner(args)
@@ -111,8 +114,8 @@ def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
         results = with_runner(induce_flow, args)(
             project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
             docs_path=args.docs, demo=args.demo, config=config,
-            parse_batch_size=args.batch_size, fresh=args.fresh, keep_runs=args.keep_runs,
-            **reading(args))
+            parse_batch_size=args.batch_size, fresh=args.fresh, resolve=args.resolve,
+            keep_runs=args.keep_runs, **reading(args))
     ingest = results["ingest"]
     print(f"\ncorpus: {results['corpus']} ({results['documents']} documents: "
           f"{ingest['new']} new, {ingest['changed']} changed, {ingest['unchanged']} unchanged; "

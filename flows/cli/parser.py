@@ -184,8 +184,15 @@ def build_parser() -> argparse.ArgumentParser:
     from flows.cli.commands import KEEP_RUNS_DEFAULT, cmd_delete, cmd_store_prune, cmd_store_rebuild
 
     run.add_argument("--fresh", action="store_true",
-                     help="new template and slot ids (by default the clusters are numbered to "
-                     "match the project's last run or update; the partition is the same)")
+                     help="solve from the seed with new template and slot ids (by default a "
+                     "run under another configuration solves from its seed and numbers its "
+                     "clusters after the project's last run or update, and a run under the "
+                     "same one keeps that schema: its mentions keep their labels, new ones "
+                     "are placed into it)")
+    run.add_argument("--resolve", action="store_true",
+                     help="under the configuration of the project's last run or update, solve "
+                     "again warm-started from it (ids carried) instead of keeping its schema; "
+                     "the run prints how many labels moved")
     run.add_argument("--keep-runs", type=int, metavar="N", default=KEEP_RUNS_DEFAULT,
                      help="keep the assignment rows of the N newest runs in the store and "
                      f"delete older runs' (default {KEEP_RUNS_DEFAULT})")

@@ -1,0 +1,45 @@
+"""What a full run does with the project's last solution (``aesi_lib.run.carry_plan``)."""
+
+from __future__ import annotations
+
+from aesi_lib.run.carry_plan import PLACE, SEEDED, WARM, CarryPlan, carry_plan
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.presets import deep_merge, preset
+
+
+def _last(config: RunConfig, features: str = "f-old.npz", warm: bool = False) -> dict:
+    return {"entities": "e.parquet", "labels": "l.npz", "features": features,
+            "config": config.digest(), "warm": warm}
+
+
+def test_a_full_run_keeps_the_schema_of_the_last_solution_of_its_configuration():
+    config = RunConfig.from_dict(preset("default"))
+    digest = config.digest()
+    assert carry_plan(None, digest, "f.npz") == CarryPlan(SEEDED)
+    last = _last(config)
+    # New documents under the same configuration: the schema kept, as an update keeps it;
+    # solving again is asked for.
+    assert carry_plan(last, digest, "f-new.npz") == CarryPlan(PLACE, previous=last)
+    assert carry_plan(last, digest, "f-new.npz", resolve=True) == CarryPlan(WARM, previous=last)
+    # The nightly run after hourly updates: the same documents, the last solution placed.
+    placed = _last(config, "f-new.npz", warm=True)
+    assert carry_plan(placed, digest, "f-new.npz").action == PLACE
+    # The same problem again: the seed's own partition (cached), numbered after the last.
+    assert carry_plan(last, digest, "f-old.npz") == CarryPlan(SEEDED, ids_of=last)
+    assert carry_plan(last, digest, "f-old.npz", resolve=True).action == SEEDED
+
+
+def test_another_configuration_solves_from_its_seed():
+    config = RunConfig.from_dict(preset("default"))
+    last = _last(config)
+    # Another seed, other entity rules or feature options: what a fresh project solves, its
+    # clusters numbered after the last solution's.
+    for change in ({"model": {"seed": 1}}, {"features": {"event_noun_senses": "first"}},
+                   {"features": {"type_scheme": "depth:4"}}):
+        other = RunConfig.from_dict(deep_merge(preset("default"), change))
+        for resolve in (False, True):
+            plan = carry_plan(last, other.digest(), "f-new.npz", resolve)
+            assert plan == CarryPlan(SEEDED, ids_of=last), change
+    # A record of before the whole configuration was recorded: never kept or warm-started.
+    legacy = {k: v for k, v in last.items() if k != "config"} | {"model": "0123abcd"}
+    assert carry_plan(legacy, config.digest(), "f-new.npz") == CarryPlan(SEEDED, ids_of=legacy)
