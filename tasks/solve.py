@@ -240,7 +240,8 @@ def export_task(entities_path: str, solution: dict[str, str], model: ModelConfig
     steps (``tasks.events``) write what a person reads beside them."""
     table = pd.read_parquet(entities_path)
     labels = load_labels(solution["labels"])
-    export = pipeline.labelled_export(table, labels.template, labels.slot, model)
+    export = pipeline.labelled_export(table, labels.template, labels.slot, model,
+                                      kept_roles=labels.role_table)
     return pipeline.write_export(export, out_dir)
 
 

@@ -483,6 +483,9 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     moved = (pairs["template"] != pairs["template_new"]) | (pairs["slot"] != pairs["slot_new"])
     assert r["labels"]["shared_mentions"] == len(pairs) > 0
     assert r["labels"]["label_moved"] == int(moved.sum())
+    # The update keeps the schema as exported too: the role slots of the solution it
+    # placed into (SolutionLabels.role_table), so no old mention moves.
+    assert r["labels"]["label_moved"] == 0
     assert r["labels"]["template_moved"] == int((pairs["template"]
                                                  != pairs["template_new"]).sum())
     kept = before[before["doc_id"] != changed_id]

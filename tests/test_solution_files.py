@@ -33,6 +33,13 @@ def test_labels_round_trip_with_and_without_members(tmp_path):
     with_members = tmp_path / "solutions" / "members.npz"
     save_labels(with_members, SolutionLabels(template, slot, members))
     np.testing.assert_array_equal(load_labels(with_members).template_members, members)
+    assert load_labels(with_members).role_table is None
+    # An update's labels keep the role table of the solution it placed into.
+    roles = np.array([[0, 0, 2, 3], [0, 1, 2, 3], [0, 1, 0, 3]])
+    kept = tmp_path / "solutions" / "kept.npz"
+    save_labels(kept, SolutionLabels(template, slot, members, roles))
+    np.testing.assert_array_equal(load_labels(kept).role_table, roles)
+    np.testing.assert_array_equal(load_labels(kept).template_members, members)
     assert not list((tmp_path / "solutions").glob("*.part"))
 
 

@@ -5,7 +5,11 @@ The labels file holds, in the row order of the entity table that was solved,
 * ``template`` and ``slot``: arrays of shape (E,), int, each mention's template and slot;
 * ``template_members`` (only with consensus templates, ``model.consensus_members`` > 1): an
   array of shape (R, E), int, the R members' own template cuts, from which a later update
-  warm-starts each member (``aesi_lib.model.consensus``).
+  warm-starts each member (``aesi_lib.model.consensus``);
+* ``role_table`` (only in the labels of an update that kept the schema): an array of shape
+  (|T|, |S|), int, the role slot of each (template, cut slot) pair that the export of the
+  solution it kept used (``aesi_lib.run.pipeline.role_table``), so that its export gives
+  every old mention the role slot it had.
 
 The summary is :meth:`~aesi_lib.model.induction.InductionResult.to_dict` without the labels
 (history, timings, eigen residuals, convergence, configuration): what ``results.json`` and a
@@ -32,6 +36,7 @@ from aesi_lib.files import replacing
 from aesi_lib.model.induction import InductionResult
 
 _MEMBERS = "template_members"
+_ROLES = "role_table"
 
 
 @dataclass(frozen=True)
@@ -43,11 +48,15 @@ class SolutionLabels:
     template, slot : ndarray of shape (E,), int
     template_members : ndarray of shape (R, E), int, optional
         The consensus members' template cuts; None when the solution had no members.
+    role_table : ndarray of shape (|T|, |S|), int, optional
+        The role slots its export uses, kept from the solution an update placed into; None:
+        the export computes them from these labels.
     """
 
     template: np.ndarray
     slot: np.ndarray
     template_members: np.ndarray | None = None
+    role_table: np.ndarray | None = None
 
     @classmethod
     def of(cls, result: InductionResult) -> SolutionLabels:
@@ -60,6 +69,8 @@ def save_labels(path: str | Path, labels: SolutionLabels) -> None:
     arrays = {"template": labels.template, "slot": labels.slot}
     if labels.template_members is not None:
         arrays[_MEMBERS] = labels.template_members
+    if labels.role_table is not None:
+        arrays[_ROLES] = labels.role_table
     _write_atomically(Path(path), lambda fh: np.savez(fh, **arrays))
 
 
@@ -74,7 +85,8 @@ def load_labels(path: str | Path) -> SolutionLabels:
     try:
         with np.load(path, allow_pickle=False) as z:
             members = z[_MEMBERS] if _MEMBERS in z.files else None
-            return SolutionLabels(z["template"], z["slot"], members)
+            roles = z[_ROLES] if _ROLES in z.files else None
+            return SolutionLabels(z["template"], z["slot"], members, roles)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         raise InputError(path, f"damaged labels file ({exc}); delete it to solve again"
                          ) from exc

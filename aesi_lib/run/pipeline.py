@@ -203,16 +203,20 @@ def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFr
 
 
 def labelled_export(table: pd.DataFrame, templates: np.ndarray, slots: np.ndarray,
-                    model: ModelConfig) -> pd.DataFrame:
+                    model: ModelConfig, kept_roles: np.ndarray | None = None
+                    ) -> pd.DataFrame:
     """The export (evaluation.md): one row per entity mention of ``table`` (in its order) with
-    its template and its role's slot (:func:`role_slots` of the cut's ``slots``)."""
+    its template and its role's slot (:func:`role_slots` of the cut's ``slots``, under the
+    :func:`role_table` of these labels, or ``kept_roles``: the table an update kept from the
+    solution it placed into, ``SolutionLabels.role_table``)."""
     templates = np.asarray(templates, dtype=np.int64)
     frame = table[["doc_id", "sent_id", "head", "mention", "predicate", "dep",
                    "start_char", "end_char", "phrase", "proper"]].copy()
     frame["entity_id"] = document_mention_ids(table)
     frame["template"] = templates
-    frame["slot"] = role_slots(templates, slots, role_table(
-        templates, slots, table["predicate"].to_numpy(), model))
+    roles = kept_roles if kept_roles is not None else role_table(
+        templates, slots, table["predicate"].to_numpy(), model)
+    frame["slot"] = role_slots(templates, slots, roles)
     return frame[EXPORT_COLUMNS]
 
 
@@ -227,6 +231,18 @@ def role_table(templates: np.ndarray, slots: np.ndarray, predicates: np.ndarray,
         return None
     return subject_merge_table(templates, slots, predicates, model.n_templates, model.n_slots,
                                threshold)
+
+
+def solution_role_table(labels: SolutionLabels, features: EntityFeatures,
+                        vocabulary: FeatureVocabulary, model: ModelConfig) -> np.ndarray | None:
+    """The :func:`role_table` a solution's export used: the one it kept from the solution an
+    update placed into (``labels.role_table``), else that of its own labels over its
+    mentions' predicates (``features``, ``vocabulary``: the features it was solved or placed
+    on)."""
+    if labels.role_table is not None:
+        return labels.role_table
+    predicates = np.asarray(vocabulary.predicates, dtype=object)[features.predicate_ids]
+    return role_table(labels.template, labels.slot, predicates, model)
 
 
 def role_slots(templates: np.ndarray, slots: np.ndarray, table: np.ndarray | None
@@ -300,10 +316,9 @@ def fill_documents(entities: pd.DataFrame, train: EntityFeatures,
                       config.model)
     slot = fill.slot
     if roles:
-        # The roles of the run's own corpus: the table of its labels, not of these documents.
-        trained_predicates = np.asarray(train_vocab.predicates, dtype=object)[train.predicate_ids]
-        slot = role_slots(fill.template, fill.slot, role_table(
-            labels.template, labels.slot, trained_predicates, config.model))
+        # The roles of the run's own corpus, not of these documents.
+        slot = role_slots(fill.template, fill.slot,
+                          solution_role_table(labels, train, train_vocab, config.model))
     rows = np.arange(len(entities))
     frame = entities.assign(entity_id=document_mention_ids(entities), template=fill.template,
                             slot=slot)[EXPORT_COLUMNS]
@@ -345,7 +360,8 @@ def place_new_mentions(table: pd.DataFrame, previous: PreviousLabels,
     -------
     labels : SolutionLabels
         Of every mention of ``table``; a consensus member's template of a new mention is the
-        template it was placed in.
+        template it was placed in; the role table is the previous solution's (its own, or the
+        one it kept), so that the export gives every old mention its role slot again.
     counts : dict
         How many previous mentions kept their ids (all of them), counted as the ids step
         counts them (:func:`aesi_lib.model.carry.label_changes`).
@@ -362,7 +378,9 @@ def place_new_mentions(table: pd.DataFrame, previous: PreviousLabels,
         slot[~known] = filled["slot"].to_numpy()
         if members is not None:
             members[:, ~known] = filled["template"].to_numpy()
-    return SolutionLabels(template, slot, members), label_changes(template, slot, previous)
+    roles = solution_role_table(train_labels, train, train_vocab, config.model)
+    return (SolutionLabels(template, slot, members, roles),
+            label_changes(template, slot, previous))
 
 
 def write_export(assignments: pd.DataFrame, out_dir: str | Path, name: str = "assignments"
