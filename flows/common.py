@@ -26,6 +26,7 @@ from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
+from aesi_lib.model.carry import MENTION_KEY, known_share
 from aesi_lib.model.solution_files import load_summary
 from aesi_lib.project_lock import project_lock
 from aesi_lib.run.carry_plan import PLACE, carry_plan
@@ -426,6 +427,17 @@ def placeable(previous: dict[str, Any] | None, config: RunConfig) -> dict[str, A
     return {**files, "features": features} if Path(features).is_file() else None
 
 
+def _known_share(entities_path: str, last: dict[str, Any]) -> float:
+    """The share of the mentions of ``entities_path`` that the solution ``last`` had
+    (``aesi_lib.model.carry.known_share``); 0 when its entity table is gone."""
+    previous = last.get("entities")
+    if not previous or not Path(previous).is_file():
+        return 0.0
+    columns = list(MENTION_KEY)
+    return known_share(pd.read_parquet(entities_path, columns=columns),
+                       pd.read_parquet(previous, columns=columns))
+
+
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
                 steps: Steps, previous: dict[str, Any] | None = None,
                 carry: dict[str, Any] | None = None, place: bool = False,
@@ -450,7 +462,8 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
     artifacts = feature_steps(project, doc_ids, config, steps)
     keep_ids_of = None
     if carry is not None:
-        plan = carry_plan(carry, config.digest(), artifacts["features"], resolve)
+        plan = carry_plan(carry, config.digest(), artifacts["features"], resolve,
+                          _known_share(artifacts["entities"], carry))
         previous, keep_ids_of, place = plan.previous, plan.ids_of, plan.action == PLACE
     schema = placeable(previous, config) if place else None
     if schema is not None:

@@ -43,3 +43,25 @@ def test_another_configuration_solves_from_its_seed():
     # A record of before the whole configuration was recorded: never kept or warm-started.
     legacy = {k: v for k, v in last.items() if k != "config"} | {"model": "0123abcd"}
     assert carry_plan(legacy, config.digest(), "f-new.npz") == CarryPlan(SEEDED, ids_of=legacy)
+
+
+def test_a_corpus_mostly_new_to_the_project_is_solved_not_placed():
+    import pandas as pd
+
+    from aesi_lib.model.carry import MENTION_KEY, known_share
+    from aesi_lib.run.carry_plan import MIN_KNOWN_SHARE
+
+    config = RunConfig.from_dict(preset("default"))
+    last = _last(config)
+    low = carry_plan(last, config.digest(), "f-new.npz", known_share=MIN_KNOWN_SHARE - 0.01)
+    assert low == CarryPlan(WARM, previous=last)
+    high = carry_plan(last, config.digest(), "f-new.npz", known_share=MIN_KNOWN_SHARE)
+    assert high.action == PLACE
+
+    def mentions(*docs: str) -> pd.DataFrame:
+        return pd.DataFrame([(d, 0, h, "kill", "nsubj") for d in docs for h in (1, 2)],
+                            columns=list(MENTION_KEY))
+
+    assert known_share(mentions("a", "b", "c", "d"), mentions("a", "b", "c")) == 0.75
+    assert known_share(mentions("x", "y"), mentions("a", "b", "c")) == 0.0
+    assert known_share(mentions(), mentions("a")) == 0.0

@@ -93,6 +93,17 @@ def previous_labels(table: pd.DataFrame, previous_table: pd.DataFrame,
     return PreviousLabels(column("_template"), column("_slot"), members)
 
 
+def known_share(table: pd.DataFrame, previous_table: pd.DataFrame) -> float:
+    """The share of the mentions of ``table`` that ``previous_table`` has (by
+    :data:`MENTION_KEY`); 0 for an empty ``table``."""
+    if not len(table):
+        return 0.0
+    key = list(MENTION_KEY)
+    known = table[key].merge(previous_table[key].drop_duplicates(), on=key, how="left",
+                             indicator=True)["_merge"] == "both"
+    return float(known.mean())
+
+
 def within_configuration(template: np.ndarray, slot: np.ndarray, config: ModelConfig) -> bool:
     """Whether labels (-1 for none) lie within |T| and |S| of ``config``: a solution of
     another configuration can be neither warm-started from nor carried forward."""

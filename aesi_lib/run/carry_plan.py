@@ -21,6 +21,12 @@ from typing import Any
 #: seed (numbering the clusters after the last solution when there is one).
 PLACE, WARM, SEEDED = "place", "warm", "seeded"
 
+#: The least share of a run's mentions that the last solution had for the run to keep its
+#: schema: a project whose updates add a few documents at a time keeps nearly all; a corpus
+#: mostly new to the project (another folder in the same project) is solved, not placed into
+#: a schema induced from other documents.
+MIN_KNOWN_SHARE = 0.5
+
 
 @dataclass(frozen=True)
 class CarryPlan:
@@ -42,7 +48,7 @@ class CarryPlan:
 
 
 def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: str,
-               resolve: bool = False) -> CarryPlan:
+               resolve: bool = False, known_share: float = 1.0) -> CarryPlan:
     """The :class:`CarryPlan` of a full run.
 
     Parameters
@@ -59,6 +65,9 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
     resolve : bool
         Solve again, warm-started from ``last`` (``aesi run --resolve``), where the plan
         would keep its schema.
+    known_share : float
+        The share of the run's mentions that ``last`` had
+        (``aesi_lib.model.carry.known_share``).
 
     Returns
     -------
@@ -72,7 +81,9 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
           seeded solve again (cached), numbered after ``last``;
         - otherwise (the documents changed, or ``last`` was placed or warm-started: the
           nightly run after hourly updates): ``last``'s schema kept, unless ``resolve``
-          asks to solve again from it.
+          asks to solve again from it or ``last`` had under :data:`MIN_KNOWN_SHARE` of the
+          run's mentions (a corpus mostly new to the project): then a solve warm-started
+          from it.
     """
     if not last:
         return CarryPlan(SEEDED)
@@ -80,4 +91,5 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
     same_problem = last.get("features") == features_path and not last.get("warm")
     if not same_config or same_problem:
         return CarryPlan(SEEDED, ids_of=last)
-    return CarryPlan(WARM if resolve else PLACE, previous=last)
+    keep = not resolve and known_share >= MIN_KNOWN_SHARE
+    return CarryPlan(PLACE if keep else WARM, previous=last)
