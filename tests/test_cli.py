@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 from unittest import mock
@@ -66,7 +67,15 @@ def test_top_level_help_lists_subcommands(capsys):
         assert command in text
 
 
+#: The project of a command that names none: a folder that does not exist (and that the command,
+#: stopping on its input, does not make), not the repository's .aesi, which a writer takes
+#: from the start and a test on another worker would find in use.
+_NO_PROJECT = ["--project-dir", str(Path(tempfile.mkdtemp(prefix="aesi-cli-test-")) / "none")]
+
+
 def _one_line_error(capsys, argv: list[str], expected: str) -> None:
+    if argv and argv[0] in ("run", "update", "sweep") and "--project-dir" not in argv:
+        argv = [*argv, *_NO_PROJECT]
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err

@@ -415,3 +415,30 @@ def test_a_dask_address_that_is_malformed_or_answers_nothing_stops_before_any_wo
                    f"--dask tcp://127.0.0.1:{port}: no Dask scheduler answers there",
                    "dask scheduler")
     assert not (project / STORE_FILE).exists()      # nothing was parsed or stored
+
+
+def test_a_writer_holds_an_existing_project_while_it_checks_its_input(tmp_path, monkeypatch):
+    """Two updates started at the same moment: the second stops at once, not after the
+    first's checks of its options and documents (which may take seconds)."""
+    from aesi_lib.errors import InputError
+    from aesi_lib.project_lock import _HELD, lock_path
+    from flows import cli
+    from flows.cli import commands
+
+    seen: dict[str, bool] = {}
+
+    def check_docs(path: str, **reading: object) -> None:
+        """The documents' check, which records whether this process holds the project."""
+        seen["held"] = any(lock_path(p).parent in _HELD for p in (project, new))
+        raise InputError(path, "stop here")
+
+    monkeypatch.setattr(commands, "check_docs", check_docs)
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")   # no early server
+    docs = str(_docs(tmp_path))
+    project, new = tmp_path / "project", tmp_path / "new-project"
+    project.mkdir()
+    assert cli.main(["update", "--docs", docs, "--project-dir", str(project)]) == 2
+    assert seen["held"] is True
+    # A project folder that does not exist yet is not made by a command that stops.
+    assert cli.main(["update", "--docs", docs, "--project-dir", str(new)]) == 2
+    assert seen["held"] is False and not new.exists()

@@ -14,7 +14,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,28 +66,49 @@ def writing_project(args: argparse.Namespace, command: str, store: bool = True,
     if flow:
         prefect_environment(args.project_dir)
         check_configured_api()
-
-    def waiting(holder: str) -> None:
-        print(f"aesi: waiting for the other aesi process in {args.project_dir} ({holder}) "
-              "to finish", file=sys.stderr, flush=True)
-
-    with project_lock(args.project_dir, command, wait=args.wait, on_wait=waiting):
+    with project_lock(args.project_dir, command, wait=args.wait,
+                      on_wait=_waiting_message(args)):
         if store:
             check_store(args.project_dir)
         yield
 
 
-def _not_in_use(args: argparse.Namespace) -> None:
-    """Without ``--wait``, stop at once when another aesi process writes the project: before
-    the checks of the options and the corpus, which may take seconds."""
-    if not args.wait:
-        from aesi_lib.project_lock import check_not_in_use
+def _waiting_message(args: argparse.Namespace) -> Callable[[str], None]:
+    def waiting(holder: str) -> None:
+        print(f"aesi: waiting for the other aesi process in {args.project_dir} ({holder}) "
+              "to finish", file=sys.stderr, flush=True)
 
-        check_not_in_use(args.project_dir)
+    return waiting
+
+
+@contextlib.contextmanager
+def claimed_project(args: argparse.Namespace, command: str) -> Iterator[None]:
+    """The whole command's claim on ``--project-dir``, before the checks of its options and
+    its corpus (which may take seconds): an existing project's lock is taken at once and held
+    to the end (:func:`writing_project` takes it again, which a holder does at once), so that
+    of two writers started at the same moment the second stops at once, or with ``--wait``
+    waits; a project folder that does not exist yet (or that this user cannot write, which
+    the command's checks report) is only checked, so that a command that stops on bad input
+    creates nothing."""
+    from aesi_lib.project_lock import check_not_in_use, project_lock
+
+    folder = Path(args.project_dir).expanduser()
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        if not args.wait:
+            check_not_in_use(args.project_dir)
+        yield
+        return
+    with project_lock(args.project_dir, command, wait=args.wait,
+                      on_wait=_waiting_message(args)):
+        yield
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    _not_in_use(args)
+    with claimed_project(args, "aesi run"):
+        return _cmd_run_claimed(args)
+
+
+def _cmd_run_claimed(args: argparse.Namespace) -> int:
     if args.keep_runs < 0:
         raise AesiError(f"--keep-runs must be 0 or more, not {args.keep_runs}")
     if args.fresh and args.resolve:
@@ -129,7 +150,11 @@ def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
 
 def cmd_update(args: argparse.Namespace) -> int:
-    _not_in_use(args)
+    with claimed_project(args, "aesi update"):
+        return _cmd_update_claimed(args)
+
+
+def _cmd_update_claimed(args: argparse.Namespace) -> int:
     config = run_config(args)
     check_runner(args)
     if args.move_done and args.docs and _empty_inbox(Path(args.docs)):
@@ -392,7 +417,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    _not_in_use(args)
+    with claimed_project(args, "aesi sweep"):
+        return _cmd_sweep_claimed(args)
+
+
+def _cmd_sweep_claimed(args: argparse.Namespace) -> int:
     from flows.sweep import load_sweep_spec
 
     spec = load_sweep_spec(args.configs)
