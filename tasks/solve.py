@@ -189,16 +189,20 @@ def renumbered_file(labels_path: str, previous: dict[str, str], entities_path: s
 class SolveProgress:
     """Logs each part of a -SC solve as it starts (``on_stage`` of
     ``aesi_lib.model.induction.induce``): the consensus members cut so far, with the time
-    the others will take at the members' rate so far, then the slot classes."""
+    the others will take at the members' rate so far (timed from the first member's start,
+    not from the graphs' build before it), then the slot classes."""
 
     def __init__(self, log: Any) -> None:
         self.log = log
-        self.start = time.monotonic()
+        self.start = self.cuts_start = time.monotonic()
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        elapsed = time.monotonic() - self.start
-        if stage == "template cut" and total > 1 and done:
-            left = elapsed / done * (total - done)
+        now = time.monotonic()
+        elapsed = now - self.start
+        if stage == "template cut" and not done:
+            self.cuts_start = now
+        elif stage == "template cut" and total > 1:
+            left = (now - self.cuts_start) / done * (total - done)
             self.log.info("solve: %d of %d consensus members cut (%.0f s; about %.0f s left "
                           "for the others)", done, total, elapsed, left)
         elif stage == "slot classes":

@@ -188,3 +188,23 @@ def test_config_without_context_names_the_consensus_switch() -> None:
         ModelConfig(mode="sc", consensus_members=11, consensus_spread=0.25)
     # One member leaves the spread unused, so turning context off takes one more key only.
     assert ModelConfig(mode="sc", consensus_members=1, consensus_spread=0.25)
+
+
+def test_the_solve_logs_each_member_cut_and_the_time_the_others_will_take() -> None:
+    from tasks.solve import SolveProgress
+
+    class Log:
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def info(self, message: str, *args: object) -> None:
+            self.lines.append(message % args)
+
+    log = Log()
+    features, _ = _context_features()
+    config = _planted_consensus_config()
+    induce(features, config, on_stage=SolveProgress(log))
+    slots = ["solve: templates cut"] if config.slot_model == "factored" else []
+    assert [line.split(" (")[0] for line in log.lines] == [
+        "solve: 1 of 3 consensus members cut", "solve: 2 of 3 consensus members cut", *slots]
+    assert log.lines[0].endswith(" s left for the others)")
