@@ -106,6 +106,10 @@ class SchemaInducer:
     cache_dir : path, optional
         Where parses and sentence vectors are cached (both keyed by text and recipe, so any
         number of models can share it); default ``<aesi's cache root>/notebook``.
+    keep_non_english : bool
+        Keep the documents of a folder or JSONL file given to :meth:`fit` or
+        :meth:`transform` that are not English, which are otherwise left out with a warning
+        (``aesi run --keep-non-english``; :func:`as_documents`).
 
     Attributes
     ----------
@@ -130,7 +134,8 @@ class SchemaInducer:
 
     def __init__(self, preset: str = "default", *, seed: int = 0,
                  config: dict[str, Any] | None = None,
-                 cache_dir: str | Path | None = None) -> None:
+                 cache_dir: str | Path | None = None, keep_non_english: bool = False
+                 ) -> None:
         from aesi_lib.lexicon.cache import resolve_cache_dir
         from aesi_lib.run.config import RunConfig
         from aesi_lib.run.presets import deep_merge
@@ -142,6 +147,7 @@ class SchemaInducer:
         self.seed = seed
         self.config = config
         self.cache_dir = Path(cache_dir) if cache_dir else resolve_cache_dir() / "notebook"
+        self.keep_non_english = keep_non_english
         self._run_config = RunConfig.from_dict(settings)
         self._fitted: dict[str, Any] | None = None
 
@@ -162,7 +168,7 @@ class SchemaInducer:
         from aesi_lib.store import Store
 
         config = self._run_config
-        docs = as_documents(documents)
+        docs = as_documents(documents, keep_non_english=self.keep_non_english)
         with tempfile.TemporaryDirectory(prefix="aesi-fit-") as folder:
             with Store(Path(folder) / "aesi.duckdb") as store:
                 pipeline.ingest_documents(store, docs, make_parser(config.parser),
@@ -235,7 +241,7 @@ class SchemaInducer:
 
         features = self._state("features_")
         config = self._run_config
-        docs = as_documents(documents)
+        docs = as_documents(documents, keep_non_english=self.keep_non_english)
         parses, _ = parse_with_cache(make_parser(config.parser), docs,
                                      self.cache_dir / "parse-cache")
         entities = unstored_entity_table(
@@ -258,7 +264,8 @@ class SchemaInducer:
         folder = Path(path)
         folder.mkdir(parents=True, exist_ok=True)
         manifest = {"preset": self.preset, "seed": self.seed, "config": self.config,
-                    "run_config": self._run_config.to_dict(), "cache_dir": str(self.cache_dir)}
+                    "run_config": self._run_config.to_dict(), "cache_dir": str(self.cache_dir),
+                    "keep_non_english": self.keep_non_english}
         (folder / _CONFIG).write_text(json.dumps(manifest, indent=1))
         save_features(folder / _FEATURES, self._fitted["features"], self._fitted["vocab"])
         save_labels(folder / _LABELS, self._fitted["labels"])
@@ -289,7 +296,8 @@ class SchemaInducer:
         except (ValueError, OSError) as exc:
             raise InputError(folder, f"damaged saved model ({exc})") from exc
         model = cls(manifest["preset"], seed=manifest["seed"], config=manifest["config"],
-                    cache_dir=manifest["cache_dir"])
+                    cache_dir=manifest["cache_dir"],
+                    keep_non_english=bool(manifest.get("keep_non_english", False)))
         model._run_config = RunConfig.from_dict(manifest["run_config"])
         features, vocab = load_features(folder / _FEATURES)
         model._set_fitted(assignments, features, vocab, load_labels(folder / _LABELS))

@@ -62,6 +62,35 @@ def test_transform_fills_new_documents_with_the_fitted_schema(fitted, tmp_path):
     pd.testing.assert_frame_equal(loaded.schema_, fitted.schema_)
 
 
+SPANISH = ("La policía informó que los guerrilleros atacaron la estación de la capital y que "
+           "dos agentes murieron por una bomba que estalló en la entrada del edificio.")
+
+
+def test_a_folder_is_read_as_the_command_line_reads_it(fitted, tmp_path, caplog):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "en.txt").write_text(NEW)
+    (folder / "es.txt").write_text(SPANISH)
+    with caplog.at_level("WARNING", logger="aesi_lib.corpus.plain"):
+        events = fitted.transform(folder)
+    assert set(events["doc_id"]) == {"en"}
+    assert [r.getMessage() for r in caplog.records] == [
+        f"skipping {folder / 'es.txt'}: not English (looks like Spanish; --keep-non-english "
+        "keeps it)"]
+    caplog.clear()
+    keeping = SchemaInducer(keep_non_english=True)
+    assert keeping.keep_non_english is True
+    fitted.keep_non_english = True
+    try:
+        with caplog.at_level("WARNING", logger="aesi_lib.corpus.plain"):
+            fitted.transform(folder)
+        assert not caplog.records
+        fitted.save(tmp_path / "model")
+        assert SchemaInducer.load(tmp_path / "model").keep_non_english is True
+    finally:
+        fitted.keep_non_english = False
+
+
 def test_documents_may_be_texts_pairs_or_a_path(tmp_path):
     texts = as_documents(["One text.", "Another  text.\nSecond line."])
     assert [d.doc_id for d in texts] == ["doc-00001", "doc-00002"]
