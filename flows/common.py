@@ -164,7 +164,7 @@ def export_changes_steps(project: Project, steps: Steps, last: dict[str, Any] | 
     changes = None
     if previous and Path(previous).is_file():
         changes = steps.run("label-changes", label_changes_task, previous,
-                            artifacts["assignments_parquet"])
+                            artifacts["assignments_parquet"], kept)
     return {**artifacts, "kept_export": kept, "label_changes": changes}
 
 
@@ -463,7 +463,7 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
     keep_ids_of = None
     if carry is not None:
         plan = carry_plan(carry, config.digest(), artifacts["features"], resolve,
-                          _known_share(artifacts["entities"], carry))
+                          functools.partial(_known_share, artifacts["entities"], carry))
         previous, keep_ids_of, place = plan.previous, plan.ids_of, plan.action == PLACE
     schema = placeable(previous, config) if place else None
     if schema is not None:

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet as pq
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.files import replacing
 from aesi_lib.fingerprint import file_sha256
-from aesi_lib.run.export_changes import describe_changes, export_changes
+from aesi_lib.run.export_changes import describe_changes, export_changes, unchanged_export
 
 #: How many exports the project keeps (``<project>/exports``): the newest, and the ones
 #: before it that another output folder's run may still name as its last.
@@ -38,9 +39,16 @@ def keep_export_task(assignments_path: str, work_dir: str) -> str:
 
 
 @task(name="label-changes", cache_policy=NO_CACHE)
-def label_changes_task(previous_path: str, assignments_path: str) -> dict[str, Any]:
+def label_changes_task(previous_path: str, assignments_path: str, kept_path: str
+                       ) -> dict[str, Any]:
     """How many labels of the export ``previous_path`` the export ``assignments_path`` kept
-    and moved (``export_changes``), logged in one line."""
-    changes = export_changes(pd.read_parquet(previous_path), pd.read_parquet(assignments_path))
+    and moved (``export_changes``), logged in one line. When its kept copy ``kept_path``
+    (:func:`keep_export_task`, named after its content) is ``previous_path`` itself, the two
+    are the same file and only its rows are counted."""
+    if Path(previous_path) == Path(kept_path):
+        changes = unchanged_export(pq.ParquetFile(kept_path).metadata.num_rows)
+    else:
+        changes = export_changes(pd.read_parquet(previous_path),
+                                 pd.read_parquet(assignments_path))
     get_run_logger().info(describe_changes(changes))
     return changes

@@ -53,10 +53,19 @@ def test_a_corpus_mostly_new_to_the_project_is_solved_not_placed():
 
     config = RunConfig.from_dict(preset("default"))
     last = _last(config)
-    low = carry_plan(last, config.digest(), "f-new.npz", known_share=MIN_KNOWN_SHARE - 0.01)
+    low = carry_plan(last, config.digest(), "f-new.npz",
+                     known_share=lambda: MIN_KNOWN_SHARE - 0.01)
     assert low == CarryPlan(WARM, previous=last)
-    high = carry_plan(last, config.digest(), "f-new.npz", known_share=MIN_KNOWN_SHARE)
+    high = carry_plan(last, config.digest(), "f-new.npz", known_share=lambda: MIN_KNOWN_SHARE)
     assert high.action == PLACE
+
+    # The share is read only where the plan would keep the schema.
+    def unread() -> float:
+        raise AssertionError("the share was read")
+
+    assert carry_plan(last, config.digest(), "f-old.npz", known_share=unread).action == SEEDED
+    assert carry_plan(last, config.digest(), "f-new.npz", resolve=True,
+                      known_share=unread).action == WARM
 
     def mentions(*docs: str) -> pd.DataFrame:
         return pd.DataFrame([(d, 0, h, "kill", "nsubj") for d in docs for h in (1, 2)],

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from aesi_lib.run.export_changes import describe_changes, export_changes
+from aesi_lib.run.export_changes import describe_changes, export_changes, unchanged_export
 
 
 def _export(*rows: tuple[str, int, int, int, int]) -> pd.DataFrame:
@@ -34,6 +34,9 @@ def test_every_move_of_a_shared_mention_is_counted_as_exported():
         "and 2 moved template or slot (33.3 % kept both); 2 mentions are new")
     # Rows in another order, the same count.
     assert export_changes(before[::-1], after.sample(frac=1, random_state=1)) == changes
+    # An export against itself: what a run whose export did not change reports unread.
+    assert export_changes(after, after) == unchanged_export(len(after))
+    assert export_changes(after[:0], after[:0]) == unchanged_export(0)
 
 
 def test_exports_that_share_no_mention_say_so():

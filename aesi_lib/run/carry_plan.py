@@ -13,6 +13,7 @@ schema as an update does, and solving again is the user's choice (``aesi run --r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,8 @@ class CarryPlan:
 
 
 def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: str,
-               resolve: bool = False, known_share: float = 1.0) -> CarryPlan:
+               resolve: bool = False, known_share: Callable[[], float] | None = None
+               ) -> CarryPlan:
     """The :class:`CarryPlan` of a full run.
 
     Parameters
@@ -65,9 +67,10 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
     resolve : bool
         Solve again, warm-started from ``last`` (``aesi run --resolve``), where the plan
         would keep its schema.
-    known_share : float
+    known_share : callable, optional
         The share of the run's mentions that ``last`` had
-        (``aesi_lib.model.carry.known_share``).
+        (``aesi_lib.model.carry.known_share``), asked for only where the plan would keep
+        ``last``'s schema (it reads two entity tables); None: all of them.
 
     Returns
     -------
@@ -91,5 +94,5 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
     same_problem = last.get("features") == features_path and not last.get("warm")
     if not same_config or same_problem:
         return CarryPlan(SEEDED, ids_of=last)
-    keep = not resolve and known_share >= MIN_KNOWN_SHARE
+    keep = not resolve and (known_share is None or known_share() >= MIN_KNOWN_SHARE)
     return CarryPlan(PLACE if keep else WARM, previous=last)

@@ -1,9 +1,10 @@
 """How many labels moved between two exports of one project, counted as a user reads them.
 
 The ids the solver carries (``aesi_lib.model.carry.label_changes``) count the cut's own
-labels; what a user reads is the export, whose ``slot`` is a role slot computed over the
-whole corpus after the solve or placement (``aesi_lib.run.pipeline.labelled_export``), so
-that a label can move in the export while the cut's does not. This module compares the
+labels; what a user reads is the export, whose ``slot`` is a role slot of a table over the
+whole solution (``aesi_lib.run.pipeline.labelled_export``: recomputed after a solve, kept
+through a placement), so that a label can move in the export while the cut's does not. This
+module compares the
 exports themselves, mention by mention on their key (``doc_id``, ``entity_id``: see
 docs/outputs.md), so that the counters of ``results.json`` and the log are the moves a
 user would find by comparing the two files.
@@ -59,6 +60,15 @@ def export_changes(previous: pd.DataFrame, current: pd.DataFrame) -> dict[str, A
         "template_kept_share": 1 - float(template_moved.mean()) if n else None,
         "label_kept_share": 1 - float(label_moved.mean()) if n else None,
     }
+
+
+def unchanged_export(rows: int) -> dict[str, Any]:
+    """:func:`export_changes` of an export of ``rows`` rows and itself, without reading it:
+    what a run whose export did not change reports (the common warm rerun)."""
+    return {"previous_mentions": rows, "shared_mentions": rows, "new_mentions": 0,
+            "template_moved": 0, "label_moved": 0,
+            "template_kept_share": 1.0 if rows else None,
+            "label_kept_share": 1.0 if rows else None}
 
 
 def describe_changes(changes: dict[str, Any]) -> str:
