@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import logging
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +20,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
-from prefect import get_run_logger
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
@@ -35,6 +35,7 @@ from aesi_lib.run.outputs import documents_without_mentions, without_mentions_wa
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
+from flows.in_process import in_flow_run, run_task, task_threads
 from flows.memory import release_freed_memory
 from tasks.events import events_files, events_task, readable_task
 from tasks.export_changes import keep_export_task, label_changes_task
@@ -55,6 +56,7 @@ from tasks.ingest import (
     plan_ingest_task,
     store_batch_task,
 )
+from tasks.logs import step_logger
 from tasks.parsers import parse_processes_stopped_on_error, release_parse_processes
 from tasks.solve import (
     export_task,
@@ -68,6 +70,7 @@ from tasks.solve import (
 )
 
 PROJECT_STATE = "project.json"
+log = logging.getLogger("aesi")
 FlowFunction = TypeVar("FlowFunction", bound=Callable[..., Any])
 
 
@@ -131,7 +134,7 @@ def holds_project_lock(command: str) -> Callable[[FlowFunction], FlowFunction]:
             project_dir = bound.arguments["project_dir"]
 
             def waiting(holder: str) -> None:
-                get_run_logger().info("waiting for the other aesi process in %s (%s) to "
+                step_logger().info("waiting for the other aesi process in %s (%s) to "
                                       "finish", project_dir, holder)
 
             with project_lock(project_dir, command, wait=True, on_wait=waiting):
@@ -184,19 +187,41 @@ class Steps:
     def __init__(self, result_storage: Path | None = None) -> None:
         self.records: dict[str, dict[str, Any]] = {}
         self.result_storage = result_storage
+        self.in_process = not in_flow_run()
+        """No Prefect flow run around: the tasks run here (``flows.in_process``)."""
 
     def run(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
         """``task(*args, **kwargs)`` here, in the flow's process; its value."""
         started = time.perf_counter()
-        state = self._stored(task)(*args, return_state=True, **kwargs)
-        value = state.result()          # raises the task's exception when it failed
-        self.records[name] = {"state": state.name, "seconds": time.perf_counter() - started}
+        value, state = self._call(name, task, args, kwargs)
+        self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
         release_freed_memory()
         return value
+
+    def call(self, task: Any, *args: Any, **kwargs: Any) -> Any:
+        """``task(*args, **kwargs)`` here, as a part of a step that records itself; its
+        value."""
+        return self._call(task.name, task, args, kwargs, announce=False)[0]
+
+    def _call(self, name: str, task: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+              announce: bool = True) -> tuple[Any, str]:
+        if self.in_process:
+            started = time.perf_counter()
+            value, state = run_task(task, args, kwargs, self._storage(task), name)
+            if announce:
+                log.info("%s: %s in %.1f s", name, state, time.perf_counter() - started)
+            return value, state
+        final = self._stored(task)(*args, return_state=True, **kwargs)
+        return final.result(), final.name     # result() raises the task's exception
 
     def submit(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
         """``task`` submitted to the flow's task runner (a cluster worker under ``--dask``),
         waited for; its value. A ``worker`` in the value is recorded with the step."""
+        if self.in_process:
+            value = self.run(name, task, *args, **kwargs)
+            if isinstance(value, dict) and "worker" in value:
+                self.records[name]["worker"] = value["worker"]
+            return value
         started = time.perf_counter()
         future = self._stored(task).submit(*args, **kwargs)
         value = future.result()         # raises the task's exception when it failed
@@ -206,6 +231,28 @@ class Steps:
             self.records[name]["worker"] = value["worker"]
         release_freed_memory()
         return value
+
+    @contextmanager
+    def threads(self, threads: int) -> Iterator[Callable[..., Any]]:
+        """A ``submit(task, *args)`` for the ``with`` block that runs tasks ``threads`` at a
+        time and returns a future of each (``.result()``): the flow's task runner, or a
+        runner of ``threads`` threads where the flow runs its tasks in threads and asks for
+        more than one; in process, threads of this process."""
+        if self.in_process:
+            with task_threads(threads, self.result_storage) as submit:
+                yield submit
+            return
+        if threads < 2 or not isinstance(_flow_task_runner(), ThreadPoolTaskRunner):
+            yield lambda task, *args: self._stored(task).submit(*args)
+            return
+        with ThreadPoolTaskRunner(max_workers=threads) as runner:
+            def submit(task: Any, *args: Any) -> Any:
+                names = list(inspect.signature(task.fn).parameters)
+                return runner.submit(self._stored(task), dict(zip(names, args, strict=False)))
+            yield submit
+
+    def _storage(self, task: Any) -> Path | None:
+        return self.result_storage if task.persist_result else None
 
     def _stored(self, task: Any) -> Any:
         if self.result_storage is not None and task.persist_result:
@@ -246,7 +293,7 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     one's entities are extracted. Batches are written to DuckDB from the flow process as they
     finish, in order, each in one transaction, so a killed run keeps every batch it stored.
     """
-    log = get_run_logger()
+    log = step_logger()
     parser_config, rules = config.parser, entity_rules(config)
     plan = steps.run("plan-ingest", plan_ingest_task, quote(documents), parser_config, project.db,
                      project.parse_cache, rules)
@@ -259,13 +306,11 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     worker_mib: dict[str, float] = {}
     # Inner to the runner: on an error or a signal the workers stop before the runner waits
     # for the batches in flight.
-    with _parse_runner(processes) as runner, parse_processes_stopped_on_error():
-        futures: list[Any] = [
-            runner.submit(parse_batch_task, {"batch": batch, "parser_config": batch_config,
-                                             "cache_dir": project.parse_cache, "rules": rules})
-            if runner is not None else
-            parse_batch_task.submit(batch, batch_config, project.parse_cache, rules)
-            for batch in batches(todo, batch_size)]
+    threads = 2 if processes >= 2 else 1
+    with steps.threads(threads) as submit, parse_processes_stopped_on_error():
+        futures: list[Any] = [submit(parse_batch_task, batch, batch_config,
+                                     project.parse_cache, rules)
+                              for batch in batches(todo, batch_size)]
         n_batches = len(futures)
         for i in range(n_batches):
             result = futures[i].result()
@@ -273,7 +318,8 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
             workers.add(result["worker"])
             worker_mib.update({str(pid): mib
                                for pid, mib in result.get("parse_worker_mib", {}).items()})
-            entities += store_batch_task(quote(result), plan["config_id"], project.db)
+            entities += steps.call(store_batch_task, quote(result), plan["config_id"],
+                                   project.db)
             parsed += result["parsed"]
             reused += result["reused"]
             done += len(result["documents"])
@@ -317,7 +363,7 @@ def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config
     the per-document vector cache, so the ``context-vectors`` step that follows reads every
     document from it and loads no model. Each finished batch is logged with the documents
     done so far. Recorded as the step ``embed-batches``."""
-    log = get_run_logger()
+    log = step_logger()
     started = time.perf_counter()
     batch_size = max(_MIN_EMBED_BATCH, math.ceil(len(doc_ids) / _EMBED_BATCHES))
     futures = [embed_batch_task.submit(entities, project.db, batch, config.features,
@@ -337,19 +383,6 @@ def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config
     steps.add(f"embed-batches{tag}", "Completed" if embedded else "Skipped",
               time.perf_counter() - started, batches=len(results), documents_embedded=embedded,
               workers=sorted({r["worker"] for r in results}))
-
-
-@contextmanager
-def _parse_runner(processes: int) -> Iterator[ThreadPoolTaskRunner | None]:
-    """Two threads for the parse batches when parse processes do the parsing and the flow
-    runs its tasks in threads of this process; None (the flow's own runner) otherwise: a
-    Dask cluster spreads the batches itself, and in-process parsing keeps the one model to
-    one batch at a time."""
-    if processes < 2 or not isinstance(_flow_task_runner(), ThreadPoolTaskRunner):
-        yield None
-        return
-    with ThreadPoolTaskRunner(max_workers=2) as runner:
-        yield runner
 
 
 def configuration(config: dict[str, Any] | None, config_path: str | None,
@@ -404,7 +437,7 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
         # neither the word vectors nor the features while they are built.
         features = steps.submit(f"build-features{tag}", *arguments)
         if not Path(features["features"]).is_file():
-            get_run_logger().warning(
+            step_logger().warning(
                 "the features a cluster worker built (%s) are not on this machine's file "
                 "system: building them here too (put the project folder on a shared file "
                 "system, docs/operations.md)", features["features"])
@@ -525,7 +558,7 @@ def warn_of_documents_without_mentions(doc_ids: list[str], mention_doc_ids: Any)
         mention_doc_ids = pd.read_parquet(mention_doc_ids, columns=["doc_id"])["doc_id"]
     missing = documents_without_mentions(doc_ids, mention_doc_ids)
     if missing:
-        get_run_logger().warning(without_mentions_warning(missing, len(doc_ids)))
+        step_logger().warning(without_mentions_warning(missing, len(doc_ids)))
     return missing
 
 

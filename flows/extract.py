@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import flow, get_run_logger, unmapped
+from prefect import flow
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
@@ -30,6 +30,7 @@ from flows.common import (
 )
 from tasks.extract import fill_slots_task
 from tasks.ingest import load_corpus_task, parse_batch_task
+from tasks.logs import step_logger
 from tasks.parsers import parse_processes_stopped_on_error
 
 
@@ -77,7 +78,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     vector caches it uses (None: the run's own).
     """
     started = time.perf_counter()
-    log = get_run_logger()
+    log = step_logger()
     run = read_run(run_dir)
     out_dir = out_dir or str(Path(run_dir) / "extracted")
     config = RunConfig.from_dict(run["config"])
@@ -92,11 +93,12 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
                        encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars,
                        keep_non_english=keep_non_english)
     t = time.perf_counter()
-    futures = parse_batch_task.map(batches(corpus.documents, parse_batch_size),
-                                   unmapped(config.parser), unmapped(artifacts["parse_cache"]),
-                                   unmapped(entity_rules(config)))
     frames, parses, parsed, reused = [], [], 0, 0
-    with parse_processes_stopped_on_error():
+    rules = entity_rules(config)
+    with steps.threads(1) as submit, parse_processes_stopped_on_error():
+        futures = [submit(parse_batch_task, batch, config.parser, artifacts["parse_cache"],
+                          rules)
+                   for batch in batches(corpus.documents, parse_batch_size)]
         for i in range(len(futures)):
             result = futures[i].result()
             futures[i] = None

@@ -6,12 +6,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from prefect import flow, get_run_logger
+from prefect import flow
 
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import preset
 from aesi_lib.store.database import read_journal
 from flows.common import Project, Steps, default_task_runner, holds_project_lock, ingest
+from tasks.logs import step_logger
 
 
 @flow(name="aesi-rebuild-store", log_prints=True, task_runner=default_task_runner())
@@ -42,7 +43,7 @@ def rebuild_store_flow(project_dir: str, journal: str, parse_batch_size: int = 5
     config = project.read_state().get("config") or preset("default")
     run_config = RunConfig.from_dict(config)
     documents = read_journal(journal)
-    get_run_logger().info("rebuild: %d documents in %s", len(documents), journal)
+    step_logger().info("rebuild: %d documents in %s", len(documents), journal)
     steps = Steps()
     ingested = ingest(documents, run_config, project, steps, parse_batch_size)
     return {"flow": "rebuild-store", "documents": len(documents), "ingest": ingested,

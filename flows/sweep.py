@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import flow, get_run_logger
+from prefect import flow
 from prefect.utilities.annotations import quote
 
 from aesi_lib.errors import AesiError
@@ -35,6 +35,7 @@ from flows.common import (
 )
 from tasks.evaluate import score_row_task
 from tasks.ingest import load_corpus_task
+from tasks.logs import step_logger
 from tasks.solve import export_task, solve_files, solve_task
 
 
@@ -55,7 +56,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     summarised in ``out_dir/results.md``.
     """
     started = time.perf_counter()
-    log = get_run_logger()
+    log = step_logger()
     configurations = named_configurations(spec)
     if not seeds:
         raise AesiError("a sweep needs at least one seed")

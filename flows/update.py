@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import flow, get_run_logger
+from prefect import flow
 from prefect.utilities.annotations import quote
 
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
@@ -33,6 +33,7 @@ from flows.common import (
 )
 from tasks.evaluate import evaluate_task, template_filling_task
 from tasks.ingest import load_corpus_task, stored_documents_task
+from tasks.logs import step_logger
 from tasks.solve import export_documents_task
 
 
@@ -105,7 +106,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         ``aesi update --move-done``.
     """
     started = time.perf_counter()
-    log = get_run_logger()
+    log = step_logger()
     if docs_path is not None and allow_empty and _nothing_to_read(docs_path):
         log.info("update: no documents in %s: nothing to do", docs_path)
         return {"flow": "update", "documents_given": 0, "documents_parsed": 0,

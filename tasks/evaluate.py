@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from prefect import get_run_logger, task
+from prefect import task
 
 from aesi_lib.corpus.sources import Corpus
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run import pipeline
 from tasks.keys import content_key, source_hash
+from tasks.logs import step_logger
 
 
 def _keys_digest(corpus: Corpus) -> str:
@@ -29,12 +30,12 @@ def _scoring_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
 def evaluate_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
     """MUC-4 scores (test-/dev-mapped × lenient/strict) of an export; {} without keys."""
     if not corpus.eval_keys:
-        get_run_logger().info("no answer keys for this corpus: evaluation skipped")
+        step_logger().info("no answer keys for this corpus: evaluation skipped")
         return {}
     assignments = pd.read_parquet(assignments_path)
     scores = pipeline.evaluate_assignments(assignments, corpus.eval_keys, corpus.map_keys)
     main = scores["test-mapped/lenient"]
-    get_run_logger().info("%s test-mapped lenient: P %.3f R %.3f F1 %.3f", corpus.eval_label,
+    step_logger().info("%s test-mapped lenient: P %.3f R %.3f F1 %.3f", corpus.eval_label,
                           main["precision"], main["recall"], main["f1"])
     return scores
 
@@ -70,6 +71,6 @@ def template_filling_task(assignments_path: str, events_path: str, corpus: Corpu
     result = template_filling(pd.read_parquet(events_path), pd.read_parquet(assignments_path),
                               corpus.eval_keys, corpus.map_keys, texts)
     micro = result["micro"]
-    get_run_logger().info("%s template filling (DEV-mapped): P %.3f R %.3f F1 %.3f",
+    step_logger().info("%s template filling (DEV-mapped): P %.3f R %.3f F1 %.3f",
                           corpus.eval_label, micro["p"], micro["r"], micro["f1"])
     return result

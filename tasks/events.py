@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run import pipeline
 from tasks.keys import content_key, resolved, resource_key, result_files_key, source_hash
+from tasks.logs import step_logger
 
 
 def events_files(assignments_path: str, wordnet_path: str | None, work_dir: str
@@ -37,7 +38,7 @@ def events_task(assignments_path: str, wordnet_path: str | None, files: dict[str
     pipeline.save_events(rows, schema.kinds, files)
     events = sorted(t for t, k in schema.kinds.items() if k.is_event)
     incidents = rows[["doc_id", "incident"]].drop_duplicates()
-    get_run_logger().info(
+    step_logger().info(
         "events: %d of %d templates are event templates (%s); %d incidents in %d of %d "
         "documents", len(events), len(schema.kinds), ", ".join(map(str, events)),
         len(incidents), incidents["doc_id"].nunique(), export["doc_id"].nunique())

@@ -10,12 +10,13 @@ from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.files import replacing
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run.export_changes import describe_changes, export_changes, unchanged_export
+from tasks.logs import step_logger
 
 #: How many exports the project keeps (``<project>/exports``): the newest, and the ones
 #: before it that another output folder's run may still name as its last.
@@ -50,5 +51,5 @@ def label_changes_task(previous_path: str, assignments_path: str, kept_path: str
     else:
         changes = export_changes(pd.read_parquet(previous_path),
                                  pd.read_parquet(assignments_path))
-    get_run_logger().info(describe_changes(changes))
+    step_logger().info(describe_changes(changes))
     return changes

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.model.feature_files import load_features
 from aesi_lib.model.solution_files import load_labels
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
+from tasks.logs import step_logger
 
 
 @task(name="fill-slots", cache_policy=NO_CACHE)
@@ -31,7 +32,7 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
     frame = pipeline.fill_documents(
         entities, train, train_vocab, load_labels(artifacts["labels"]), config,
         sentences=sentences, context_cache=Path(artifacts["project_dir"]) / "context-vectors")
-    get_run_logger().info(
+    step_logger().info(
         "filled %d mentions of %d documents: template by a known unit for %d, slot for %d; "
         "the others by similarity", len(frame), frame["doc_id"].nunique(),
         int((frame["template_rule"] == "unit").sum()), int((frame["slot_rule"] == "unit").sum()))

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.errors import NoEntitiesError
@@ -31,6 +31,7 @@ from aesi_lib.run.config import RunConfig
 from aesi_lib.run.table_files import save_table
 from aesi_lib.store import Store
 from tasks.keys import content_key, resolved, resource_key, result_files_key, source_hash
+from tasks.logs import step_logger
 from tasks.retry import RETRY
 from tasks.workers import worker_name
 
@@ -57,7 +58,7 @@ def entity_table_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
         raise NoEntitiesError()
     table["entity_id"] = np.arange(len(table), dtype=np.int64)
     save_table(out_path, table)
-    get_run_logger().info("entity table: %d mentions in %d documents", len(table),
+    step_logger().info("entity table: %d mentions in %d documents", len(table),
                           table["doc_id"].nunique())
     return out_path
 
@@ -78,7 +79,7 @@ def context_task(entities_path: str, db_path: str, features: FeatureOptions,
     them, as ``.npz`` at ``out_path`` (:func:`context_file`). Sentences go through a
     per-document cache (``vectors_cache``), so a corpus that grows embeds only its new
     documents, and a run whose vectors are all cached loads no model."""
-    log = get_run_logger()
+    log = step_logger()
     table = pd.read_parquet(entities_path)
     doc_ids = sorted(table["doc_id"].unique())
     progress = EmbeddingProgress(log, len(table[["doc_id", "sent_id"]].drop_duplicates()))
@@ -174,7 +175,7 @@ def pmi_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
     with Store(db_path, read_only=True) as store:
         pmi = store.head_pmi(sorted(doc_ids))
     save_table(out_path, pmi)
-    get_run_logger().info("PMI: %d head-word pairs", len(pmi))
+    step_logger().info("PMI: %d head-word pairs", len(pmi))
     return out_path
 
 
@@ -201,7 +202,7 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
     The key holds the feature options and the lexicon resources but not the model options,
     so runs that differ only in the model (or the seed) share the features. ``context_path``
     (``context_task``) adds the mentions' context vectors."""
-    log = get_run_logger()
+    log = step_logger()
     from aesi_lib.model.features import build_features
 
     vectors, wordnet = pipeline.load_lexicon(config)

@@ -11,7 +11,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.corpus.sources import Corpus, load_corpus
@@ -22,6 +22,7 @@ from aesi_lib.fingerprint import corpus_fingerprint
 from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.store import Store, document_hash
+from tasks.logs import step_logger
 from tasks.parsers import PARSERS, parser_config_id
 from tasks.retry import RETRY
 from tasks.workers import worker_name
@@ -41,7 +42,7 @@ def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
     corpus = load_corpus(muc4_dir, docs_path, "skip" if skip_bad else "raise", demo=demo,
                          split=split, encoding=encoding, max_doc_chars=max_doc_chars,
                          keep_non_english=keep_non_english)
-    get_run_logger().info("corpus: %s, %d documents", corpus.origin, len(corpus.documents))
+    step_logger().info("corpus: %s, %d documents", corpus.origin, len(corpus.documents))
     return corpus
 
 
@@ -73,7 +74,7 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
         new += before is None
         changed += before is not None
     processes = parse_processes(parser_config, sum(len(d.text) for d in todo))
-    get_run_logger().info("%d documents: %d new, %d changed (text, parser or entity rules), "
+    step_logger().info("%d documents: %d new, %d changed (text, parser or entity rules), "
                           "%d unchanged; %d to parse in %d process%s", len(documents), new,
                           changed,
                           len(documents) - len(todo), len(todo), processes,
@@ -88,12 +89,14 @@ def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
     """Parse a batch of documents through the per-document parse cache; extract entities
     with ``rules`` (``aesi_lib.run.pipeline.entity_rules`` of the run's configuration)."""
     started = time.perf_counter()
+    # The remembered id: a batch found whole in the parse cache loads no model.
+    config_id = parser_config_id(parser_config, cache_dir)
     with PARSERS.checkout(parser_config) as parser:
-        parses, stats = parse_with_cache(parser, batch, cache_dir)
+        parses, stats = parse_with_cache(parser, batch, cache_dir, config_id)
         # Parse worker processes (when the parser has them): pid -> peak resident MiB.
         worker_mib = dict(getattr(parser, "worker_peak_rss_mib", {}))
     entities = document_entities(parses, batch, rules)
-    get_run_logger().info("parsed %d documents (%d from the parse cache), %d entities",
+    step_logger().info("parsed %d documents (%d from the parse cache), %d entities",
                           stats.parsed, stats.reused, len(entities))
     return {"documents": batch, "parses": parses, "entities": entities,
             "parsed": stats.parsed, "reused": stats.reused,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
@@ -36,6 +36,7 @@ from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from tasks.keys import content_key, resolved, result_files_key, source_hash
+from tasks.logs import step_logger
 from tasks.retry import RETRY
 
 
@@ -108,7 +109,7 @@ def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
     ``entities_path`` the current entity table) warm-starts the -SC cuts from its labels
     (``aesi_lib.model.induction.induce``); its ids are carried afterwards by
     :func:`renumber_task`."""
-    log = get_run_logger()
+    log = step_logger()
     features, _ = load_features(features_path)
     log.info("solve: |E| = %d, |T| = %d, |S| = %d, mode %s, seed %d", features.n_entities,
              model.n_templates, model.n_slots, model.mode, model.seed)
@@ -170,7 +171,7 @@ def place_task(entities_path: str, previous: dict[str, str], config: RunConfig, 
         sentences=sentences, context_cache=context_cache)
     save_labels(files["labels"], labels)
     save_placement_summary(files["info"], counts, time.perf_counter() - started)
-    get_run_logger().info(
+    step_logger().info(
         "place: %d previous mentions kept their template and slot; %d new mentions of %d "
         "documents placed into the schema by the extraction rule (no solve)",
         counts["previous_mentions"], counts["new_mentions"], len(new_docs))
@@ -220,7 +221,7 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
     run's seeded solve, whose partition stays its own. Returns the labels file and the counts
     (None, and the labels as they were, when the previous solution has another |T| or
     |S|)."""
-    log = get_run_logger()
+    log = step_logger()
     labels = load_labels(labels_path)
     previous_ids = _load_previous(previous, pd.read_parquet(entities_path), model)
     if previous_ids is None:

@@ -1,12 +1,13 @@
 """A run stopped by a signal leaves no process behind and says how to go on.
 
 ``aesi run --demo`` runs as a subprocess in its own session (like a terminal's foreground job),
-with no ``PREFECT_API_URL``, so it starts its temporary Prefect server; ``tests/paused_solve.py``
-holds the solve after its first iteration and writes a marker, and the test then sends the
-signal. Before the signal the test lists the run's processes (its process group and every
-descendant, the server included); afterwards none of them may remain (a zombie, already dead,
-counts as gone), and no server process that appeared during the run may be left naming the run
-as its parent or re-parented to PID 1.
+with no ``PREFECT_API_URL``, so it runs its flow in its own process and starts no Prefect server
+(``flows.in_process``; the temporary server of ``--dask`` runs: tests/test_temporary_server.py);
+``tests/paused_solve.py`` holds the solve after its first iteration and writes a marker, and the
+test then sends the signal. Before the signal the test lists the run's processes (its process
+group and every descendant); afterwards none of them may remain (a zombie, already dead, counts
+as gone), and no server process that appeared during the run may be left naming the run as its
+parent or re-parented to PID 1.
 """
 
 from __future__ import annotations
@@ -100,9 +101,8 @@ def paused_run(tmp_path, demo_seed):
         assert marker.exists(), out["stderr"].read_text()[-3000:]
         members = _run_processes(proc.pid)
         servers = [pid for pid, cmd in members.items() if "flows.cli.server" in cmd]
-        assert len(servers) == 1, members          # the temporary server is the run's child
-        yield {"proc": proc, "members": members, "server": servers[0], "out": out,
-               "before": before}
+        assert servers == [], members              # the flow runs in the command's process
+        yield {"proc": proc, "members": members, "out": out, "before": before}
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -127,7 +127,7 @@ def _signal_and_wait(run: dict, send) -> tuple[int, str, str]:
     return code, after["stdout"], after["stderr"]
 
 
-def test_ctrl_c_prints_one_line_exits_130_and_stops_the_server(paused_run):
+def test_ctrl_c_prints_one_line_and_exits_130(paused_run):
     code, stdout, stderr = _signal_and_wait(
         paused_run, lambda pid: os.killpg(pid, signal.SIGINT))    # a terminal's Ctrl-C
     assert code == 130
@@ -144,7 +144,7 @@ def test_sigterm_cleans_up_and_exits_143(paused_run):
     _all_gone(paused_run)
 
 
-def test_sigkill_takes_the_temporary_server_with_it(paused_run):
+def test_sigkill_leaves_no_process_behind(paused_run):
     code, _, _ = _signal_and_wait(paused_run, lambda pid: os.kill(pid, signal.SIGKILL))
     assert code == -signal.SIGKILL
     _all_gone(paused_run)

@@ -1,8 +1,10 @@
 """The temporary Prefect server that ``aesi run``, ``update`` and ``sweep`` launch first thing
+under ``--dask`` without a Prefect API of the user's
 (``flows.cli.environment.launch_early_server``): launched before the command imports Prefect,
 its flows or the model, used by the flow (no second server), stopped on every way out (an
-error, the end of the run; signals: tests/test_cli_signals.py), and not launched where the
-command may not need it. At exit the garbage collector is frozen (``flows.cli.main``)."""
+error, the end of the run), and not launched where the command may not need it; without
+``--dask`` a command runs its flow in its own process and launches none. At exit the garbage
+collector is frozen (``flows.cli.main``)."""
 
 from __future__ import annotations
 
@@ -40,8 +42,8 @@ def _launches(tmp_path: Path, *argv: str) -> tuple[subprocess.CompletedProcess[s
 def test_the_server_is_launched_before_the_imports_and_stopped_after_an_error(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
-    done, report = _launches(tmp_path, "run", "--demo", "--project-dir", str(project),
-                             "--out", str(tmp_path / "out"), "--keep-runs", "-1")
+    done, report = _launches(tmp_path, "run", "--demo", "--dask", "--project-dir",
+                             str(project), "--out", str(tmp_path / "out"), "--keep-runs", "-1")
     assert report["code"] == 2
     assert done.stderr == "aesi: error: --keep-runs must be 0 or more, not -1\n"
     assert report["launches"] == [{"imported": [], "alive_after": False}]
@@ -49,20 +51,33 @@ def test_the_server_is_launched_before_the_imports_and_stopped_after_an_error(tm
     assert not (tmp_path / "out").exists()
 
 
-def test_a_run_uses_the_server_launched_at_its_start_and_stops_it(tmp_path, demo_seed):
+def test_a_dask_run_uses_the_server_launched_at_its_start_and_stops_it(tmp_path, demo_seed):
+    project = tmp_path / "project"
+    demo_seed.copy_to(project, tmp_path / "prefect-home")
+    done, report = _launches(tmp_path, "run", "--demo", "--dask", "--dask-threads",
+                             "--project-dir", str(project), "--out", str(tmp_path / "out"))
+    assert report["code"] == 0, done.stderr[-3000:]
+    assert report["launches"] == [{"imported": [], "alive_after": False}]   # one server
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["flow_run_id"] is not None
+
+
+def test_a_run_without_dask_launches_no_server(tmp_path, demo_seed):
     project = tmp_path / "project"
     demo_seed.copy_to(project, tmp_path / "prefect-home")
     done, report = _launches(tmp_path, "run", "--demo", "--project-dir", str(project),
                              "--out", str(tmp_path / "out"))
-    assert report["code"] == 0, done.stderr[-3000:]
-    assert report["launches"] == [{"imported": [], "alive_after": False}]   # one server
-    assert (tmp_path / "out" / "results.json").is_file()
+    assert report == {"code": 0, "launches": []}, done.stderr[-3000:]
+    assert "no Prefect API configured: the flow runs in this process" in done.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["flow_run_id"] is None
+    assert not (project / SERVER_LOG).exists()
 
 
 def test_no_server_is_launched_for_a_new_project_before_its_checks(tmp_path):
     """No project folder yet: nothing is launched first (a failing check would leave the
     folder made for the server's log); such a run starts its server after its checks."""
-    done, report = _launches(tmp_path, "run", "--demo", "--project-dir",
+    done, report = _launches(tmp_path, "run", "--demo", "--dask", "--project-dir",
                              str(tmp_path / "new"), "--out", str(tmp_path / "out"),
                              "--keep-runs", "-1")
     assert report == {"code": 2, "launches": []}

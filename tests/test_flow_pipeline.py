@@ -932,3 +932,30 @@ def _labels(run: dict) -> dict[str, np.ndarray]:
 
     labels = load_labels(run["artifacts"]["labels"])
     return {"template": labels.template, "slot": labels.slot}
+
+
+def test_a_flow_run_in_process_gives_the_labels_of_a_prefect_run_and_shares_its_cache(
+        reference, tmp_path):
+    """The command line's way without a Prefect API (``flows.in_process``): the same steps,
+    the same labels as the flow run under the server, and the same result store, so that a
+    run in process finds the cached steps of a Prefect run of the same project. (Last in
+    this module: it writes a run into the reference project.)"""
+    from flows.in_process import run_flow
+    from flows.induce import induce_flow
+
+    alone = run_flow(induce_flow, project_dir=str(tmp_path / "project"),
+                     out_dir=str(tmp_path / "alone"), demo=True)
+    assert alone["flow_run_id"] is None
+    assert list(alone["steps"]) == list(reference["results"]["steps"])
+    assert all(step["state"] == "Completed" for step in alone["steps"].values())
+    pd.testing.assert_frame_equal(_assignments(tmp_path / "alone"),
+                                  _assignments(reference["out"]))
+    assert alone["scores"] == reference["results"]["scores"]
+
+    again = run_flow(induce_flow, project_dir=str(reference["project"]),
+                     out_dir=str(tmp_path / "again"), demo=True, fresh=True)
+    states = {name: step["state"] for name, step in again["steps"].items()}
+    for step in ("entity-table", "head-pmi", "build-features", "solve", "events", "evaluate"):
+        assert states[step] == "Cached", (step, states)
+    pd.testing.assert_frame_equal(_assignments(tmp_path / "again"),
+                                  _assignments(reference["out"]))

@@ -302,10 +302,9 @@ def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path
             return {"features": "/on/the/worker/features.npz", "worker": "tcp://10.0.0.9:1"}
 
     monkeypatch.setattr(common, "_flow_runner_spreads_tasks", lambda: True)
-    monkeypatch.setattr(common, "get_run_logger", lambda: logging.getLogger("aesi-test"))
     monkeypatch.setattr(common, "embed_on_workers", lambda *a, **k: calls.append("embed"))
     config = RunConfig.from_dict(preset("default"))
-    with caplog.at_level(logging.WARNING, logger="aesi-test"):
+    with caplog.at_level(logging.WARNING, logger="aesi"):
         out = common.feature_steps(common.Project.at(tmp_path / "project"), ["d1"], config,
                                    RecordingSteps())
     assert calls[-4:] == ["embed", ("run", "context-vectors"), ("submit", "build-features"),

@@ -150,7 +150,7 @@ def _read_entry(path: Path, doc_id: str) -> tuple[ParsedDocument | None, bool]:
 
 
 def parse_with_cache(parser: Parser, docs: Iterable[Document],
-                     cache_dir: str | os.PathLike[str]
+                     cache_dir: str | os.PathLike[str], config_id: str | None = None
                      ) -> tuple[list[ParsedDocument], CacheStats]:
     """Parse ``docs``, reusing cached parses and storing new ones.
 
@@ -162,6 +162,9 @@ def parse_with_cache(parser: Parser, docs: Iterable[Document],
         The documents; results come back in the same order.
     cache_dir
         Root folder of the cache (created when missing).
+    config_id
+        ``parser.config_id`` when the caller knows it already (a parser may have to load its
+        model to say it); the parser is then used only for the documents not in the cache.
 
     Returns
     -------
@@ -169,7 +172,7 @@ def parse_with_cache(parser: Parser, docs: Iterable[Document],
         The parses (each with its document's ``doc_id``) and how many were parsed or reused.
     """
     docs = list(docs)
-    config_id = parser.config_id
+    config_id = parser.config_id if config_id is None else config_id
     folder = config_dir(cache_dir, config_id)
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / "config_id.txt"

@@ -82,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     signals = SignalsReceived()
     try:
         with signals_as_exceptions(stay_quiet=True) as signals:
-            # A command that runs a flow launches its temporary Prefect server first, so that
-            # it boots while the command imports its flows and checks its options.
-            if getattr(args, "server_at_start", False):
+            # A command that runs a flow on a Dask cluster launches its temporary Prefect server
+            # first (without an API of the user's, its flow reports to that one), so that it
+            # boots while the command imports its flows and checks its options; without
+            # --dask the flow runs in this process and needs no server.
+            if getattr(args, "server_at_start", False) and getattr(args, "dask", None):
                 args.early_server = launch_early_server(args.project_dir)
             try:
                 return args.func(args)

@@ -26,7 +26,7 @@ from flows.cli.environment import (
     check_file_writable,
     check_store,
     check_writable,
-    prefect_api,
+    flow_runner,
     prefect_environment,
     store_path,
 )
@@ -36,7 +36,6 @@ from flows.cli.options import (
     check_runner,
     reading,
     run_config,
-    with_runner,
 )
 from flows.cli.printing import (
     print_annotation_scores,
@@ -128,11 +127,8 @@ def _cmd_run_claimed(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with prefect_api(args.project_dir, preload=["flows.induce"],
-                     server=args.early_server):
-        from flows.induce import induce_flow
-
-        results = with_runner(induce_flow, args)(
+    with flow_runner(args, args.project_dir, "flows.induce", "induce_flow") as induce_flow:
+        results = induce_flow(
             project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
             docs_path=args.docs, demo=args.demo, config=config,
             parse_batch_size=args.batch_size, fresh=args.fresh, resolve=args.resolve,
@@ -178,11 +174,8 @@ def _empty_inbox(folder: Path) -> bool:
 
 
 def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with prefect_api(args.project_dir, preload=["flows.update"],
-                     server=args.early_server):
-        from flows.update import update_flow
-
-        results = with_runner(update_flow, args)(
+    with flow_runner(args, args.project_dir, "flows.update", "update_flow") as update_flow:
+        results = update_flow(
             docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
             split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate,
             resolve=args.resolve, consume=args.move_done, **reading(args))
@@ -218,10 +211,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
                    else "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
     prefect_environment(project_dir)
-    with prefect_api(project_dir, preload=["flows.extract"]):
-        from flows.extract import extract_flow
-
-        results = with_runner(extract_flow, args)(
+    with flow_runner(args, project_dir, "flows.extract", "extract_flow") as extract_flow:
+        results = extract_flow(
             docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,
             parse_batch_size=args.batch_size, project_dir=args.project_dir, **reading(args))
     print(f"\nextract: {results['documents']} documents ({results['documents_parsed']} parsed, "
@@ -434,11 +425,8 @@ def _cmd_sweep_claimed(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace, spec: dict[str, Any]) -> int:
-    with prefect_api(args.project_dir, preload=["flows.sweep"],
-                     server=args.early_server):
-        from flows.sweep import sweep_flow
-
-        results = with_runner(sweep_flow, args)(
+    with flow_runner(args, args.project_dir, "flows.sweep", "sweep_flow") as sweep_flow:
+        results = sweep_flow(
             spec=spec, seeds=args.seeds, out_dir=args.out, project_dir=args.project_dir,
             muc4_dir=args.muc4_dir, docs_path=args.docs, demo=args.demo,
             parse_batch_size=args.batch_size)
@@ -547,10 +535,9 @@ def _rebuild(args: argparse.Namespace) -> int:
     documents = len(read_journal(pending))
     if moved:
         print(f"moved the damaged database aside: {moved}")
-    with prefect_api(args.project_dir, preload=["flows.rebuild"]):
-        from flows.rebuild import rebuild_store_flow
-
-        results = with_runner(rebuild_store_flow, args)(
+    with flow_runner(args, args.project_dir, "flows.rebuild",
+                     "rebuild_store_flow") as rebuild_store_flow:
+        results = rebuild_store_flow(
             project_dir=args.project_dir, journal=str(pending),
             parse_batch_size=args.batch_size)
     pending.unlink()

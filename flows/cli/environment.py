@@ -8,18 +8,20 @@ the way out; nothing here imports Prefect before :func:`prefect_environment` has
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import functools
 import importlib
 import logging
 import os
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aesi_lib.errors import (
     AesiError,
@@ -283,6 +285,48 @@ def prefect_api(project_dir: str | Path, preload: Sequence[str] = (),
         if url and os.environ.get("PREFECT_API_URL") == url:
             del os.environ["PREFECT_API_URL"]
         server.stop()
+
+
+def configured_api() -> str | None:
+    """The Prefect API URL that ``PREFECT_API_URL`` or the active profile names, if any.
+    Call after :func:`prefect_environment`."""
+    from prefect.settings import get_current_settings
+
+    return get_current_settings().api.url or None
+
+
+@contextlib.contextmanager
+def flow_runner(args: argparse.Namespace, project_dir: str | Path, module: str, name: str
+                ) -> Iterator[Callable[..., Any]]:
+    """The flow ``name`` of ``module`` as the command calls it, for the ``with`` block.
+
+    With no Prefect API configured and no Dask cluster asked for (``--dask``), the flow runs
+    in this process (``flows.in_process.run_flow``): no server is started, its steps are
+    cached in the project as under Prefect. Otherwise it runs as a Prefect flow run that
+    reports to the configured API (which must answer), or under ``--dask`` to a temporary
+    server of the command's own (:func:`prefect_api`), with the task runner the options ask
+    for. A server launched at the command's start (``args.early_server``) is stopped when
+    the flow runs in process. Call after :func:`prefect_environment`.
+
+    Raises
+    ------
+    ApiUnreachableError
+        The configured API does not answer.
+    """
+    from flows.cli.options import with_runner
+
+    early = getattr(args, "early_server", None)
+    if not getattr(args, "dask", None) and configured_api() is None:
+        if early is not None:
+            early.stop()
+        from flows.in_process import run_flow
+
+        log.info("no Prefect API configured: the flow runs in this process (set "
+                 "PREFECT_API_URL to record its runs in a Prefect server)")
+        yield functools.partial(run_flow, getattr(importlib.import_module(module), name))
+        return
+    with prefect_api(project_dir, preload=[module], server=early):
+        yield with_runner(getattr(importlib.import_module(module), name), args)
 
 
 # -- signals ------------------------------------------------------------------------------

@@ -1,0 +1,163 @@
+"""Running a flow and its tasks in this process, with no Prefect API.
+
+A command whose user configured no Prefect API (``PREFECT_API_URL`` or the profile) runs its
+flow's function here (:func:`run_flow`) instead of starting a Prefect server to report to:
+each task's function runs as :class:`flows.common.Steps` calls it, with the rules Prefect
+would apply to it:
+
+* **cache**: a task with a cache key function (``tasks.keys``) and a persisted result is
+  answered from the same result store Prefect writes (the project's ``prefect-results``
+  folder, records named by the key), and its result is written there when it runs; a run
+  made here and one made under a Prefect server share one cache;
+* **retries**: the task's retries, delays and retry condition (``tasks.retry``);
+* **logs**: the task's lines name it (``tasks.logs.step_logger``).
+
+Nothing here decides what a run does: the flows do, the same code under Prefect or here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import inspect
+import logging
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from tasks.logs import RUNNING_STEP
+
+log = logging.getLogger("aesi")
+
+COMPLETED = "Completed"
+CACHED = "Cached"
+
+
+def in_flow_run() -> bool:
+    """Whether this code runs inside a Prefect flow run (else its tasks run here)."""
+    from prefect.context import FlowRunContext
+
+    return FlowRunContext.get() is not None
+
+
+def plain(value: Any) -> Any:
+    """``value`` without Prefect's annotations (``quote``, ``unmapped``): what the task's
+    function receives."""
+    from prefect.utilities.annotations import BaseAnnotation
+
+    return value.unwrap() if isinstance(value, BaseAnnotation) else value
+
+
+def _result_store(result_storage: Path | None) -> Any:
+    from prefect.filesystems import LocalFileSystem
+    from prefect.results import ResultStore
+
+    if result_storage is None:
+        return ResultStore()
+    return ResultStore(result_storage=LocalFileSystem(basepath=str(result_storage)))
+
+
+def _cache_key(task: Any, parameters: dict[str, Any], store: Any) -> str | None:
+    """The task's cache key as Prefect computes it for a ``cache_key_fn`` (None: the task is
+    not cached)."""
+    key_fn = getattr(task.cache_policy, "cache_key_fn", None)
+    if key_fn is None or not task.persist_result:
+        return None
+    return key_fn(SimpleNamespace(result_store=store), parameters)
+
+
+def _retry_delay(task: Any, attempt: int) -> float:
+    delays = task.retry_delay_seconds
+    if isinstance(delays, list | tuple):
+        return float(delays[min(attempt, len(delays) - 1)]) if delays else 0.0
+    return float(delays or 0)
+
+
+def _worth_retrying(task: Any, error: BaseException) -> bool:
+    condition = task.retry_condition_fn
+    return condition is None or bool(condition(task, None, SimpleNamespace(data=error)))
+
+
+def run_task(task: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+             result_storage: Path | None = None, name: str | None = None
+             ) -> tuple[Any, str]:
+    """Run the Prefect task ``task`` on ``args`` and ``kwargs`` in this thread, without a
+    Prefect API; its value and the state a flow run would record (``Completed``, or
+    ``Cached`` when its result store already held the result of its cache key).
+
+    Parameters
+    ----------
+    task : a ``prefect.Task``; its function, cache key function, retries and retry
+        condition are used as Prefect uses them.
+    args, kwargs : its arguments, Prefect annotations (``quote``) allowed.
+    result_storage : the folder of its persisted results (None: Prefect's default).
+    name : the step's name in the log (default: the task's name).
+
+    Raises
+    ------
+    Exception
+        The task's last error, once its retries are spent or its condition refuses one.
+    """
+    args = tuple(plain(a) for a in args)
+    kwargs = {k: plain(v) for k, v in kwargs.items()}
+    bound = inspect.signature(task.fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    token = RUNNING_STEP.set(name or task.name)
+    try:
+        store = _result_store(result_storage) if task.persist_result else None
+        key = _cache_key(task, dict(bound.arguments), store) if store is not None else None
+        if key is not None and store.exists(key):
+            return store.read(key).result, CACHED
+        attempt = 0
+        while True:
+            try:
+                value = task.fn(*bound.args, **bound.kwargs)
+                break
+            except Exception as error:
+                if attempt >= (task.retries or 0) or not _worth_retrying(task, error):
+                    raise
+                delay = _retry_delay(task, attempt)
+                attempt += 1
+                log.warning("%s failed (%s: %s); retry %d of %d in %.0f s",
+                            name or task.name, type(error).__name__, error, attempt,
+                            task.retries, delay)
+                time.sleep(delay)
+        if key is not None:
+            store.write(key=key, obj=value)
+        return value, COMPLETED
+    finally:
+        RUNNING_STEP.reset(token)
+
+
+@contextlib.contextmanager
+def task_threads(threads: int, result_storage: Path | None = None
+                 ) -> Iterator[Callable[..., Future[Any]]]:
+    """A ``submit(task, *args, **kwargs)`` that runs tasks in ``threads`` threads of this
+    process (:func:`run_task`) and returns a future of each one's value, for the ``with``
+    block; the threads are waited for when it ends."""
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="aesi-task")
+
+    def submit(task: Any, *args: Any, **kwargs: Any) -> Future[Any]:
+        context = contextvars.copy_context()
+        return pool.submit(context.run, lambda: run_task(task, args, kwargs,
+                                                         result_storage)[0])
+    try:
+        yield submit
+    except BaseException:
+        # An error or a signal: the tasks not started yet are dropped, not run.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def run_flow(flow: Any, **parameters: Any) -> Any:
+    """The flow's function called with ``parameters`` in this process, its tasks run by
+    :func:`run_task`; its return value. The log's lines outside a task name the flow."""
+    token = RUNNING_STEP.set(flow.name)
+    try:
+        return flow.fn(**parameters)
+    finally:
+        RUNNING_STEP.reset(token)

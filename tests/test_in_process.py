@@ -1,0 +1,69 @@
+"""The in-process executor of ``flows.in_process``: a task's cache, retries and log name as
+Prefect would apply them, without a Prefect API."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
+
+from flows.in_process import CACHED, COMPLETED, in_flow_run, run_task, task_threads
+from tasks.logs import step_logger
+
+CALLS: list[str] = []
+
+
+@task(name="double", persist_result=True, cache_key_fn=lambda _, p: f"double-{p['x']}")
+def double(x: int) -> int:
+    CALLS.append(f"double {x}")
+    step_logger().info("doubling %d", x)
+    return 2 * x
+
+
+def _fails_then_works(failures: int, error: type[Exception]) -> object:
+    attempts: list[int] = []
+
+    @task(name="flaky", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=0,
+          retry_condition_fn=lambda t, r, state: not isinstance(state.data, KeyError))
+    def flaky() -> int:
+        attempts.append(1)
+        if len(attempts) <= failures:
+            raise error("not yet")
+        return len(attempts)
+
+    return flaky
+
+
+def test_a_cached_task_runs_once_and_is_answered_from_its_store(tmp_path, caplog):
+    CALLS.clear()
+    with caplog.at_level(logging.INFO, logger="aesi"):
+        assert run_task(double, (quote(3),), {}, tmp_path) == (6, COMPLETED)
+    assert run_task(double, (), {"x": 3}, tmp_path) == (6, CACHED)
+    assert run_task(double, (4,), {}, tmp_path) == (8, COMPLETED)
+    assert CALLS == ["double 3", "double 4"]
+    assert (tmp_path / "double-3").is_file()       # the record Prefect's result store reads
+    assert [r.task_run_name for r in caplog.records if r.getMessage() == "doubling 3"] \
+        == ["double"]
+    assert not in_flow_run()
+
+
+def test_retries_follow_the_tasks_count_and_condition():
+    assert run_task(_fails_then_works(2, ValueError), (), {})[0] == 3
+    with pytest.raises(ValueError):
+        run_task(_fails_then_works(3, ValueError), (), {})
+    with pytest.raises(KeyError):                   # the condition refuses a retry
+        run_task(_fails_then_works(1, KeyError), (), {})
+
+
+def test_task_threads_run_tasks_beside_the_caller_and_drop_the_rest_on_an_error(tmp_path):
+    CALLS.clear()
+    with task_threads(2, tmp_path) as submit:
+        futures = [submit(double, x) for x in range(5)]
+    assert [f.result() for f in futures] == [0, 2, 4, 6, 8]
+    with pytest.raises(RuntimeError), task_threads(1, tmp_path) as submit:
+        futures = [submit(double, x) for x in range(100, 150)]
+        raise RuntimeError("stop")
+    assert any(f.cancelled() for f in futures)
