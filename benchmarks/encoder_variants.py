@@ -19,6 +19,7 @@ from aesi_lib.corpus.sources import Corpus
 from aesi_lib.fingerprint import source_commit
 from aesi_lib.lexicon.encoder import run_encoder
 from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.parts import DEFAULT_PARTS, ModelParts
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
 from aesi_lib.run.pipeline import assignments_frame, run_induction
@@ -92,17 +93,19 @@ def cosine_summary(cosines: np.ndarray) -> str:
 
 
 def score_variants(inputs: DefaultInputs, variants: dict[str, EntityFeatures],
-                   seeds: list[int], rows_path: str | None) -> pd.DataFrame:
-    """The default's model solved on each variant's features for every seed, scored as the
-    sweep scores it (``aesi_lib.run.experiments.score_row``); prints a line a solve and the
-    summary table, and writes the per-seed rows (a sweep's ``results.csv`` columns) to
-    ``rows_path`` when given."""
+                   seeds: list[int], rows_path: str | None,
+                   parts: ModelParts = DEFAULT_PARTS) -> pd.DataFrame:
+    """The default's model solved on each variant's features for every seed, with the model's
+    ``parts`` (``aesi_lib.model.parts``), scored as the sweep scores it
+    (``aesi_lib.run.experiments.score_row``); prints a line a solve and the summary table,
+    and writes the per-seed rows (a sweep's ``results.csv`` columns) to ``rows_path`` when
+    given."""
     commit = source_commit()
     rows = []
     for seed in seeds:
         model = dataclasses.replace(inputs.config.model, seed=seed)
         for name, features in variants.items():
-            result = run_induction(features, model)
+            result = run_induction(features, model, parts=parts)
             row = score_row(assignments_frame(inputs.table, result), inputs.corpus.eval_keys,
                             inputs.corpus.map_keys)
             rows.append({"configuration": name, "seed": seed, "commit": commit,

@@ -33,18 +33,18 @@ from __future__ import annotations
 
 import functools
 import sys
-from contextlib import AbstractContextManager
 
 import numpy as np
 import scipy.sparse as sp
 from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
 from scipy.sparse.linalg import svds
-from solve_variants import replaced, score_settings
+from solve_variants import score_settings
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model import similarity
 from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.parts import ModelParts
 from aesi_lib.model.terms import CosineTerm
 
 PROFILE_SMOOTHING = 0.5   # added to each position's count before the shares are taken
@@ -104,11 +104,9 @@ def position_profiles(head_ids: np.ndarray, positions: np.ndarray, n_heads: int)
     return shares - shares.mean(axis=0)
 
 
-def role_term_in_head_classes(vectors: np.ndarray, weight: float
-                              ) -> AbstractContextManager[None]:
-    """W_H with ``weight`` times the shifted cosine of the heads' rows of ``vectors`` added,
-    inside the block: every class cut of the process (the square W_H only) sees the term,
-    and the library's own terms come back after it."""
+def role_term_in_head_classes(vectors: np.ndarray, weight: float) -> ModelParts:
+    """The model's parts with W_H's terms and ``weight`` times the shifted cosine of the
+    heads' rows of ``vectors`` (the square W_H of the class cuts only)."""
     library_terms = similarity.head_class_terms
 
     def with_role(features: EntityFeatures, options: similarity.SimilarityOptions,
@@ -119,7 +117,7 @@ def role_term_in_head_classes(vectors: np.ndarray, weight: float
         return [*terms, (weight, CosineTerm("role", [vectors],
                                             ids=np.asarray(features.head_ids)))]
 
-    return replaced(similarity, "head_class_terms", with_role)
+    return ModelParts(class_terms=with_role)
 
 
 def settings(weights: list[float], dims: list[int],
@@ -150,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     n_heads = features.pmi.shape[0]
 
-    def block(name: str, weight: float, dims: int | None) -> AbstractContextManager[None]:
+    def block(name: str, weight: float, dims: int | None) -> ModelParts:
         if dims is None:
             vectors = position_profiles(features.head_ids, features.argument_positions,
                                         n_heads)

@@ -22,17 +22,17 @@ sweep's ``results.csv``), the record of docs/experiments/pattern-units.md::
 from __future__ import annotations
 
 import functools
-from contextlib import AbstractContextManager
 
 import numpy as np
 from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
-from solve_variants import replaced, score_settings
+from solve_variants import score_settings
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
-from aesi_lib.model import induction
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.parts import ModelParts
+from aesi_lib.model.units import label_units
 
 SUBJECT = ARGUMENT_POSITIONS.index("subject")
 #: What each setting keeps of a mention's argument position in its template unit.
@@ -54,10 +54,10 @@ def pattern_units(predicate_ids: np.ndarray, positions: np.ndarray, keep: str) -
     return np.unique(codes, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
-def template_units_by(keep: str) -> AbstractContextManager[None]:
-    """Inside the block, the solve ties its template labels by :func:`pattern_units`; the
-    library's units come back after it."""
-    library_units = induction.label_units
+def template_units_by(keep: str) -> ModelParts:
+    """The model's parts with the solve's template labels tied by :func:`pattern_units` (the
+    extraction's unit names are not measured here)."""
+    library_units = label_units
 
     def finer(features: EntityFeatures, config: ModelConfig
               ) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -66,7 +66,7 @@ def template_units_by(keep: str) -> AbstractContextManager[None]:
             return units_t, units_s
         return pattern_units(features.predicate_ids, features.argument_positions, keep), units_s
 
-    return replaced(induction, "label_units", finer)
+    return ModelParts(label_units=finer)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,18 +26,18 @@ reference, on the same features. The per-seed rows go to ``--rows`` (the columns
 from __future__ import annotations
 
 import functools
-from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
-from solve_variants import replaced, score_settings
+from solve_variants import score_settings
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model import factored_slots
 from aesi_lib.model.features import EntityFeatures
-from aesi_lib.model.similarity import SimilarityOptions
+from aesi_lib.model.parts import ModelParts
+from aesi_lib.model.similarity import SimilarityOptions, TermsOf, head_class_terms
 
 SUBJECT = ARGUMENT_POSITIONS.index("subject")
 
@@ -46,7 +46,8 @@ def classes_within_positions(features: EntityFeatures, templates: np.ndarray,
                              classes_per_position: list[int], seed: int = 0, *,
                              options: SimilarityOptions | None = None,
                              ncut_options: dict[str, Any] | None = None,
-                             init_classes: np.ndarray | None = None) -> np.ndarray:
+                             init_classes: np.ndarray | None = None,
+                             class_terms: TermsOf = head_class_terms) -> np.ndarray:
     """The semantic class of every mention, cut within its template and argument position.
 
     Parameters
@@ -58,7 +59,7 @@ def classes_within_positions(features: EntityFeatures, templates: np.ndarray,
     classes_per_position : list of int
         The classes of each argument position (in the order of ``ARGUMENT_POSITIONS``); a
         part with fewer distinct head words gets one class per head word.
-    seed, options, ncut_options, init_classes
+    seed, options, ncut_options, init_classes, class_terms
         As in :func:`aesi_lib.model.factored_slots.semantic_classes`.
 
     Returns
@@ -81,13 +82,13 @@ def classes_within_positions(features: EntityFeatures, templates: np.ndarray,
                 start = factored_slots._usable_start(init_classes, rows, k)
                 classes[rows] = factored_slots.semantic_classes(
                     part, k, seed, options=options, ncut_options=ncut_options,
-                    init_classes=start)
+                    init_classes=start, class_terms=class_terms)
     return classes
 
 
-def subject_classes(k: int, others: int = 9) -> AbstractContextManager[None]:
-    """Inside the block, every template's classes are cut within each position: ``k`` for the
-    subject position, ``others`` for the rest; the library's cut comes back after it."""
+def subject_classes(k: int, others: int = 9) -> ModelParts:
+    """The model's parts with every template's classes cut within each position: ``k`` for
+    the subject position, ``others`` for the rest."""
     per_position = [others] * len(ARGUMENT_POSITIONS)
     per_position[SUBJECT] = k
 
@@ -97,7 +98,7 @@ def subject_classes(k: int, others: int = 9) -> AbstractContextManager[None]:
             raise ValueError(f"{max(per_position)} classes do not fit a block of {n_classes}")
         return classes_within_positions(features, templates, per_position, seed, **kwargs)
 
-    return replaced(factored_slots, "semantic_classes_by_template", within_positions)
+    return ModelParts(classes_by_template=within_positions)
 
 
 def main(argv: list[str] | None = None) -> int:

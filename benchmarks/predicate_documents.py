@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import functools
 import sys
-from contextlib import AbstractContextManager
 
 import numpy as np
 import scipy.sparse as sp
 from encoder_variants import default_inputs
 from muc4_inputs import seeded_run_parser
-from solve_variants import replaced, score_settings
+from solve_variants import score_settings
 
 from aesi_lib.model import similarity
 from aesi_lib.model.features import EntityFeatures
+from aesi_lib.model.parts import ModelParts
 from aesi_lib.model.terms import GroupTerm
 
 
@@ -76,11 +76,9 @@ def predicate_document_pmi(predicate_ids: np.ndarray, doc_ids: np.ndarray,
                          shape=(n_predicates, n_predicates))
 
 
-def predicate_pmi_in_template_graph(ppmi: sp.csr_matrix, weight: float
-                                    ) -> AbstractContextManager[None]:
-    """W_T with ``weight`` times ``ppmi[p_i, p_j]`` added, inside the block: every template
-    cut of the process (the square W_T only) sees the term, and the library's own terms come
-    back after it."""
+def predicate_pmi_in_template_graph(ppmi: sp.csr_matrix, weight: float) -> ModelParts:
+    """The model's parts with W_T's terms and ``weight`` times ``ppmi[p_i, p_j]`` (the square
+    W_T of the solve only; the extraction's rectangular blocks are not measured here)."""
     library_terms = similarity.template_terms
 
     def with_predicates(features: EntityFeatures, options: similarity.SimilarityOptions,
@@ -92,7 +90,7 @@ def predicate_pmi_in_template_graph(ppmi: sp.csr_matrix, weight: float
         return [*terms, (weight, GroupTerm("predicate_pmi", predicates, ppmi,
                                            ppmi.shape[0]))]
 
-    return replaced(similarity, "template_terms", with_predicates)
+    return ModelParts(template_terms=with_predicates)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,22 +82,21 @@ def _features() -> EntityFeatures:
     )
 
 
-def test_the_term_makes_the_class_cut_follow_the_roles_inside_its_block_only():
+def test_the_term_makes_the_class_cut_follow_the_roles_of_the_parts_it_is_passed_in():
     features = _features()
     vectors = head_roles.role_vectors(features.head_ids, features.predicate_ids,
                                       features.argument_positions, n_heads=8, dims=4)
-    library_terms = similarity.head_class_terms
-    with head_roles.role_term_in_head_classes(vectors, weight=5.0):
-        names = [term.name for _, term in similarity.head_class_terms(
-            features, similarity.SimilarityOptions())]
-        classes = semantic_classes(features, 2, seed=0)
-        with pytest.raises(ValueError, match="training cut only"):
-            similarity.head_class_terms(features, similarity.SimilarityOptions(), features)
+    parts = head_roles.role_term_in_head_classes(vectors, weight=5.0)
+    names = [term.name for _, term in parts.class_terms(features,
+                                                          similarity.SimilarityOptions())]
+    classes = semantic_classes(features, 2, seed=0, class_terms=parts.class_terms)
+    with pytest.raises(ValueError, match="training cut only"):
+        parts.class_terms(features, similarity.SimilarityOptions(), features)
     assert names == ["type", "cos_h", "role"]
     by_head = classes[np.unique(features.head_ids, return_index=True)[1]]
     assert len(set(by_head[:4])) == 1 and len(set(by_head[4:])) == 1
     assert by_head[0] != by_head[4]
-    assert similarity.head_class_terms is library_terms
+    assert parts.template_terms is similarity.template_terms
 
 
 def test_each_weight_runs_at_100_dims_and_weight_1_at_the_other_dims():

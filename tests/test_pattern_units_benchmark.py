@@ -7,8 +7,9 @@ import sys
 
 import numpy as np
 
-from aesi_lib.model import induction
 from aesi_lib.model.config import ModelConfig
+from aesi_lib.model.parts import DEFAULT_PARTS
+from aesi_lib.model.units import label_units
 from tests.benchmark_modules import BENCHMARKS, load_benchmark
 from tests.test_position_classes_benchmark import _features
 
@@ -25,14 +26,13 @@ def test_units_part_a_predicate_by_position_or_by_subject():
         1, 0, 0, 1, 2, 2]
 
 
-def test_the_units_reach_the_solve_inside_their_block_only():
+def test_the_units_are_the_parts_it_passes_and_the_librarys_stay():
     features = _features()
     config = ModelConfig(template_unit="predicate")
-    library_units = induction.label_units
-    plain, _ = induction.label_units(features, config)
-    with pattern_units.template_units_by("position"):
-        finer, _ = induction.label_units(features, config)
-        untied, _ = induction.label_units(features, ModelConfig(template_unit="mention"))
-    assert induction.label_units is library_units
+    parts = pattern_units.template_units_by("position")
+    plain, _ = label_units(features, config)
+    finer, _ = parts.label_units(features, config)
+    untied, _ = parts.label_units(features, ModelConfig(template_unit="mention"))
+    assert parts.class_terms is DEFAULT_PARTS.class_terms
     assert len(set(plain)) == 1 and len(set(finer)) == 2       # subjects and objects apart
     assert untied is None                                      # a mention-level cut stays one

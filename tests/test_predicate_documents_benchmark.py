@@ -42,17 +42,16 @@ def _features() -> EntityFeatures:
     )
 
 
-def test_the_term_joins_w_t_inside_its_block_only():
+def test_the_term_joins_the_w_t_of_the_parts_it_is_passed_in():
     features = _features()
     ppmi = predicate_documents.predicate_document_pmi(features.predicate_ids,
                                                       features.doc_ids, 3)
-    library_terms = similarity.template_terms
     options = similarity.SimilarityOptions(context_weight=0.0, salience_weight=0.0)
-    with predicate_documents.predicate_pmi_in_template_graph(ppmi, weight=2.0):
-        terms = similarity.template_terms(features, options)
-        W = similarity.template_similarity(features, options)
-        with pytest.raises(ValueError, match="training cut only"):
-            similarity.template_terms(features, options, features)
+    parts = predicate_documents.predicate_pmi_in_template_graph(ppmi, weight=2.0)
+    terms = parts.template_terms(features, options)
+    W = similarity.template_similarity(features, options, terms=parts.template_terms)
+    with pytest.raises(ValueError, match="training cut only"):
+        parts.template_terms(features, options, features)
     assert [term.name for _, term in terms] == ["pmi", "cos_hp", "predicate_pmi"]
     assert terms[-1][0] == 2.0
     without = similarity.template_similarity(features, options)
@@ -61,4 +60,5 @@ def test_the_term_joins_w_t_inside_its_block_only():
     # predicate 0's documents) and none to mention 4 (predicate 2, which shares none).
     gained = W @ x - without @ x
     assert gained[3] > 0 and gained[4] == 0
-    assert similarity.template_terms is library_terms
+    assert [term.name for _, term in similarity.template_terms(features, options)] == [
+        "pmi", "cos_hp"]

@@ -48,6 +48,7 @@ from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.factored_slots import factored_slot, slot_class
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary
 from aesi_lib.model.ncut import indicator_matrix
+from aesi_lib.model.parts import DEFAULT_PARTS, ModelParts
 from aesi_lib.model.similarity import (
     SimilarityOptions,
     TermsOf,
@@ -56,7 +57,7 @@ from aesi_lib.model.similarity import (
     slot_terms,
     template_terms,
 )
-from aesi_lib.model.units import unit_labels, unit_names
+from aesi_lib.model.units import unit_labels
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,10 @@ def mean_similarity(terms_of: TermsOf, train: EntityFeatures, labels: np.ndarray
 def template_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
                     template_labels: np.ndarray, new: EntityFeatures,
                     new_vocab: FeatureVocabulary, options: SimilarityOptions | None = None,
-                    n_templates: int | None = None) -> np.ndarray:
-    """Mean W_T similarity (Eq. 1) of each new mention to the members of each template.
+                    n_templates: int | None = None, terms: TermsOf = template_terms
+                    ) -> np.ndarray:
+    """Mean W_T similarity (Eq. 1) of each new mention to the members of each template;
+    ``terms``: the terms of W_T (an experiment's own, ``aesi_lib.model.parts``).
 
     Returns
     -------
@@ -148,7 +151,7 @@ def template_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
     """
     k = int(n_templates if n_templates is not None else np.max(template_labels) + 1)
     rows = align_features(new, new_vocab, train, train_vocab)
-    return mean_similarity(template_terms, train, template_labels, k, rows, options)
+    return mean_similarity(terms, train, template_labels, k, rows, options)
 
 
 def slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary, slot_labels: np.ndarray,
@@ -170,8 +173,10 @@ def factored_slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
                          slot_labels: np.ndarray, new: EntityFeatures,
                          new_vocab: FeatureVocabulary, n_slots: int,
                          options: SimilarityOptions | None = None,
-                         templates: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """Slot scores under factored slots (``aesi_lib.model.factored_slots``).
+                         templates: tuple[np.ndarray, np.ndarray] | None = None,
+                         class_terms: TermsOf = head_class_terms) -> np.ndarray:
+    """Slot scores under factored slots (``aesi_lib.model.factored_slots``), W_H's terms
+    listed by ``class_terms`` (an experiment's own, ``aesi_lib.model.parts``).
 
     A new mention keeps its own argument position; within that position's block of slots it
     scores each semantic class by its mean W_H similarity to the class's training mentions.
@@ -190,13 +195,13 @@ def factored_slot_scores(train: EntityFeatures, train_vocab: FeatureVocabulary,
     classes = slot_class(slot_labels, n_classes)
     rows = align_features(new, new_vocab, train, train_vocab)
     if templates is None:
-        class_scores = mean_similarity(head_class_terms, train, classes, n_classes, rows,
+        class_scores = mean_similarity(class_terms, train, classes, n_classes, rows,
                                        options)
     else:
         trained_t, new_t = (np.asarray(t, dtype=np.int64) for t in templates)
         n_templates = int(max(trained_t.max(initial=0), new_t.max(initial=0))) + 1
         # One cluster per (template, class); each new mention reads its template's block.
-        per_template = mean_similarity(head_class_terms, train,
+        per_template = mean_similarity(class_terms, train,
                                        trained_t * n_classes + classes,
                                        n_templates * n_classes, rows, options)
         class_scores = per_template.reshape(new.n_entities, n_templates, n_classes)[
@@ -248,7 +253,8 @@ def _unit_argmax(scores: np.ndarray, names: np.ndarray | None) -> np.ndarray:
 def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
                template_labels: np.ndarray, slot_labels: np.ndarray,
                new: EntityFeatures, new_vocab: FeatureVocabulary,
-               config: ModelConfig | None = None) -> SlotFill:
+               config: ModelConfig | None = None, parts: ModelParts = DEFAULT_PARTS
+               ) -> SlotFill:
     """Label each new mention by the run's unit rule, and by similarity where it has none.
 
     Parameters
@@ -259,6 +265,8 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
         their PMI is not used: the training PMI is looked up by head word).
     config : the run's ModelConfig (units, slot model, |T|, |S| and the similarity options);
         None: mention-level cut slots with |T| and |S| read off the labels.
+    parts : the parts the schema was solved with (``aesi_lib.model.parts``; the library's own
+        unless an experiment passes its variant).
 
     Returns
     -------
@@ -269,8 +277,9 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
                              n_slots=int(np.max(slot_labels)) + 1, mode="sc")
     options = config.similarity
     ts = template_scores(train, train_vocab, template_labels, new, new_vocab, options,
-                         config.n_templates)
-    trained, fresh = unit_names(train, train_vocab, config), unit_names(new, new_vocab, config)
+                         config.n_templates, terms=parts.template_terms)
+    trained = parts.unit_names(train, train_vocab, config)
+    fresh = parts.unit_names(new, new_vocab, config)
     unit_t, known_t = _by_unit(trained.template, fresh.template, template_labels,
                               new.n_entities)
     template = np.where(known_t, unit_t, _unit_argmax(ts, fresh.template))
@@ -278,7 +287,8 @@ def fill_slots(train: EntityFeatures, train_vocab: FeatureVocabulary,
         by_template = config.class_scope == "template"
         ss = factored_slot_scores(train, train_vocab, slot_labels, new, new_vocab,
                                   config.n_slots, options,
-                                  (template_labels, template) if by_template else None)
+                                  (template_labels, template) if by_template else None,
+                                  class_terms=parts.class_terms)
         n_classes = config.n_slots // len(ARGUMENT_POSITIONS)
         # The class unit is the head word, or the head word within the template when the
         # classes are cut within each template (the rule of factored_slots).

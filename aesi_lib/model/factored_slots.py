@@ -30,6 +30,7 @@ are subjects of the same predicates are merged into one role
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,12 @@ import numpy as np
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.ncut import normalized_cut
-from aesi_lib.model.similarity import SimilarityOptions, head_class_similarity
+from aesi_lib.model.similarity import (
+    SimilarityOptions,
+    TermsOf,
+    head_class_similarity,
+    head_class_terms,
+)
 from aesi_lib.model.tying import tied_operator, unit_indicator, unit_majority
 
 
@@ -64,6 +70,7 @@ def semantic_classes(
     options: SimilarityOptions | None = None,
     ncut_options: dict[str, Any] | None = None,
     init_classes: np.ndarray | None = None,
+    class_terms: TermsOf = head_class_terms,
 ) -> np.ndarray:
     """Semantic class of every mention: the normalized cut of W_H tied by head word.
 
@@ -81,6 +88,9 @@ def semantic_classes(
     init_classes : ndarray of shape (E,), int, optional
         Warm start from previous classes (-1 where none): a head starts from its mentions'
         most frequent previous class.
+    class_terms : callable
+        The terms of W_H (:func:`aesi_lib.model.similarity.head_class_terms`, or an
+        experiment's own: ``aesi_lib.model.parts``).
 
     Returns
     -------
@@ -88,7 +98,7 @@ def semantic_classes(
         Class in ``0 .. n_classes - 1``; mentions with the same head word share it.
     """
     heads = np.unique(np.asarray(features.head_ids), return_inverse=True)[1].astype(np.int64)
-    W = head_class_similarity(features, options)
+    W = head_class_similarity(features, options, terms=class_terms)
     G = unit_indicator(heads)
     degrees = np.asarray(G.T @ W.degrees())
     if np.any(degrees <= 0):
@@ -116,6 +126,7 @@ def semantic_classes_by_template(
     options: SimilarityOptions | None = None,
     ncut_options: dict[str, Any] | None = None,
     init_classes: np.ndarray | None = None,
+    class_terms: TermsOf = head_class_terms,
 ) -> np.ndarray:
     """Semantic class of every mention, cut within its template: for each template, the
     normalized cut of W_H over that template's mentions, tied by head word
@@ -130,7 +141,7 @@ def semantic_classes_by_template(
     n_classes : int
         Classes per template; a template with fewer distinct head words gets one class per
         head word.
-    seed, options, ncut_options, init_classes
+    seed, options, ncut_options, init_classes, class_terms
         As in :func:`semantic_classes` (``init_classes`` over all |E| mentions).
 
     Returns
@@ -148,7 +159,7 @@ def semantic_classes_by_template(
         if k > 1:
             classes[rows] = semantic_classes(
                 part, k, seed, options=options, ncut_options=ncut_options,
-                init_classes=_usable_start(init_classes, rows, k))
+                init_classes=_usable_start(init_classes, rows, k), class_terms=class_terms)
     return classes
 
 
@@ -183,6 +194,8 @@ def factored_slot_labels(
     ncut_options: dict[str, Any] | None = None,
     init_slots: np.ndarray | None = None,
     templates: np.ndarray | None = None,
+    class_terms: TermsOf = head_class_terms,
+    classes_by_template: Callable[..., np.ndarray] | None = None,
 ) -> np.ndarray:
     """Slot of every mention: ``position · (n_slots / 4) + semantic class``.
 
@@ -201,6 +214,12 @@ def factored_slot_labels(
         Cut the classes within each of these templates
         (:func:`semantic_classes_by_template`, ``class_scope="template"``); None: once over
         the corpus.
+    class_terms : callable
+        The terms of W_H, as in :func:`semantic_classes`.
+    classes_by_template : callable, optional
+        What cuts the classes within the templates, with the arguments of
+        :func:`semantic_classes_by_template` (None: that function; an experiment's own:
+        ``aesi_lib.model.parts``).
 
     Returns
     -------
@@ -218,9 +237,11 @@ def factored_slot_labels(
     init_classes = None if init_slots is None else slot_class(init_slots, n_classes)
     if templates is None:
         classes = semantic_classes(features, n_classes, seed, options=options,
-                                   ncut_options=ncut_options, init_classes=init_classes)
+                                   ncut_options=ncut_options, init_classes=init_classes,
+                                   class_terms=class_terms)
     else:
-        classes = semantic_classes_by_template(features, templates, n_classes, seed,
-                                               options=options, ncut_options=ncut_options,
-                                               init_classes=init_classes)
+        by_template = classes_by_template or semantic_classes_by_template
+        classes = by_template(features, templates, n_classes, seed, options=options,
+                              ncut_options=ncut_options, init_classes=init_classes,
+                              class_terms=class_terms)
     return factored_slot(features.argument_positions, classes, n_classes)

@@ -28,6 +28,7 @@ from aesi_lib.model.constraint import sentence_indicator
 from aesi_lib.model.factored_slots import factored_slot_labels
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.objective import joint_objective
+from aesi_lib.model.parts import DEFAULT_PARTS, ModelParts
 from aesi_lib.model.sc import solve_sc
 from aesi_lib.model.similarity import (
     slot_similarity,
@@ -35,7 +36,6 @@ from aesi_lib.model.similarity import (
     with_context_weight,
 )
 from aesi_lib.model.terms import SimilarityOperator
-from aesi_lib.model.units import label_units
 
 
 @dataclass
@@ -102,6 +102,7 @@ def _jsonable(value: Any) -> Any:
 def induce(
     features: EntityFeatures, config: ModelConfig | None = None, progress: Progress | None = None,
     previous: PreviousLabels | None = None, on_stage: Callable[[str, int, int], None] | None = None,
+    parts: ModelParts = DEFAULT_PARTS,
 ) -> InductionResult:
     """Induce templates and slots: W_T, W_S (Eqs. 1-2), then -SC cuts or AMP (Eqs. 3-9).
 
@@ -121,6 +122,9 @@ def induce(
         ``on_stage(stage, done, total)`` as each part of a -SC solve starts: ``"template
         cut"`` with the consensus members cut so far and their number (1 without consensus),
         then ``"slot classes"`` (0 of 1); for progress reports.
+    parts : ModelParts, optional
+        The functions of the replaceable parts (``aesi_lib.model.parts``): the library's own
+        unless an experiment passes its variant.
 
     Returns
     -------
@@ -129,14 +133,14 @@ def induce(
     config = config or ModelConfig()
     features.validate()
     t0 = time.perf_counter()
-    W_T = template_similarity(features, config.similarity)
+    W_T = template_similarity(features, config.similarity, terms=parts.template_terms)
     W_S = slot_similarity(features, config.similarity)
     t1 = time.perf_counter()
     dt = W_T.degrees()
     ds = W_S.degrees()
     t2 = time.perf_counter()
     ncut_options = {"n_init": config.n_init}
-    units_t, units_s = label_units(features, config)
+    units_t, units_s = parts.label_units(features, config)
     check_unit_counts(config, features, units_t, units_s)
     init_t = init_s = None
     if previous is not None:
@@ -150,7 +154,9 @@ def induce(
                 stage("slot classes", 0, 1)
                 return factored_slot_labels(
                     features, config.n_slots, config.seed, options=config.similarity,
-                    ncut_options=ncut_options, init_slots=init_s, templates=templates)
+                    ncut_options=ncut_options, init_slots=init_s, templates=templates,
+                    class_terms=parts.class_terms,
+                    classes_by_template=parts.classes_by_template)
 
             # Classes cut within each template wait for the templates: solve_sc calls them.
             factored = slots_of(None) if config.class_scope == "corpus" else slots_of

@@ -247,17 +247,18 @@ def similarity_operator(
 
 def template_similarity(
     features: EntityFeatures, options: SimilarityOptions | None = None,
-    rows: EntityFeatures | None = None,
+    rows: EntityFeatures | None = None, terms: TermsOf = template_terms,
 ) -> SimilarityOperator:
     """W_T (Eq. 1, :func:`template_terms`) as a matrix-free operator of shape (E, E), or
-    (N, E) with ``rows``.
+    (N, E) with ``rows``; ``terms`` lists its terms instead where an experiment passes its
+    own (``aesi_lib.model.parts``).
 
     References
     ----------
     .. [1] L. Sha, S. Li, B. Chang and Z. Sui, "Joint Learning Templates and Slots for Event Schema
        Induction", NAACL 2016, Eq. 1.
     """
-    return similarity_operator(template_terms, features, options, rows)
+    return similarity_operator(terms, features, options, rows)
 
 
 def with_context_weight(W_T: SimilarityOperator, options: SimilarityOptions,
@@ -306,8 +307,9 @@ def slot_similarity(
 
 def head_class_similarity(
     features: EntityFeatures, options: SimilarityOptions | None = None,
-    rows: EntityFeatures | None = None,
+    rows: EntityFeatures | None = None, terms: TermsOf = head_class_terms,
 ) -> SimilarityOperator:
     """W_H (:func:`head_class_terms`) as a matrix-free operator of shape (E, E), or (N, E)
-    with ``rows``."""
-    return similarity_operator(head_class_terms, features, options, rows)
+    with ``rows``; ``terms`` lists its terms instead where an experiment passes its own
+    (``aesi_lib.model.parts``)."""
+    return similarity_operator(terms, features, options, rows)

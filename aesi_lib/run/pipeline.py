@@ -31,6 +31,7 @@ from aesi_lib.model.carry import PreviousLabels, label_changes
 from aesi_lib.model.config import ModelConfig
 from aesi_lib.model.features import EntityFeatures, FeatureVocabulary, build_features
 from aesi_lib.model.induction import InductionResult, induce
+from aesi_lib.model.parts import DEFAULT_PARTS, ModelParts
 from aesi_lib.model.solution_files import SolutionLabels
 from aesi_lib.model.subject_merge import SUBJECT_MERGE_COSINE, merged_slots, subject_merge_table
 from aesi_lib.parse.base import Parser
@@ -188,13 +189,16 @@ def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
 def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,
                   progress: Callable[[int, dict[str, Any]], None] | None = None,
                   previous: PreviousLabels | None = None,
-                  on_stage: Callable[[str, int, int], None] | None = None) -> InductionResult:
+                  on_stage: Callable[[str, int, int], None] | None = None,
+                  parts: ModelParts = DEFAULT_PARTS) -> InductionResult:
     """:func:`aesi_lib.model.induction.induce` under the run's model configuration (a whole
     ``RunConfig`` or its ``ModelConfig``); ``previous`` warm-starts it from an earlier
     solution's labels (``aesi_lib.model.carry``, whose ``carry_ids`` then carries their ids);
-    ``on_stage`` is told as each part of the solve starts."""
+    ``on_stage`` is told as each part of the solve starts; ``parts``: an experiment's variant
+    of the model's parts (``aesi_lib.model.parts``)."""
     model = config.model if isinstance(config, RunConfig) else config
-    return induce(features, model, progress=progress, previous=previous, on_stage=on_stage)
+    return induce(features, model, progress=progress, previous=previous, on_stage=on_stage,
+                  parts=parts)
 
 
 def assignments_frame(table: pd.DataFrame, result: InductionResult) -> pd.DataFrame:
