@@ -188,17 +188,16 @@ class SchemaInducer:
         from aesi_lib.run import pipeline
         from aesi_lib.run.roles import roles_frame
 
-        roles, names = pipeline.run_schema(assignments)
-        events = pipeline.run_event_schema(assignments, self._run_config.wordnet_path)
-        schema = roles_frame(roles)
-        schema.insert(1, "template_name", schema["template"].map(names))
+        reading = pipeline.run_reading(assignments, self._run_config.wordnet_path)
+        kinds = reading.events.kinds
+        schema = roles_frame(reading.roles)
+        schema.insert(1, "template_name", schema["template"].map(reading.names))
         schema.insert(2, "template_kind",
-                      schema["template"].map(lambda t: events.kinds[int(t)].kind))
+                      schema["template"].map(lambda t: kinds[int(t)].kind))
         self._fitted = {"assignments": assignments, "features": features, "vocab": vocab,
-                        "labels": labels, "roles": roles, "names": names, "schema": schema,
-                        "event_schema": events,
-                        "events": pipeline.document_event_rows(assignments, assignments,
-                                                               events)}
+                        "labels": labels, "roles": reading.roles, "names": reading.names,
+                        "schema": schema, "reading": reading,
+                        "events": pipeline.document_event_rows(assignments, reading)}
 
     def _state(self, name: str) -> Any:
         if self._fitted is None:
@@ -250,8 +249,7 @@ class SchemaInducer:
         filled = pipeline.fill_documents(entities, features, self._fitted["vocab"],
                                          self._fitted["labels"], config, sentences=sentences,
                                          context_cache=self.cache_dir / "context-vectors")
-        return pipeline.document_event_rows(filled, self._fitted["assignments"],
-                                            self._fitted["event_schema"])
+        return pipeline.document_event_rows(filled, self._fitted["reading"])
 
     def save(self, path: str | Path) -> Path:
         """Keep the fitted model in the folder ``path`` (created; files replaced): its

@@ -209,7 +209,8 @@ class Steps:
             started = time.perf_counter()
             value, state = run_task(task, args, kwargs, self._storage(task), name)
             if announce:
-                log.info("%s: %s in %.1f s", name, state, time.perf_counter() - started)
+                logging.LoggerAdapter(log, {"task_run_name": name}).info(
+                    "%s in %.1f s", state, time.perf_counter() - started)
             return value, state
         final = self._stored(task)(*args, return_state=True, **kwargs)
         return final.result(), final.name     # result() raises the task's exception
@@ -534,6 +535,7 @@ def export_steps(artifacts: dict[str, Any], solution: dict[str, str], config: Ru
                        out_dir)
     export = {**export, **readable_steps(export["parquet"], config, out_dir, work_dir, steps)}
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
+            "event_reading": export["event_reading"],
             "assignments_csv": export["csv"], "assignments_parquet": export["parquet"],
             "schema": export["schema"], "schema_md": export["schema_md"],
             "events": export["events"], "events_parquet": export["events_parquet"],
@@ -543,10 +545,13 @@ def export_steps(artifacts: dict[str, Any], solution: dict[str, str], config: Ru
 def readable_steps(assignments_path: str, config: RunConfig, out_dir: str, work_dir: str,
                    steps: Steps, tag: str = "") -> dict[str, str]:
     """The events of an export (cached on its bytes: ``events``) and the files a person reads
-    beside it (``readable``): ``schema``, ``schema_md``, ``events``, ``events_parquet``."""
+    beside it (``readable``): ``schema``, ``schema_md``, ``events``, ``events_parquet``, and
+    ``event_reading``, the run's reading kept by the events step (``aesi_lib.run.reading``),
+    which ``aesi extract`` reads."""
     events = steps.run(f"events{tag}", events_task, assignments_path, config.wordnet_path,
                        events_files(assignments_path, config.wordnet_path, work_dir))
-    return steps.run(f"readable{tag}", readable_task, assignments_path, events, out_dir)
+    readable = steps.run(f"readable{tag}", readable_task, assignments_path, events, out_dir)
+    return {**readable, "event_reading": events["reading"]}
 
 
 def warn_of_documents_without_mentions(doc_ids: list[str], mention_doc_ids: Any) -> list[str]:

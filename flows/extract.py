@@ -50,7 +50,8 @@ def read_run(run_dir: str | Path) -> dict[str, Any]:
         results = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc})") from exc
-    artifacts = results.get("artifacts") or {}
+    artifacts = _found_in_run(results.get("artifacts") or {}, Path(run_dir))
+    results["artifacts"] = artifacts
     for name in ("features", "labels"):
         if not artifacts.get(name):
             raise InputError(path, f"names no {name} file: rerun `aesi run` with this version")
@@ -58,6 +59,19 @@ def read_run(run_dir: str | Path) -> dict[str, Any]:
             raise InputError(artifacts[name], f"the run's {name} file is missing; rerun "
                              "`aesi run` to rebuild it")
     return results
+
+
+def _found_in_run(artifacts: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """``artifacts`` with each relative path that does not exist from here (a run made with a
+    relative ``--out`` in another folder) replaced by the file of that name in ``run_dir``,
+    where the run wrote its export, when it is there."""
+    found = {}
+    for name, value in artifacts.items():
+        if isinstance(value, str) and value and not Path(value).is_absolute() \
+                and not Path(value).exists() and (run_dir / Path(value).name).is_file():
+            value = str(run_dir / Path(value).name)
+        found[name] = value
+    return found
 
 
 @flow(name="aesi-extract", log_prints=True, task_runner=default_task_runner())

@@ -18,29 +18,31 @@ from tasks.logs import step_logger
 def events_files(assignments_path: str, wordnet_path: str | None, work_dir: str
                  ) -> dict[str, str]:
     """Where :func:`events_task` keeps the events of the export ``assignments_path``: a
-    ``.parquet`` of rows and a ``.json`` of template kinds under ``<work_dir>/events``, named
-    after their content key."""
+    ``.parquet`` of rows and a ``.json`` of the run's reading (``aesi_lib.run.reading``:
+    template kinds, predicate weights, roles, template names) under ``<work_dir>/events``,
+    named after their content key."""
     key = content_key("events", source_hash(events_task.fn), resolved(work_dir),
                       file_sha256(assignments_path), resource_key(wordnet_path))
     folder = Path(work_dir) / "events"
-    return {"rows": str(folder / f"{key}.parquet"), "kinds": str(folder / f"{key}.json")}
+    return {"rows": str(folder / f"{key}.parquet"), "reading": str(folder / f"{key}.json")}
 
 
 @task(name="events", persist_result=True, cache_key_fn=result_files_key("files"))
 def events_task(assignments_path: str, wordnet_path: str | None, files: dict[str, str]
                 ) -> dict[str, str]:
     """The incidents of every document of a run's export (``pipeline.document_event_rows``,
-    with its event schema: template kinds, predicate weights, titles) and its template
-    kinds, kept as ``files`` (:func:`events_files`)."""
+    with its reading: template kinds, predicate weights, titles, roles, template names) and
+    the reading, kept as ``files`` (:func:`events_files`)."""
     export = pd.read_parquet(assignments_path)
-    schema = pipeline.run_event_schema(export, wordnet_path)
-    rows = pipeline.document_event_rows(export, export, schema)
-    pipeline.save_events(rows, schema.kinds, files)
-    events = sorted(t for t, k in schema.kinds.items() if k.is_event)
+    reading = pipeline.run_reading(export, wordnet_path)
+    rows = pipeline.document_event_rows(export, reading)
+    pipeline.save_events(rows, reading, files)
+    kinds = reading.events.kinds
+    events = sorted(t for t, k in kinds.items() if k.is_event)
     incidents = rows[["doc_id", "incident"]].drop_duplicates()
     step_logger().info(
         "events: %d of %d templates are event templates (%s); %d incidents in %d of %d "
-        "documents", len(events), len(schema.kinds), ", ".join(map(str, events)),
+        "documents", len(events), len(kinds), ", ".join(map(str, events)),
         len(incidents), incidents["doc_id"].nunique(), export["doc_id"].nunique())
     return files
 
@@ -51,5 +53,5 @@ def readable_task(assignments_path: str, events: dict[str, str], out_dir: str
     """What a person reads beside the export (``pipeline.write_readable``): ``schema.json``
     and ``schema.md`` (templates with their kinds and roles) and ``events.jsonl`` /
     ``.parquet`` (each document's incidents with their entities)."""
-    rows, kinds = pipeline.load_events(events)
-    return pipeline.write_readable(pd.read_parquet(assignments_path), rows, kinds, out_dir)
+    rows, reading = pipeline.load_events(events)
+    return pipeline.write_readable(pd.read_parquet(assignments_path), rows, reading, out_dir)

@@ -37,8 +37,8 @@ def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
         "the others by similarity", len(frame), frame["doc_id"].nunique(),
         int((frame["template_rule"] == "unit").sum()), int((frame["slot_rule"] == "unit").sum()))
     paths = pipeline.write_export(frame, out_dir)
-    run_export = pd.read_parquet(artifacts["assignments_parquet"])
-    rows = pipeline.document_event_rows(
-        frame, run_export, pipeline.run_event_schema(run_export, config.wordnet_path))
+    reading = pipeline.kept_run_reading(artifacts.get("event_reading"),
+                                        artifacts["assignments_parquet"], config.wordnet_path)
+    rows = pipeline.document_event_rows(frame, reading)
     events = pipeline.write_events(rows, out_dir)
     return {**paths, "events": events["jsonl"], "events_parquet": events["parquet"]}

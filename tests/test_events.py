@@ -246,3 +246,29 @@ def test_without_wordnet_every_template_is_an_event_template():
     assert all(k.kind == EVENT and math.isnan(k.salience) for k in schema.kinds.values())
     assert schema.weights == {"kill": 0.0, "say": 0.0} and schema.is_title is None
     assert TemplateKind.from_dict(schema.kinds[0].to_dict()).kind == EVENT
+
+
+def test_a_kept_reading_reads_the_events_as_the_reading_computed_from_the_export(tmp_path):
+    """What a run's events step keeps (``aesi_lib.run.reading``) and ``aesi extract`` reads
+    gives the events of new documents that the reading computed again from the run's whole
+    export gives; a NaN salience survives the file, the title test is given back."""
+    from aesi_lib.run.pipeline import document_event_rows, kept_run_reading, run_schema
+    from aesi_lib.run.reading import RunReading, load_reading, save_reading
+
+    frame = export()
+    nan_kinds = {**KINDS, 0: TemplateKind(0, BACKGROUND, float("nan"), float("nan"), 1.0)}
+    reading = RunReading(EventSchema(nan_kinds, WEIGHTS, is_title), *run_schema(frame))
+    save_reading(reading, tmp_path / "reading.json")
+    kept = load_reading(tmp_path / "reading.json", is_title)
+    assert kept.roles == reading.roles and kept.names == reading.names
+    assert kept.events.weights == WEIGHTS and kept.events.is_title is is_title
+    assert math.isnan(kept.events.kinds[0].salience)
+    assert kept.events.kinds[1] == KINDS[1] and kept.events.kinds[2] == KINDS[2]
+    new = frame[frame["doc_id"] == "d1"]
+    pd.testing.assert_frame_equal(document_event_rows(new, kept),
+                                  document_event_rows(new, reading))
+    assert load_reading(tmp_path / "reading.json").events.is_title is None
+    # A run made before readings were kept: computed from its export.
+    frame.to_parquet(tmp_path / "assignments.parquet", index=False)
+    again = kept_run_reading(None, str(tmp_path / "assignments.parquet"), None)
+    assert again.roles == reading.roles and again.names == run_schema(frame)[1]

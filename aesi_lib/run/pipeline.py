@@ -37,6 +37,7 @@ from aesi_lib.model.subject_merge import SUBJECT_MERGE_COSINE, merged_slots, sub
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.run.config import RunConfig
+from aesi_lib.run.reading import RunReading, load_reading, save_reading
 from aesi_lib.run.roles import Role, template_name, template_roles
 from aesi_lib.store import Store
 
@@ -439,16 +440,34 @@ def run_event_schema(assignments: pd.DataFrame, wordnet_path: str | None) -> Eve
     return event_schema(assignments, wordnet)
 
 
-def document_event_rows(assignments: pd.DataFrame, run_export: pd.DataFrame,
-                        events: EventSchema) -> pd.DataFrame:
-    """The incidents of the documents of ``assignments`` (``aesi_lib.events.incidents``),
-    read with the roles, template names and event schema of the run whose whole export is
-    ``run_export`` (``assignments`` itself for a run's own documents)."""
-    from aesi_lib.events.incidents import event_rows
+def run_reading(run_export: pd.DataFrame, wordnet_path: str | None) -> RunReading:
+    """What the events and the schema files read of the run whose whole export is
+    ``run_export`` (``aesi_lib.run.reading``): its event schema (:func:`run_event_schema`,
+    with the run's WordNet), roles and template names (:func:`run_schema`)."""
     from aesi_lib.events.schema import completed_export
 
     roles, names = run_schema(completed_export(run_export))
-    return event_rows(assignments, events, roles, names)
+    return RunReading(run_event_schema(run_export, wordnet_path), roles, names)
+
+
+def kept_run_reading(path: str | None, run_export_path: str, wordnet_path: str | None
+                     ) -> RunReading:
+    """The reading a run's ``events`` step kept at ``path`` (``save_events``), with the
+    title test of the run's WordNet; :func:`run_reading` of its export at
+    ``run_export_path`` when there is none (a run made before readings were kept)."""
+    if path and Path(path).is_file():
+        wordnet = optional_wordnet(wordnet_path, "names keep their titles")
+        return load_reading(path, wordnet.is_person_noun if wordnet is not None else None)
+    return run_reading(pd.read_parquet(run_export_path), wordnet_path)
+
+
+def document_event_rows(assignments: pd.DataFrame, reading: RunReading) -> pd.DataFrame:
+    """The incidents of the documents of ``assignments`` (``aesi_lib.events.incidents``),
+    read with the event schema, roles and template names of a run (:func:`run_reading` of
+    its whole export: ``assignments`` itself for a run's own documents)."""
+    from aesi_lib.events.incidents import event_rows
+
+    return event_rows(assignments, reading.events, reading.roles, reading.names)
 
 
 def write_events(rows: pd.DataFrame, out_dir: str | Path, name: str = "events"
@@ -460,31 +479,29 @@ def write_events(rows: pd.DataFrame, out_dir: str | Path, name: str = "events"
     return write_event_files(rows, out_dir, name)
 
 
-def save_events(rows: pd.DataFrame, kinds: dict[int, TemplateKind],
-                files: dict[str, str]) -> None:
-    """Keep a run's event rows (``files["rows"]``, parquet) and template kinds
-    (``files["kinds"]``, JSON) for :func:`load_events`."""
-    for path in files.values():
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+def save_events(rows: pd.DataFrame, reading: RunReading, files: dict[str, str]) -> None:
+    """Keep a run's event rows (``files["rows"]``, parquet) and its reading
+    (``files["reading"]``, JSON: ``aesi_lib.run.reading``) for :func:`load_events`."""
+    Path(files["rows"]).parent.mkdir(parents=True, exist_ok=True)
     with writing(files["rows"]):
         rows.to_parquet(files["rows"], index=False)
-    with writing(files["kinds"]):
-        Path(files["kinds"]).write_text(json.dumps([k.to_dict() for k in kinds.values()]))
+    save_reading(reading, files["reading"])
 
 
-def load_events(files: dict[str, str]) -> tuple[pd.DataFrame, dict[int, TemplateKind]]:
-    """The event rows and template kinds :func:`save_events` kept."""
-    kinds = [TemplateKind.from_dict(k) for k in json.loads(Path(files["kinds"]).read_text())]
-    return pd.read_parquet(files["rows"]), {k.template: k for k in kinds}
+def load_events(files: dict[str, str]) -> tuple[pd.DataFrame, RunReading]:
+    """The event rows and the reading :func:`save_events` kept (without the title test,
+    which the files a person reads do not need)."""
+    return pd.read_parquet(files["rows"]), load_reading(files["reading"])
 
 
-def write_readable(assignments: pd.DataFrame, rows: pd.DataFrame,
-                   kinds: dict[int, TemplateKind], out_dir: str | Path) -> dict[str, str]:
+def write_readable(assignments: pd.DataFrame, rows: pd.DataFrame, reading: RunReading,
+                   out_dir: str | Path) -> dict[str, str]:
     """Everything a person reads beside a run's export: :func:`write_schema` of
-    ``assignments`` with its template ``kinds``, and :func:`write_events` of its event
-    ``rows``; returns the paths (``schema``, ``schema_md``, ``events``, ``events_parquet``)."""
-    roles, _ = run_schema(assignments)
-    paths = write_schema(assignments, out_dir, roles=roles, kinds=kinds)
+    ``assignments`` with the roles and template kinds of its ``reading``, and
+    :func:`write_events` of its event ``rows``; returns the paths (``schema``, ``schema_md``,
+    ``events``, ``events_parquet``)."""
+    paths = write_schema(assignments, out_dir, roles=reading.roles,
+                         kinds=reading.events.kinds)
     written = write_events(rows, out_dir)
     return {**paths, "events": written["jsonl"], "events_parquet": written["parquet"]}
 

@@ -255,12 +255,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print_bounds({name: e for name, e in out.items() if isinstance(e, dict)})
     if map_keys:
         from aesi_lib.evaluate.incident_map import template_filling
-        from aesi_lib.run.pipeline import document_event_rows, run_event_schema
+        from aesi_lib.run.pipeline import document_event_rows, run_reading
 
         texts = muc4_texts(assignments)
         # The run's events, by the rule every run writes them with (the machine's WordNet).
-        events = document_event_rows(assignments, assignments,
-                                     run_event_schema(assignments, None))
+        events = document_event_rows(assignments, run_reading(assignments, None))
         filling = template_filling(events, assignments, eval_keys, map_keys, texts)
         print_template_filling(filling)
         if texts is None:
