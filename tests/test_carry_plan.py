@@ -59,13 +59,18 @@ def test_a_corpus_mostly_new_to_the_project_is_solved_not_placed():
     high = carry_plan(last, config.digest(), "f-new.npz", known_share=lambda: MIN_KNOWN_SHARE)
     assert high.action == PLACE
 
-    # The share is read only where the plan would keep the schema.
+    # The share is read only where the plan would keep the schema or start from it.
     def unread() -> float:
         raise AssertionError("the share was read")
 
     assert carry_plan(last, config.digest(), "f-old.npz", known_share=unread).action == SEEDED
+    # Another corpus in the same project: nothing to keep or start from, a seeded solve
+    # (a warm start from no labelled mention failed in the template cut).
+    for resolve in (False, True):
+        assert carry_plan(last, config.digest(), "f-new.npz", resolve=resolve,
+                          known_share=lambda: 0.0) == CarryPlan(SEEDED)
     assert carry_plan(last, config.digest(), "f-new.npz", resolve=True,
-                      known_share=unread).action == WARM
+                      known_share=lambda: 0.3) == CarryPlan(WARM, previous=last)
 
     def mentions(*docs: str) -> pd.DataFrame:
         return pd.DataFrame([(d, 0, h, "kill", "nsubj") for d in docs for h in (1, 2)],

@@ -70,7 +70,7 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
     known_share : callable, optional
         The share of the run's mentions that ``last`` had
         (``aesi_lib.model.carry.known_share``), asked for only where the plan would keep
-        ``last``'s schema (it reads two entity tables); None: all of them.
+        ``last``'s schema or start from it (it reads two entity tables); None: all of them.
 
     Returns
     -------
@@ -86,7 +86,10 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
           nightly run after hourly updates): ``last``'s schema kept, unless ``resolve``
           asks to solve again from it or ``last`` had under :data:`MIN_KNOWN_SHARE` of the
           run's mentions (a corpus mostly new to the project): then a solve warm-started
-          from it.
+          from it;
+        - a corpus that shares no mention with ``last`` (another corpus run in the same
+          project): a seeded solve, as in a new project, since there is nothing to keep,
+          start from or number after.
     """
     if not last:
         return CarryPlan(SEEDED)
@@ -94,5 +97,8 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
     same_problem = last.get("features") == features_path and not last.get("warm")
     if not same_config or same_problem:
         return CarryPlan(SEEDED, ids_of=last)
-    keep = not resolve and (known_share is None or known_share() >= MIN_KNOWN_SHARE)
+    share = 1.0 if known_share is None else known_share()
+    if share <= 0:
+        return CarryPlan(SEEDED)
+    keep = not resolve and share >= MIN_KNOWN_SHARE
     return CarryPlan(PLACE if keep else WARM, previous=last)
