@@ -1,6 +1,6 @@
 """Variants are parameters, not patches: no code outside the tests sets an attribute of a
 module it imported (``setattr(similarity, "template_terms", ...)``); an experiment passes its
-variant of the model's parts in (``aesi_lib.model.parts``, ``benchmarks/solve_variants.py``)."""
+variant of the model's parts in (``aesi_lib.model.parts``, ``experiments/solve_variants.py``)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from aesi_lib.model.parts import DEFAULT_PARTS, ModelParts
 from aesi_lib.model.similarity import template_terms
 
 REPO = Path(__file__).resolve().parents[1]
-CHECKED = ("aesi_lib", "tasks", "flows", "benchmarks")
+CHECKED = ("aesi_lib", "tasks", "flows", "benchmarks", "experiments")
 
 
-OWN = {"aesi_lib", "tasks", "flows"} | {p.stem for p in (REPO / "benchmarks").glob("*.py")}
+OWN = {"aesi_lib", "tasks", "flows", "experiments"} | {p.stem for p in (REPO / "benchmarks").glob("*.py")}
 
 
 def _module_names(tree: ast.Module) -> set[str]:

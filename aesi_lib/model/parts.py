@@ -4,7 +4,7 @@
 default. :func:`aesi_lib.model.induction.induce` takes one, and so does
 :func:`aesi_lib.model.extract.fill_slots`, so that a solve and the extraction that places new
 mentions into its schema see the same parts. The product passes none (the defaults); the
-studies of ``benchmarks/`` pass their variants (``benchmarks/solve_variants.py``).
+studies of ``experiments/`` pass their variants (``experiments/solve_variants.py``).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ Strategies
     ``truecase`` for a text whose letters are (almost) all upper case, ``asis`` otherwise, so a
     mixed-case corpus is never damaged.
 
-The default was chosen by ``benchmarks/casing_compare.py`` (entity quadruples of TST4 upper case
+The default was chosen by ``experiments/casing_compare.py`` (entity quadruples of TST4 upper case
 against its mixed-case original).
 """
 
