@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 CHECKED = ("aesi_lib", "tasks", "flows", "benchmarks", "experiments")
 
 
-OWN = {"aesi_lib", "tasks", "flows", "experiments"} | {p.stem for p in (REPO / "benchmarks").glob("*.py")}
+OWN = {"aesi_lib", "tasks", "flows", "experiments"} | {
+    p.stem for p in (REPO / "benchmarks").glob("*.py")}
 
 
 def _module_names(tree: ast.Module) -> set[str]:
