@@ -11,7 +11,13 @@ from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run import pipeline
-from tasks.keys import content_key, resolved, resource_key, result_files_key, source_hash
+from tasks.keys import (
+    content_key,
+    resolved,
+    result_files_key,
+    source_hash,
+    wordnet_key,
+)
 from tasks.logs import step_logger
 
 
@@ -22,7 +28,7 @@ def events_files(assignments_path: str, wordnet_path: str | None, work_dir: str
     template kinds, predicate weights, roles, template names) under ``<work_dir>/events``,
     named after their content key."""
     key = content_key("events", source_hash(events_task.fn), resolved(work_dir),
-                      file_sha256(assignments_path), resource_key(wordnet_path))
+                      file_sha256(assignments_path), wordnet_key(wordnet_path))
     folder = Path(work_dir) / "events"
     return {"rows": str(folder / f"{key}.parquet"), "reading": str(folder / f"{key}.json")}
 

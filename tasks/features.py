@@ -30,7 +30,14 @@ from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.table_files import save_table
 from aesi_lib.store import Store
-from tasks.keys import content_key, resolved, resource_key, result_files_key, source_hash
+from tasks.keys import (
+    content_key,
+    resolved,
+    resource_key,
+    result_files_key,
+    source_hash,
+    wordnet_key,
+)
 from tasks.logs import step_logger
 from tasks.retry import RETRY
 from tasks.workers import worker_name
@@ -185,7 +192,7 @@ def features_file(entities_path: str, pmi_path: str, config: RunConfig, work_dir
     tables (and context vectors), the feature options and the lexicon resources."""
     key = content_key("features", source_hash(features_task.fn), resolved(work_dir),
                       file_sha256(entities_path), file_sha256(pmi_path), config.features,
-                      resource_key(config.vectors_path), resource_key(config.wordnet_path),
+                      resource_key(config.vectors_path), wordnet_key(config.wordnet_path),
                       file_sha256(context_path) if context_path else None)
     return str(Path(work_dir) / "features" / f"{key}.npz")
 

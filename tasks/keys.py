@@ -63,6 +63,25 @@ def resource_key(path: str | os.PathLike[str] | None) -> Any:
     return [str(p), "missing"]
 
 
+def wordnet_key(path: str | os.PathLike[str] | None) -> Any:
+    """Identity of the WordNet a step reads for the run's ``wordnet_path``: the path's
+    (:func:`resource_key`); for None, the machine's own database, the one
+    ``aesi_lib.lexicon.wordnet.load_wordnet`` opens (once per process: a run has opened it
+    for its entity rules before any keyed step), by its folder or zip file, or ``"absent"``
+    when the machine has none. So installing, removing or replacing the machine's WordNet
+    changes the keys of the steps that read it."""
+    if path is not None:
+        return resource_key(path)
+    from aesi_lib.errors import ResourceMissingError
+    from aesi_lib.lexicon.wordnet import load_wordnet, wordnet_location
+
+    try:
+        lexicon = load_wordnet(None)
+    except ResourceMissingError:
+        return "absent"
+    return resource_key(wordnet_location(lexicon))
+
+
 def file_backed_key(context: Any, key: str, files: Iterable[str | os.PathLike[str]]) -> str:
     """The cache key of a step whose result is a set of files named after ``key``.
 

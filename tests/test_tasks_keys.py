@@ -311,3 +311,30 @@ def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path
                           ("run", "build-features")]
     assert out["features"] == here
     assert "/on/the/worker/features.npz" in caplog.text and "shared file" in caplog.text
+
+
+def test_the_machines_wordnet_is_named_in_the_key_by_the_database_it_opens(tmp_path,
+                                                                          monkeypatch):
+    """``wordnet_path`` None reads the machine's WordNet: its key follows that database, so
+    installing or replacing it makes the steps that read it run again."""
+    from types import SimpleNamespace
+
+    import aesi_lib.lexicon.wordnet as wordnet
+    from aesi_lib.errors import ResourceMissingError
+
+    database = tmp_path / "wordnet"
+    database.mkdir()
+    (database / "data.noun").write_text("a")
+    monkeypatch.setattr(wordnet, "load_wordnet",
+                        lambda path=None: SimpleNamespace(source=str(database)))
+    first = keys.wordnet_key(None)
+    assert first == keys.resource_key(database) and first != "embedded"
+    (database / "data.verb").write_text("b")
+    assert keys.wordnet_key(None) != first
+    assert keys.wordnet_key(str(database)) == keys.resource_key(str(database))
+
+    def missing(path=None):
+        raise ResourceMissingError("WordNet not found")
+
+    monkeypatch.setattr(wordnet, "load_wordnet", missing)
+    assert keys.wordnet_key(None) == "absent"

@@ -359,6 +359,19 @@ def _restore(source: str) -> WordNetLexicon:
     return _lexicon_for(source, source)
 
 
+def wordnet_location(lexicon: WordNetLexicon) -> str:
+    """The database ``lexicon`` reads: the folder it was opened from, or, for NLTK's own
+    corpus, the corpus folder or zip file that ``nltk.data.find`` gives ("nltk" when it is
+    gone since); what names it in a cache key (``tasks.keys.wordnet_key``)."""
+    if lexicon.source != "nltk":
+        return lexicon.source
+    root = _nltk_wordnet_root()
+    if root is None:
+        return "nltk"
+    archive = getattr(root, "zipfile", None)
+    return str(archive.filename) if archive is not None else str(getattr(root, "path", root))
+
+
 def clear_loaded() -> None:
     """Forget the lexicons loaded in this process (their memo tables go with them)."""
     with _LOAD_LOCK:
