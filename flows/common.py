@@ -29,7 +29,15 @@ from aesi_lib.files import replacing
 from aesi_lib.model.carry import MENTION_KEY, known_share
 from aesi_lib.model.solution_files import load_summary
 from aesi_lib.project_lock import project_lock
-from aesi_lib.run.carry_plan import PLACE, carry_plan
+from aesi_lib.run.carry_plan import (
+    PLACE,
+    PLACE_FILES,
+    WARM,
+    carry_plan,
+    runnable_plan,
+    solution_files,
+    update_plan,
+)
 from aesi_lib.run.config import RunConfig, read_config_file
 from aesi_lib.run.outputs import documents_without_mentions, without_mentions_warning
 from aesi_lib.run.pipeline import entity_rules
@@ -66,7 +74,6 @@ from tasks.solve import (
     renumbered_file,
     solve_files,
     solve_task,
-    usable_previous,
 )
 
 PROJECT_STATE = "project.json"
@@ -450,17 +457,6 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
             "features": features["features"]}
 
 
-def placeable(previous: dict[str, Any] | None, config: RunConfig) -> dict[str, Any] | None:
-    """The previous solution's record when an update can place its new mentions into that
-    schema (:func:`tasks.solve.place_task`): it was solved under this very configuration and
-    its entity table, labels and features are still there; else None (the update solves)."""
-    files = usable_previous(previous)
-    if files is None or previous.get("config") != config.digest():
-        return None
-    features = previous.get("features", "")
-    return {**files, "features": features} if Path(features).is_file() else None
-
-
 def _known_share(entities_path: str, last: dict[str, Any]) -> float:
     """The share of the mentions of ``entities_path`` that the solution ``last`` had
     (``aesi_lib.model.carry.known_share``); 0 when its entity table is gone."""
@@ -473,47 +469,44 @@ def _known_share(entities_path: str, last: dict[str, Any]) -> float:
 
 
 def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir: str,
-                steps: Steps, previous: dict[str, Any] | None = None,
-                carry: dict[str, Any] | None = None, place: bool = False,
-                resolve: bool = False) -> dict[str, Any]:
-    """Features (:func:`feature_steps`) → solve → ids → export for the stored documents
-    ``doc_ids``.
+                steps: Steps, last: dict[str, Any] | None = None, update: bool = False,
+                documents_given: bool = False, resolve: bool = False) -> dict[str, Any]:
+    """Features (:func:`feature_steps`) → place or solve → ids → export for the stored
+    documents ``doc_ids``, carrying ``last`` (the project's last solution record,
+    ``project.json``'s ``last_solution``; None in a new project or with ``--fresh``) as the
+    library's plan says: ``aesi_lib.run.carry_plan.update_plan`` for an update (``update``,
+    with ``documents_given`` and ``resolve``), ``carry_plan`` for a full run (with the
+    share of the run's mentions that ``last`` had), either as far as ``last``'s files remain
+    (``runnable_plan``). The plan places the new mentions into ``last``'s schema (the
+    ``place`` step), or solves warm-started from its labels and renumbers the result to its
+    ids (``keep-ids``), or solves from the seed and numbers its clusters after ``last``.
 
-    ``previous`` (an earlier solution: ``last_solution`` in ``project.json``) is carried
-    forward (``aesi_lib.model.carry``). With ``place`` (what an update with new documents
-    does) and a previous solution of the same configuration (:func:`placeable`), nothing is
-    solved: its mentions keep their labels and the new ones are placed into its schema (the
-    ``place`` step). Otherwise the solve is warm-started from its labels and the ``keep-ids``
-    step renumbers the result to its ids (an update with ``--resolve``, or under another
-    configuration). ``carry`` (the same kind of record: what a full run does) lets
-    ``aesi_lib.run.carry_plan.carry_plan`` decide between keeping its schema as an update
-    does (or, with ``resolve``, the warm-started solve) and a seeded solve whose clusters
-    ``keep-ids`` renumbers only.
     Returns the artifact paths (entity table, PMI, features, labels, solve history, export),
     ``warm`` (the labels came from the previous solution: warm-started or placed) and
     ``ids_kept`` (None when no ids were carried).
     """
     artifacts = feature_steps(project, doc_ids, config, steps)
-    keep_ids_of = None
-    if carry is not None:
-        plan = carry_plan(carry, config.digest(), artifacts["features"], resolve,
-                          functools.partial(_known_share, artifacts["entities"], carry))
-        previous, keep_ids_of, place = plan.previous, plan.ids_of, plan.action == PLACE
-    schema = placeable(previous, config) if place else None
-    if schema is not None:
+    if update:
+        plan = update_plan(last, config.digest(), documents_given, resolve)
+    else:
+        plan = carry_plan(last, config.digest(), artifacts["features"], resolve,
+                          functools.partial(_known_share, artifacts["entities"], last or {}))
+    plan = runnable_plan(plan, lambda path: Path(path).is_file())
+    if plan.action == PLACE:
+        schema = solution_files(plan.previous, PLACE_FILES)
         placed = steps.run("place", place_task, artifacts["entities"], schema, config,
                            project.db, str(project.root / "context-vectors"),
                            placement_files(artifacts["entities"], artifacts["features"],
                                            schema, project.work_dir))
         return export_steps(artifacts, placed, config, out_dir, steps, placed["carried"],
                             warm=True, work_dir=project.work_dir)
-    previous = usable_previous(previous)
+    previous = solution_files(plan.previous) if plan.action == WARM else None
     solution = steps.run("solve", solve_task, artifacts["features"], config.model,
                          solve_files(artifacts["features"], config.model, project.work_dir,
                                      previous, artifacts["entities"]),
                          artifacts["entities"], previous)
     ids_kept = None
-    ids_of = previous or usable_previous(keep_ids_of)
+    ids_of = previous or solution_files(plan.ids_of)
     if ids_of:
         renumbered = steps.run("keep-ids", renumber_task, solution["labels"],
                                artifacts["entities"], ids_of, config.model,

@@ -112,7 +112,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                    & stored - {d.doc_id for d in corpus.documents})
     doc_ids = [d.doc_id for d in corpus.documents] + added
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
-                            carry=None if fresh else state.get("last_solution"),
+                            last=None if fresh else state.get("last_solution"),
                             resolve=resolve)
     artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
     scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],

@@ -62,13 +62,13 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     rows are replaced in one transaction); PMI and features are then refreshed over every
     stored document (cached steps whose inputs did not change are reused). The schema is
     kept: the mentions the last solution had keep their template and slot, and the new ones
-    are placed into it by the extraction rule (``flows.common.model_steps``, the ``place``
-    step), unless ``resolve`` asks to solve again, or the last solution was of another
-    configuration (``config``, ``preset`` or ``config_path`` changed it), or ``docs_path`` is
-    None: then the solve runs, warm-started from the last solution. Writes the
-    full export with its schema and events, ``new_documents.csv`` / ``.parquet`` and
-    ``new_events.jsonl`` / ``.parquet`` (the rows and the events of the documents just given)
-    and ``results.json`` to ``out_dir``.
+    are placed into it by the extraction rule (the ``place`` step; the plan is
+    ``aesi_lib.run.carry_plan.update_plan``), unless ``resolve`` asks to solve again, or the
+    last solution was of another configuration (``config``, ``preset`` or ``config_path``
+    changed it), or ``docs_path`` is None: then the solve runs, warm-started from the last
+    solution. Writes the full export with its schema and events, ``new_documents.csv`` /
+    ``.parquet`` and ``new_events.jsonl`` / ``.parquet`` (the rows and the events of the
+    documents just given) and ``results.json`` to ``out_dir``.
 
     Parameters
     ----------
@@ -135,8 +135,8 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
              ingested["unchanged"], ingested["parsed"])
     doc_ids = steps.run("stored-documents", stored_documents_task, project.db)
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
-                            previous=state.get("last_solution"),
-                            place=docs_path is not None and not resolve)
+                            last=state.get("last_solution"), update=True,
+                            documents_given=docs_path is not None, resolve=resolve)
     artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
     given = [d.doc_id for d in documents]
     without_mentions = warn_of_documents_without_mentions(given, artifacts["entities"])

@@ -60,13 +60,6 @@ def solve_files(features_path: str, model: ModelConfig, work_dir: str,
     return {"labels": f"{base}.npz", "info": f"{base}.json"}
 
 
-def usable_previous(previous: dict[str, str] | None) -> dict[str, str] | None:
-    """The previous solution's files when both still exist, else None."""
-    if previous and all(Path(previous.get(k, "")).is_file() for k in ("entities", "labels")):
-        return {"entities": previous["entities"], "labels": previous["labels"]}
-    return None
-
-
 def _load_previous(previous: dict[str, str], table: pd.DataFrame, model: ModelConfig
                    ) -> PreviousLabels | None:
     """The previous labels of the current mentions (``table``, the current entity table), or

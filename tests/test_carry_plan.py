@@ -1,8 +1,18 @@
-"""What a full run does with the project's last solution (``aesi_lib.run.carry_plan``)."""
+"""What a full run and an update do with the project's last solution
+(``aesi_lib.run.carry_plan``)."""
 
 from __future__ import annotations
 
-from aesi_lib.run.carry_plan import PLACE, SEEDED, WARM, CarryPlan, carry_plan
+from aesi_lib.run.carry_plan import (
+    PLACE,
+    SEEDED,
+    WARM,
+    CarryPlan,
+    carry_plan,
+    runnable_plan,
+    solution_files,
+    update_plan,
+)
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import deep_merge, preset
 
@@ -79,3 +89,36 @@ def test_a_corpus_mostly_new_to_the_project_is_solved_not_placed():
     assert known_share(mentions("a", "b", "c", "d"), mentions("a", "b", "c")) == 0.75
     assert known_share(mentions("x", "y"), mentions("a", "b", "c")) == 0.0
     assert known_share(mentions(), mentions("a")) == 0.0
+
+
+def test_an_update_places_its_documents_into_the_schema_of_its_configuration():
+    config = RunConfig.from_dict(preset("default"))
+    digest = config.digest()
+    last = _last(config)
+    assert update_plan(None, digest, documents_given=True) == CarryPlan(SEEDED)
+    assert update_plan(last, digest, documents_given=True) == CarryPlan(PLACE, previous=last)
+    # --resolve, no documents (after a delete), another configuration: warm-started.
+    assert update_plan(last, digest, True, resolve=True) == CarryPlan(WARM, previous=last)
+    assert update_plan(last, digest, documents_given=False) == CarryPlan(WARM, previous=last)
+    other = RunConfig.from_dict(deep_merge(preset("default"), {"model": {"seed": 1}}))
+    assert update_plan(last, other.digest(), True) == CarryPlan(WARM, previous=last)
+
+
+def test_a_plan_falls_back_as_the_files_of_the_last_solution_are_gone():
+    config = RunConfig.from_dict(preset("default"))
+    last = _last(config)
+    every = {"e.parquet", "l.npz", "f-old.npz"}
+
+    def present(*paths: str):
+        return lambda path: path in paths
+
+    place = CarryPlan(PLACE, previous=last)
+    assert runnable_plan(place, present(*every)) == place
+    assert runnable_plan(place, present("e.parquet", "l.npz")) == CarryPlan(WARM, previous=last)
+    assert runnable_plan(place, present("e.parquet")) == CarryPlan(SEEDED)
+    assert runnable_plan(CarryPlan(WARM, previous=last), present()) == CarryPlan(SEEDED)
+    numbered = CarryPlan(SEEDED, ids_of=last)
+    assert runnable_plan(numbered, present("e.parquet", "l.npz")) == numbered
+    assert runnable_plan(numbered, present("l.npz")) == CarryPlan(SEEDED)
+    assert solution_files(last) == {"entities": "e.parquet", "labels": "l.npz"}
+    assert solution_files(None) is None

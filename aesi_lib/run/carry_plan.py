@@ -102,3 +102,65 @@ def carry_plan(last: dict[str, Any] | None, config_digest: str, features_path: s
         return CarryPlan(SEEDED)
     keep = not resolve and share >= MIN_KNOWN_SHARE
     return CarryPlan(PLACE if keep else WARM, previous=last)
+
+
+def update_plan(last: dict[str, Any] | None, config_digest: str, documents_given: bool,
+                resolve: bool = False) -> CarryPlan:
+    """The :class:`CarryPlan` of an update (``aesi update``, the incremental deployment).
+
+    Parameters
+    ----------
+    last : dict or None
+        The project's last solution record (``project.json``'s ``last_solution``).
+    config_digest : str
+        The update's whole configuration (``RunConfig.digest``).
+    documents_given : bool
+        The update was given documents (without, it solves the stored documents again: after
+        ``aesi delete``, say).
+    resolve : bool
+        Solve again, warm-started from ``last`` (``aesi update --resolve``).
+
+    Returns
+    -------
+    CarryPlan
+        - no ``last``: a seeded solve;
+        - documents given under the configuration of ``last``: ``last``'s schema kept, the new
+          mentions placed into it;
+        - otherwise (``resolve``, no documents, another configuration): a solve warm-started
+          from ``last``, numbered after it.
+    """
+    if not last:
+        return CarryPlan(SEEDED)
+    if documents_given and not resolve and last.get("config") == config_digest:
+        return CarryPlan(PLACE, previous=last)
+    return CarryPlan(WARM, previous=last)
+
+
+#: The files of a solution record that a warm start and a renumbering read, and those that a
+#: placement reads besides.
+START_FILES = ("entities", "labels")
+PLACE_FILES = (*START_FILES, "features")
+
+
+def solution_files(record: dict[str, Any] | None, names: tuple[str, ...] = START_FILES
+                   ) -> dict[str, str] | None:
+    """The files ``names`` of a solution record (None without a record)."""
+    return None if not record else {name: str(record.get(name) or "") for name in names}
+
+
+def runnable_plan(plan: CarryPlan, exists: Callable[[str], bool]) -> CarryPlan:
+    """``plan`` as far as the files of the solution it reads are still there (``exists`` of a
+    path; a user may have cleaned the project folder): a placement whose schema lacks a file
+    solves warm-started from it when its entity table and labels remain, a warm start or a
+    renumbering without them solves from the seed."""
+    def has(record: dict[str, Any] | None, names: tuple[str, ...]) -> bool:
+        files = solution_files(record, names)
+        return files is not None and all(path and exists(path) for path in files.values())
+
+    if plan.action == PLACE and not has(plan.previous, PLACE_FILES):
+        plan = CarryPlan(WARM, previous=plan.previous)
+    if plan.action == WARM and not has(plan.previous, START_FILES):
+        return CarryPlan(SEEDED)
+    if plan.action == SEEDED and plan.ids_of is not None and not has(plan.ids_of, START_FILES):
+        return CarryPlan(SEEDED)
+    return plan
