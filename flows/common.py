@@ -142,7 +142,7 @@ def holds_project_lock(command: str) -> Callable[[FlowFunction], FlowFunction]:
 
             def waiting(holder: str) -> None:
                 step_logger().info("waiting for the other aesi process in %s (%s) to "
-                                      "finish", project_dir, holder)
+                                   "finish", project_dir, holder)
 
             with project_lock(project_dir, command, wait=True, on_wait=waiting):
                 return fn(*args, **kwargs)

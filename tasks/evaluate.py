@@ -36,7 +36,7 @@ def evaluate_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
     scores = pipeline.evaluate_assignments(assignments, corpus.eval_keys, corpus.map_keys)
     main = scores["test-mapped/lenient"]
     step_logger().info("%s test-mapped lenient: P %.3f R %.3f F1 %.3f", corpus.eval_label,
-                          main["precision"], main["recall"], main["f1"])
+                       main["precision"], main["recall"], main["f1"])
     return scores
 
 
@@ -72,5 +72,5 @@ def template_filling_task(assignments_path: str, events_path: str, corpus: Corpu
                               corpus.eval_keys, corpus.map_keys, texts)
     micro = result["micro"]
     step_logger().info("%s template filling (DEV-mapped): P %.3f R %.3f F1 %.3f",
-                          corpus.eval_label, micro["p"], micro["r"], micro["f1"])
+                       corpus.eval_label, micro["p"], micro["r"], micro["f1"])
     return result

@@ -66,7 +66,7 @@ def entity_table_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
     table["entity_id"] = np.arange(len(table), dtype=np.int64)
     save_table(out_path, table)
     step_logger().info("entity table: %d mentions in %d documents", len(table),
-                          table["doc_id"].nunique())
+                       table["doc_id"].nunique())
     return out_path
 
 

@@ -75,10 +75,10 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
         changed += before is not None
     processes = parse_processes(parser_config, sum(len(d.text) for d in todo))
     step_logger().info("%d documents: %d new, %d changed (text, parser or entity rules), "
-                          "%d unchanged; %d to parse in %d process%s", len(documents), new,
-                          changed,
-                          len(documents) - len(todo), len(todo), processes,
-                          "" if processes == 1 else "es")
+                       "%d unchanged; %d to parse in %d process%s", len(documents), new,
+                       changed,
+                       len(documents) - len(todo), len(todo), processes,
+                       "" if processes == 1 else "es")
     return {"todo": todo, "config_id": config_id, "new": new, "changed": changed,
             "unchanged": len(documents) - len(todo), "parse_processes": processes}
 
@@ -97,7 +97,7 @@ def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
         worker_mib = dict(getattr(parser, "worker_peak_rss_mib", {}))
     entities = document_entities(parses, batch, rules)
     step_logger().info("parsed %d documents (%d from the parse cache), %d entities",
-                          stats.parsed, stats.reused, len(entities))
+                       stats.parsed, stats.reused, len(entities))
     return {"documents": batch, "parses": parses, "entities": entities,
             "parsed": stats.parsed, "reused": stats.reused,
             "seconds": time.perf_counter() - started, "worker": worker_name(),
