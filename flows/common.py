@@ -43,7 +43,7 @@ from aesi_lib.run.outputs import documents_without_mentions, without_mentions_wa
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
-from flows.in_process import in_flow_run, run_task, task_threads
+from flows.in_process import DASK_CLIENT, in_flow_run, run_task, task_threads, task_value
 from flows.memory import release_freed_memory
 from tasks.events import events_files, events_task, readable_task
 from tasks.export_changes import keep_export_task, label_changes_task
@@ -196,6 +196,17 @@ class Steps:
         self.result_storage = result_storage
         self.in_process = not in_flow_run()
         """No Prefect flow run around: the tasks run here (``flows.in_process``)."""
+        self.cluster = DASK_CLIENT.get() if self.in_process else None
+        """In process, the Dask client whose workers take the spread steps (``--dask``)."""
+
+    @property
+    def spreads(self) -> bool:
+        """Whether the steps that may be spread run on a cluster (``--dask``): the flow's
+        Dask task runner under Prefect, the Dask client in process."""
+        if self.in_process:
+            return self.cluster is not None
+        runner = _flow_task_runner()
+        return runner is not None and not isinstance(runner, ThreadPoolTaskRunner)
 
     def run(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
         """``task(*args, **kwargs)`` here, in the flow's process; its value."""
@@ -225,16 +236,18 @@ class Steps:
     def submit(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
         """``task`` submitted to the flow's task runner (a cluster worker under ``--dask``),
         waited for; its value. A ``worker`` in the value is recorded with the step."""
-        if self.in_process:
-            value = self.run(name, task, *args, **kwargs)
-            if isinstance(value, dict) and "worker" in value:
-                self.records[name]["worker"] = value["worker"]
-            return value
         started = time.perf_counter()
-        future = self._stored(task).submit(*args, **kwargs)
-        value = future.result()         # raises the task's exception when it failed
-        self.records[name] = {"state": future.state.name,
-                              "seconds": time.perf_counter() - started}
+        if self.in_process and self.cluster is None:
+            value = self.run(name, task, *args, **kwargs)
+        elif self.in_process:
+            value, state = self.cluster.submit(run_task, task, args, kwargs,
+                                               self._storage(task), name, pure=False).result()
+            self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
+        else:
+            future = self._stored(task).submit(*args, **kwargs)
+            value = future.result()         # raises the task's exception when it failed
+            self.records[name] = {"state": future.state.name,
+                                  "seconds": time.perf_counter() - started}
         if isinstance(value, dict) and "worker" in value:
             self.records[name]["worker"] = value["worker"]
         release_freed_memory()
@@ -246,6 +259,10 @@ class Steps:
         time and returns a future of each (``.result()``): the flow's task runner, or a
         runner of ``threads`` threads where the flow runs its tasks in threads and asks for
         more than one; in process, threads of this process."""
+        if self.in_process and self.cluster is not None:
+            yield lambda task, *args: self.cluster.submit(task_value, task, args,
+                                                          self._storage(task), pure=False)
+            return
         if self.in_process:
             with task_threads(threads, self.result_storage) as submit:
                 yield submit
@@ -258,6 +275,20 @@ class Steps:
                 names = list(inspect.signature(task.fn).parameters)
                 return runner.submit(self._stored(task), dict(zip(names, args, strict=False)))
             yield submit
+
+    def spread(self, task: Any, calls: list[tuple[Any, ...]]) -> Iterator[Any]:
+        """The values of ``task`` on each argument tuple of ``calls``, submitted at once to
+        the cluster (:attr:`spreads`), as they finish."""
+        if self.in_process:
+            from distributed import as_completed as finished
+
+            futures = [self.cluster.submit(task_value, task, args, self._storage(task),
+                                           pure=False) for args in calls]
+            for future in finished(futures):
+                yield future.result()
+            return
+        for future in as_completed([self._stored(task).submit(*args) for args in calls]):
+            yield future.result()
 
     def _storage(self, task: Any) -> Path | None:
         return self.result_storage if task.persist_result else None
@@ -358,12 +389,6 @@ def _flow_task_runner() -> Any:
     return context.task_runner if context is not None else None
 
 
-def _flow_runner_spreads_tasks() -> bool:
-    """Whether the flow runs its tasks on a cluster (``--dask``), not in threads here."""
-    runner = _flow_task_runner()
-    return runner is not None and not isinstance(runner, ThreadPoolTaskRunner)
-
-
 def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config: RunConfig,
                      steps: Steps, tag: str = "") -> None:
     """On a cluster, the encoder's work in about 32 batches of documents (at least 10 a
@@ -374,18 +399,17 @@ def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config
     log = step_logger()
     started = time.perf_counter()
     batch_size = max(_MIN_EMBED_BATCH, math.ceil(len(doc_ids) / _EMBED_BATCHES))
-    futures = [embed_batch_task.submit(entities, project.db, batch, config.features,
-                                       str(project.root / "context-vectors"),
-                                       config.vectors_path)
-               for batch in batches(sorted(doc_ids), batch_size)]
+    calls = [(entities, project.db, batch, config.features,
+              str(project.root / "context-vectors"), config.vectors_path)
+             for batch in batches(sorted(doc_ids), batch_size)]
     results: list[dict[str, Any]] = []
-    for future in as_completed(futures):
-        results.append(future.result())
+    for result in steps.spread(embed_batch_task, calls):
+        results.append(result)
         done = sum(r["documents"] for r in results)
         rate = done / max(time.perf_counter() - started, 1e-9)
         log.info("embed batches: %d/%d done, %d/%d documents (%d embedded now, the others "
                  "from the cache), %.1f documents/s, about %.0f s left", len(results),
-                 len(futures), done, len(doc_ids), sum(r["embedded"] for r in results), rate,
+                 len(calls), done, len(doc_ids), sum(r["embedded"] for r in results), rate,
                  (len(doc_ids) - done) / rate)
     embedded = sum(r["embedded"] for r in results)
     steps.add(f"embed-batches{tag}", "Completed" if embedded else "Skipped",
@@ -430,7 +454,7 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                     pmi_file(project.work_dir, corpus_key, doc_ids))
     context = None
     if config.features.context:
-        if _flow_runner_spreads_tasks():
+        if steps.spreads:
             embed_on_workers(entities, doc_ids, project, config, steps, tag)
         context = steps.run(f"context-vectors{tag}", context_task, entities, project.db,
                             config.features, str(project.root / "context-vectors"),
@@ -440,7 +464,7 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
     out_path = features_file(entities, pmi, config, project.work_dir, context)
     arguments = (features_task, entities, pmi, config, out_path, context)
     features = None
-    if _flow_runner_spreads_tasks():
+    if steps.spreads:
         # On a cluster the feature build runs on a worker too: the flow's process then holds
         # neither the word vectors nor the features while they are built.
         features = steps.submit(f"build-features{tag}", *arguments)

@@ -10,7 +10,10 @@ would apply to it:
   folder, records named by the key), and its result is written there when it runs; a run
   made here and one made under a Prefect server share one cache;
 * **retries**: the task's retries, delays and retry condition (``tasks.retry``);
-* **logs**: the task's lines name it (``tasks.logs.step_logger``).
+* **logs**: the task's lines name it (``tasks.logs.step_logger``);
+* **placement**: with a Dask cluster (``aesi run --dask``, :func:`dask_cluster`), the steps
+  that the flows spread (parse batches, encoder batches, the feature build) run on its
+  workers, each through :func:`run_task` there; the rest stays in this process.
 
 Nothing here decides what a run does: the flows do, the same code under Prefect or here.
 """
@@ -31,6 +34,10 @@ from typing import Any
 from tasks.logs import RUNNING_STEP
 
 log = logging.getLogger("aesi")
+
+DASK_CLIENT: contextvars.ContextVar[Any] = contextvars.ContextVar("aesi_dask_client",
+                                                                default=None)
+"""The Dask client of the flow :func:`run_flow` runs in this context (None: no cluster)."""
 
 COMPLETED = "Completed"
 CACHED = "Cached"
@@ -153,11 +160,36 @@ def task_threads(threads: int, result_storage: Path | None = None
     pool.shutdown(wait=True)
 
 
-def run_flow(flow: Any, **parameters: Any) -> Any:
+def task_value(task: Any, args: tuple[Any, ...], result_storage: Path | None = None) -> Any:
+    """:func:`run_task`'s value alone: what a Dask worker sends back for a spread step."""
+    return run_task(task, args, {}, result_storage)[0]
+
+
+@contextlib.contextmanager
+def dask_cluster(address: str | None = None, n_workers: int = 2, processes: bool = True
+                 ) -> Iterator[Any]:
+    """A Dask client for the ``with`` block: of the scheduler at ``address``
+    (``tcp://host:8786``), or of a local cluster of ``n_workers`` single-threaded workers
+    (processes, or threads of this process) that ends with the block."""
+    from distributed import Client, LocalCluster
+
+    if address:
+        with Client(address) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=processes,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+def run_flow(flow: Any, dask: Any = None, **parameters: Any) -> Any:
     """The flow's function called with ``parameters`` in this process, its tasks run by
-    :func:`run_task`; its return value. The log's lines outside a task name the flow."""
+    :func:`run_task` (the steps it spreads on the workers of the Dask client ``dask``, when
+    one is given); its return value. The log's lines outside a task name the flow."""
     token = RUNNING_STEP.set(flow.name)
+    client = DASK_CLIENT.set(dask)
     try:
         return flow.fn(**parameters)
     finally:
+        DASK_CLIENT.reset(client)
         RUNNING_STEP.reset(token)

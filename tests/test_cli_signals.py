@@ -2,7 +2,7 @@
 
 ``aesi run --demo`` runs as a subprocess in its own session (like a terminal's foreground job),
 with no ``PREFECT_API_URL``, so it runs its flow in its own process and starts no Prefect server
-(``flows.in_process``; the temporary server of ``--dask`` runs: tests/test_temporary_server.py);
+(``flows.in_process``);
 ``tests/paused_solve.py`` holds the solve after its first iteration and writes a marker, and the
 test then sends the signal. Before the signal the test lists the run's processes (its process
 group and every descendant); afterwards none of them may remain (a zombie, already dead, counts

@@ -297,11 +297,12 @@ def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path
                     "head-pmi": str(pmi), "context-vectors": str(context)
                     }.get(name, {"features": here})
 
+        spreads = True
+
         def submit(self, name, task, *args, **kwargs):
             calls.append(("submit", name))
             return {"features": "/on/the/worker/features.npz", "worker": "tcp://10.0.0.9:1"}
 
-    monkeypatch.setattr(common, "_flow_runner_spreads_tasks", lambda: True)
     monkeypatch.setattr(common, "embed_on_workers", lambda *a, **k: calls.append("embed"))
     config = RunConfig.from_dict(preset("default"))
     with caplog.at_level(logging.WARNING, logger="aesi"):

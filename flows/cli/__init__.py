@@ -7,10 +7,9 @@ with an existing schema), ``evaluate`` (score an export), ``report`` (schema rep
 aesi raises on purpose (``AesiError``) print one line and exit with status 2; a write the
 machine refused (a full disk, an I/O error: ``aesi_lib.errors.write_fault``) prints one line
 naming the file and exits with status 1; Ctrl-C (SIGINT)
-and SIGTERM end a command cleanly (its temporary Prefect server stopped) with one line and
-status 130 or 143. ``run``, ``update`` and ``sweep`` launch that server first thing, so that it
-boots while they import their flows and check their options
-(:func:`flows.cli.environment.launch_early_server`). :mod:`flows.cli.parser` builds the
+and SIGTERM end a command cleanly (its parse workers stopped, its project lock released) with
+one line and status 130 or 143. A command runs its flow in its own process unless a Prefect
+API is configured (:func:`flows.cli.environment.flow_runner`). :mod:`flows.cli.parser` builds the
 parser, :mod:`flows.cli.commands` runs the commands, :mod:`flows.cli.options` holds the shared
 options and :mod:`flows.cli.printing` what they print.
 """
@@ -30,7 +29,6 @@ from flows.cli.environment import (
     EXIT_TERMINATED,
     SignalsReceived,
     Terminated,
-    launch_early_server,
     signals_as_exceptions,
     telemetry_off,
 )
@@ -82,17 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     signals = SignalsReceived()
     try:
         with signals_as_exceptions(stay_quiet=True) as signals:
-            # A command that runs a flow on a Dask cluster launches its temporary Prefect server
-            # first (without an API of the user's, its flow reports to that one), so that it
-            # boots while the command imports its flows and checks its options; without
-            # --dask the flow runs in this process and needs no server.
-            if getattr(args, "server_at_start", False) and getattr(args, "dask", None):
-                args.early_server = launch_early_server(args.project_dir)
-            try:
-                return args.func(args)
-            finally:
-                if getattr(args, "early_server", None) is not None:
-                    args.early_server.stop()
+            return args.func(args)
     except BaseException as exc:  # noqa: BLE001 - sorted below, the rest raised again
         # After Ctrl-C or SIGTERM, whatever the engine raised on the way out is the signal.
         ended = signals.exception() if signals.signum is not None else exc

@@ -127,7 +127,7 @@ def _cmd_run_claimed(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with flow_runner(args, args.project_dir, "flows.induce", "induce_flow") as induce_flow:
+    with flow_runner(args, "flows.induce", "induce_flow") as induce_flow:
         results = induce_flow(
             project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
             docs_path=args.docs, demo=args.demo, config=config,
@@ -174,7 +174,7 @@ def _empty_inbox(folder: Path) -> bool:
 
 
 def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with flow_runner(args, args.project_dir, "flows.update", "update_flow") as update_flow:
+    with flow_runner(args, "flows.update", "update_flow") as update_flow:
         results = update_flow(
             docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
             split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate,
@@ -211,7 +211,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
                    else "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
     prefect_environment(project_dir)
-    with flow_runner(args, project_dir, "flows.extract", "extract_flow") as extract_flow:
+    with flow_runner(args, "flows.extract", "extract_flow") as extract_flow:
         results = extract_flow(
             docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,
             parse_batch_size=args.batch_size, project_dir=args.project_dir, **reading(args))
@@ -424,7 +424,7 @@ def _cmd_sweep_claimed(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace, spec: dict[str, Any]) -> int:
-    with flow_runner(args, args.project_dir, "flows.sweep", "sweep_flow") as sweep_flow:
+    with flow_runner(args, "flows.sweep", "sweep_flow") as sweep_flow:
         results = sweep_flow(
             spec=spec, seeds=args.seeds, out_dir=args.out, project_dir=args.project_dir,
             muc4_dir=args.muc4_dir, docs_path=args.docs, demo=args.demo,
@@ -534,7 +534,7 @@ def _rebuild(args: argparse.Namespace) -> int:
     documents = len(read_journal(pending))
     if moved:
         print(f"moved the damaged database aside: {moved}")
-    with flow_runner(args, args.project_dir, "flows.rebuild",
+    with flow_runner(args, "flows.rebuild",
                      "rebuild_store_flow") as rebuild_store_flow:
         results = rebuild_store_flow(
             project_dir=args.project_dir, journal=str(pending),

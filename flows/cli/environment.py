@@ -1,6 +1,7 @@
 """What a command needs from its surroundings, checked before it does any work: Prefect's
-environment, folders it can write, a readable project store, a Prefect API that answers (the
-configured one, or a temporary server of its own), and signals that end it cleanly.
+environment, folders it can write, a readable project store, the Prefect API when one is
+configured (else the flow runs in the command's own process), and signals that end it
+cleanly.
 
 Every check fails with an ``AesiError`` (one line, exit status 2) that names the path or URL and
 the way out; nothing here imports Prefect before :func:`prefect_environment` has run.
@@ -17,11 +18,11 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aesi_lib.errors import (
     AesiError,
@@ -31,12 +32,8 @@ from aesi_lib.errors import (
     write_fault_in_text,
 )
 
-if TYPE_CHECKING:
-    from flows.cli.server import TemporaryServer
-
 STORE_FILE = "aesi.duckdb"
 """The store's file name inside a project folder (``flows.common.Project.db``)."""
-SERVER_LOG = "prefect-server.log"
 API_CHECK_TIMEOUT_S = 5.0
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
@@ -176,14 +173,14 @@ def check_api(url: str) -> None:
         source, unset = _api_source()
         raise ApiUnreachableError(
             f"the Prefect API at {url} ({source}) is unreachable ({reason}): start that "
-            f"server (`prefect server start`) or {unset} to let aesi start a temporary one"
+            f"server (`prefect server start`) or {unset} to run the flow in this process"
         ) from exc
 
 
 def check_configured_api() -> None:
     """The Prefect API that ``PREFECT_API_URL`` or the profile names, if any, answers
-    (:func:`check_api`); none configured is fine (:func:`prefect_api` starts a temporary
-    server). Call after :func:`prefect_environment`."""
+    (:func:`check_api`); none configured is fine (the flow then runs in this process:
+    :func:`flow_runner`). Call after :func:`prefect_environment`."""
     from prefect.settings import get_current_settings
 
     url = get_current_settings().api.url
@@ -201,92 +198,6 @@ def _drain_prefect(timeout: float = 10.0) -> None:
             worker.drain_all(timeout=timeout)
 
 
-def launch_early_server(project_dir: str | Path) -> TemporaryServer | None:
-    """A temporary Prefect server launched now, at the start of a command that will run a flow
-    in ``project_dir``, so that it boots while the command imports its flows and checks its
-    options (:func:`prefect_api` then waits for it); None where the command may not need one
-    or its log could not be opened quietly: ``PREFECT_API_URL`` is set, the project folder
-    does not exist yet or is not writable, or another aesi process holds it (the command's own
-    checks then fail in one line, or wait, as without this). A profile that names an API is
-    found only when Prefect's settings are read: :func:`prefect_api` then stops the server.
-
-    The caller stops it (:meth:`~flows.cli.server.TemporaryServer.stop`) however the command
-    ends; it dies with this process when that is killed.
-    """
-    from aesi_lib.errors import ProjectLockedError
-    from aesi_lib.project_lock import check_not_in_use
-    from flows.cli.server import TemporaryServer
-
-    if os.environ.get("PREFECT_API_URL"):
-        return None
-    folder = Path(project_dir).expanduser().resolve()
-    log_path = folder / SERVER_LOG
-    try:
-        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK) or (
-                log_path.exists() and not os.access(log_path, os.W_OK)):
-            return None
-        check_not_in_use(folder)
-    except (OSError, ProjectLockedError):
-        return None
-    server = TemporaryServer(log_path)
-    try:
-        server.launch()
-    except OSError:
-        server.stop()
-        return None
-    return server
-
-
-@contextlib.contextmanager
-def prefect_api(project_dir: str | Path, preload: Sequence[str] = (),
-                server: TemporaryServer | None = None) -> Iterator[str]:
-    """The Prefect API a command's flows talk to, for the duration of the ``with`` block.
-
-    The configured one (``PREFECT_API_URL`` or the profile) must answer; else this process
-    uses a :class:`~flows.cli.server.TemporaryServer` (log in ``<project>/prefect-server.log``)
-    that stops when the block ends, however it ends, and dies with the process when it is
-    killed: ``server``, one the command launched at its start (:func:`launch_early_server`),
-    or else one started here. The modules named in ``preload`` (the command's flows) are
-    imported while that server boots: a few seconds of each command's start-up that the two
-    overlap. Call after :func:`prefect_environment`.
-
-    Raises
-    ------
-    ApiUnreachableError
-        The configured API does not answer.
-    """
-    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
-
-    url = get_current_settings().api.url
-    if url:
-        if server is not None:
-            server.stop()                       # launched early, before the profile was read
-        check_api(url)
-        yield url
-        return
-    from flows.cli.server import TemporaryServer
-
-    if server is None or not server.launched:
-        server = TemporaryServer(Path(project_dir).expanduser().resolve() / SERVER_LOG)
-    timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120"))
-    log.info("starting a temporary Prefect server (stopped at the end; set PREFECT_API_URL to "
-             "use your own)")
-    try:
-        url = server.start(timeout=timeout,
-                           while_starting=lambda: [importlib.import_module(m) for m in preload])
-        log.info("temporary Prefect server on %s", url)
-        os.environ["PREFECT_API_URL"] = url          # for processes this one starts (Dask)
-        with temporary_settings({PREFECT_API_URL: url}):
-            try:
-                yield url
-            finally:
-                _drain_prefect()
-    finally:
-        if url and os.environ.get("PREFECT_API_URL") == url:
-            del os.environ["PREFECT_API_URL"]
-        server.stop()
-
-
 def configured_api() -> str | None:
     """The Prefect API URL that ``PREFECT_API_URL`` or the active profile names, if any.
     Call after :func:`prefect_environment`."""
@@ -296,44 +207,55 @@ def configured_api() -> str | None:
 
 
 @contextlib.contextmanager
-def flow_runner(args: argparse.Namespace, project_dir: str | Path, module: str, name: str
+def flow_runner(args: argparse.Namespace, module: str, name: str
                 ) -> Iterator[Callable[..., Any]]:
     """The flow ``name`` of ``module`` as the command calls it, for the ``with`` block.
 
-    With no Prefect API configured and no Dask cluster asked for (``--dask``), the flow runs
-    in this process (``flows.in_process.run_flow``): no server is started, its steps are
-    cached in the project as under Prefect. Otherwise it runs as a Prefect flow run that
-    reports to the configured API (which must answer), or under ``--dask`` to a temporary
-    server of the command's own (:func:`prefect_api`), with the task runner the options ask
-    for. A server launched at the command's start (``args.early_server``) is stopped when
-    the flow runs in process. Call after :func:`prefect_environment`.
+    With no Prefect API configured, the flow runs in this process
+    (``flows.in_process.run_flow``): no server is started, its steps are cached in the
+    project as under Prefect, and under ``--dask`` the steps it spreads run on the cluster's
+    workers (a local one, ended with the block, or the scheduler at ``--dask ADDRESS``).
+    With an API configured (which must answer) it runs as a Prefect flow run that reports
+    to it, with the task runner the options ask for. Call after
+    :func:`prefect_environment`.
 
     Raises
     ------
     ApiUnreachableError
         The configured API does not answer.
     """
-    from flows.cli.options import with_runner
+    from flows.cli.options import LOCAL_DASK, with_runner
 
-    early = getattr(args, "early_server", None)
-    if not getattr(args, "dask", None) and configured_api() is None:
-        if early is not None:
-            early.stop()
-        from flows.in_process import run_flow
-
-        log.info("no Prefect API configured: the flow runs in this process (set "
-                 "PREFECT_API_URL to record its runs in a Prefect server)")
-        yield functools.partial(run_flow, getattr(importlib.import_module(module), name))
+    url = configured_api()
+    if url is not None:
+        check_api(url)
+        try:
+            yield with_runner(getattr(importlib.import_module(module), name), args)
+        finally:
+            _drain_prefect()
         return
-    with prefect_api(project_dir, preload=[module], server=early):
-        yield with_runner(getattr(importlib.import_module(module), name), args)
+    from flows.in_process import dask_cluster, run_flow
+
+    log.info("no Prefect API configured: the flow runs in this process (set "
+             "PREFECT_API_URL to record its runs in a Prefect server)")
+    flow = getattr(importlib.import_module(module), name)
+    dask = getattr(args, "dask", None)
+    if not dask:
+        yield functools.partial(run_flow, flow)
+        return
+    if not args.verbose:        # distributed sets its own levels when imported
+        logging.getLogger("distributed").setLevel(logging.WARNING)
+    with dask_cluster(None if dask == LOCAL_DASK else dask, n_workers=args.dask_workers,
+                      processes=not args.dask_threads) as client:
+        yield functools.partial(run_flow, flow, dask=client)
 
 
 # -- signals ------------------------------------------------------------------------------
 
 
 class Terminated(BaseException):  # noqa: N818 - a signal, like KeyboardInterrupt
-    """SIGTERM as an exception, so that ``finally`` blocks (the temporary server) run."""
+    """SIGTERM as an exception, so that ``finally`` blocks (parse workers, the project
+    lock) run."""
 
 
 class _Silence(logging.Filter):

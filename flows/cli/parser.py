@@ -31,9 +31,6 @@ def build_parser() -> argparse.ArgumentParser:
         "as a Prefect pipeline of cached steps.")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    # server_at_start: the command always runs a flow in --project-dir, and launches its
-    # temporary Prefect server at its start (flows.cli.main).
-    parser.set_defaults(server_at_start=False, early_server=None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser(
@@ -49,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_config_options(run, base="preset")
     run.set_defaults(preset="default")
     add_runner_options(run)
-    run.set_defaults(func=cmd_run, server_at_start=True)
+    run.set_defaults(func=cmd_run)
 
     up = sub.add_parser(
         "update", help="add new documents to a project and refresh the schema",
@@ -83,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_project_options(up, "out")
     add_config_options(up, base="project")
     add_runner_options(up)
-    up.set_defaults(func=cmd_update, server_at_start=True)
+    up.set_defaults(func=cmd_update)
 
     ex = sub.add_parser(
         "extract", help="fill the slots of new documents with an existing schema",
@@ -165,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_corpus_options(sw)
     add_project_options(sw, "sweep")
     add_runner_options(sw)
-    sw.set_defaults(func=cmd_sweep, server_at_start=True)
+    sw.set_defaults(func=cmd_sweep)
 
     cf = sub.add_parser(
         "config", help="print the configuration the options name, or its JSON schema",
