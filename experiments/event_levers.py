@@ -60,17 +60,18 @@ CONFIDENCES = (0.0, 0.02, 0.03, 0.04, 0.05, 0.07, 0.08, 0.1)
 
 
 def mentions_as_entities(heads: Sequence[str], phrases: Sequence[str],
-                         proper: Sequence[bool], is_title: Any) -> list[Entity]:
+                         proper: Sequence[bool], is_title: Any,
+                         mentions: Sequence[str] | None = None) -> list[Entity]:
     """Every mention its own entity, its text the phrase given (the mention's text here)."""
     return [Entity(str(p), "name" if n else "description", (i,))
             for i, (p, n) in enumerate(zip(phrases, proper, strict=True))]
 
 
 def head_texts(heads: Sequence[str], phrases: Sequence[str], proper: Sequence[bool],
-               is_title: Any) -> list[Entity]:
+               is_title: Any, mentions: Sequence[str] | None = None) -> list[Entity]:
     """The rule's entities, each written as the head word of its first mention."""
     return [dataclasses.replace(e, text=str(heads[e.mentions[0]]))
-            for e in document_entities(heads, phrases, proper, is_title)]
+            for e in document_entities(heads, phrases, proper, is_title, mentions)]
 
 
 def score_rows(name: str, seed: int, rows: pd.DataFrame, tmap: TemplateMap,

@@ -272,3 +272,18 @@ def test_a_kept_reading_reads_the_events_as_the_reading_computed_from_the_export
     frame.to_parquet(tmp_path / "assignments.parquet", index=False)
     again = kept_run_reading(None, str(tmp_path / "assignments.parquet"), None)
     assert again.roles == reading.roles and again.names == run_schema(frame)[1]
+
+
+def test_names_with_numbers_keep_them_so_two_dates_are_two_entities():
+    """A date's phrase is its month (the phrase drops numbers): read from the mention, *25
+    January* and *22 January* stay apart, and a bare *January* joins a dated one."""
+    heads = ["January", "January", "January", "Windows", "Windows"]
+    phrases = ["January", "January", "January", "Windows", "Windows"]
+    mentions = ["25 January", "22 January", "January", "Windows 10", "Windows 7"]
+    entities = document_entities(heads, phrases, [True] * 5, None, mentions)
+    assert [(e.text, e.mentions) for e in entities] == [
+        ("25 January", (0, 2)), ("22 January", (1,)), ("Windows 10", (3,)),
+        ("Windows 7", (4,))]
+    # Without the mentions' texts, the phrases merge them.
+    assert [e.text for e in document_entities(heads, phrases, [True] * 5)] == [
+        "January", "Windows"]

@@ -9,7 +9,9 @@ entities by four rules, in this order:
    two.
 2. **Names** (mentions whose head is a proper noun) are read without the titles before them
    (:func:`strip_titles`: *Defense Minister General Enrique Lopez Albujar* is *Enrique Lopez
-   Albujar*; the name of a group, which ends in a common noun, keeps them).
+   Albujar*; the name of a group, which ends in a common noun, keeps them). A name whose
+   mention holds a number is read as its mention, numbers kept (its phrase drops them): *25
+   January* and *22 January* are two dates, *Windows 10* is not *Windows 7*.
 3. A **shorter form** of a name, whose words all occur in order in a longer name, joins it:
    *Oqueli* and *Hector Oqueli* join *Hector Oqueli Colindres*; *Humberto Romero* and
    *Oscar Arnulfo Romero* stay two, and a lone *Romero* joins the longer.
@@ -109,8 +111,13 @@ def _nested_clusters(mentions: list[tuple[int, str]]) -> list[list[int]]:
     return sorted((sorted(rows) for _, rows in groups), key=lambda rows: rows[0])
 
 
+def _numbered(mention: str | None) -> bool:
+    return mention is not None and any(ch.isdigit() for ch in mention)
+
+
 def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequence[bool],
-                      is_title: Callable[[str], bool] | None = None) -> list[Entity]:
+                      is_title: Callable[[str], bool] | None = None,
+                      mentions: Sequence[str] | None = None) -> list[Entity]:
     """The entities of one document's mentions (module docstring).
 
     Parameters
@@ -121,6 +128,9 @@ def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequ
     is_title : callable, optional
         Whether a lowercased word is a title (``WordNetLexicon.is_person_noun``); without it
         only :data:`TITLE_ABBREVIATIONS` are.
+    mentions : sequence of str, optional
+        Each mention's text (the export's ``mention``): a name whose mention holds a number
+        is read as it (module docstring). None: every name is read from its phrase.
 
     Returns
     -------
@@ -132,6 +142,9 @@ def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequ
     described: dict[str, list[tuple[int, str]]] = {}
     named: list[tuple[int, str]] = []
     for i, (head, phrase, is_proper) in enumerate(zip(heads, phrases, proper, strict=True)):
+        mention = None if mentions is None else mentions[i]
+        if is_proper and _numbered(mention):
+            phrase = mention
         phrase = " ".join((phrase or head).split())
         if is_proper:
             named.append((i, strip_titles(phrase, is_title) or head))

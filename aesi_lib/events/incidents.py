@@ -57,10 +57,10 @@ EVENT_COLUMNS = ("doc_id", "incident", "template", "template_name", "trigger", "
                  "entity_id", "mention", "head", "predicate", "start_char", "end_char")
 
 
-#: How a document's mentions become entities: heads, phrases, proper flags and a title test
-#: -> entities (:func:`aesi_lib.events.entities.document_entities`).
+#: How a document's mentions become entities: heads, phrases, proper flags, a title test and
+#: the mentions' texts -> entities (:func:`aesi_lib.events.entities.document_entities`).
 EntityRule = Callable[[Sequence[str], Sequence[str], Sequence[bool],
-                       Callable[[str], bool] | None], list[Entity]]
+                       Callable[[str], bool] | None, Sequence[str]], list[Entity]]
 
 
 def event_rows(assignments: pd.DataFrame, schema: EventSchema, roles: Iterable[Role],
@@ -104,6 +104,7 @@ def event_rows(assignments: pd.DataFrame, schema: EventSchema, roles: Iterable[R
         ["doc_id", "sent_id", "start_char", "entity_id"], kind="stable").reset_index(drop=True)
     heads = frame["head"].astype(str).to_numpy()
     phrases = frame["phrase"].astype(str).to_numpy()
+    mentions = frame["mention"].astype(str).to_numpy()
     proper = frame["proper"].astype(bool).to_numpy()
     predicates = frame["predicate"].astype(str).to_numpy()
     weight = np.array([weights.get(p, 0.0) for p in predicates])
@@ -118,7 +119,8 @@ def event_rows(assignments: pd.DataFrame, schema: EventSchema, roles: Iterable[R
         in_events = rows[event_templates[rows]]
         if not in_events.size:
             continue
-        found = entity_rule(heads[rows], phrases[rows], proper[rows], is_title)
+        found = entity_rule(heads[rows], phrases[rows], proper[rows], is_title,
+                            mentions[rows])
         entity = np.empty(len(rows), dtype=np.int64)
         for number, e in enumerate(found):
             entity[list(e.mentions)] = number
