@@ -224,7 +224,7 @@ def flow_runner(args: argparse.Namespace, module: str, name: str
     ApiUnreachableError
         The configured API does not answer.
     """
-    from flows.cli.options import LOCAL_DASK, with_runner
+    from flows.cli.options import dask_options, with_runner
 
     url = configured_api()
     if url is not None:
@@ -239,14 +239,11 @@ def flow_runner(args: argparse.Namespace, module: str, name: str
     log.info("no Prefect API configured: the flow runs in this process (set "
              "PREFECT_API_URL to record its runs in a Prefect server)")
     flow = getattr(importlib.import_module(module), name)
-    dask = getattr(args, "dask", None)
-    if not dask:
+    cluster = dask_options(args)
+    if cluster is None:
         yield functools.partial(run_flow, flow)
         return
-    if not args.verbose:        # distributed sets its own levels when imported
-        logging.getLogger("distributed").setLevel(logging.WARNING)
-    with dask_cluster(None if dask == LOCAL_DASK else dask, n_workers=args.dask_workers,
-                      processes=not args.dask_threads) as client:
+    with dask_cluster(**cluster) as client:
         yield functools.partial(run_flow, flow, dask=client)
 
 

@@ -339,19 +339,27 @@ def check_runner(args: argparse.Namespace) -> None:
         check_dask_scheduler(dask)
 
 
+def dask_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The cluster ``--dask`` asks for: its scheduler ``address`` (None: a local cluster),
+    ``n_workers`` and ``processes``; None without ``--dask``. Unless ``--verbose``,
+    ``distributed``'s own log levels are lowered to warnings (it sets them when imported)."""
+    dask = getattr(args, "dask", None)
+    if not dask:
+        return None
+    if not args.verbose:
+        logging.getLogger("distributed").setLevel(logging.WARNING)
+    return {"address": None if dask == LOCAL_DASK else dask, "n_workers": args.dask_workers,
+            "processes": not args.dask_threads}
+
+
 def with_runner(flow_fn: Any, args: argparse.Namespace) -> Any:
     """The flow with the task runner the options ask for (default: the flow's own)."""
-    dask = getattr(args, "dask", None)
-    if dask:
-        from flows.common import dask_task_runner
+    cluster = dask_options(args)
+    if cluster is None:
+        return flow_fn
+    from flows.common import dask_task_runner
 
-        address = None if dask == LOCAL_DASK else dask
-        runner = dask_task_runner(address, n_workers=args.dask_workers,
-                                  processes=not args.dask_threads)
-        if not args.verbose:        # distributed sets its own levels when imported
-            logging.getLogger("distributed").setLevel(logging.WARNING)
-        return flow_fn.with_options(task_runner=runner)
-    return flow_fn
+    return flow_fn.with_options(task_runner=dask_task_runner(**cluster))
 
 
 def reading(args: argparse.Namespace) -> dict[str, Any]:
