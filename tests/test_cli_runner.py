@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -95,6 +96,7 @@ def test_a_run_starts_no_server_process(tmp_path, demo_seed):
     servers: list[str] = []
     while proc.poll() is None:
         servers += _children_named(proc.pid, "uvicorn") + _children_named(proc.pid, "server")
+        time.sleep(0.2)
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr[-3000:]
     assert servers == []
