@@ -238,16 +238,15 @@ class Steps:
         waited for; its value. A ``worker`` in the value is recorded with the step."""
         started = time.perf_counter()
         if self.in_process and self.cluster is None:
-            value = self.run(name, task, *args, **kwargs)
+            value, state = self._call(name, task, args, kwargs)
         elif self.in_process:
             value, state = self.cluster.submit(run_task, task, args, kwargs,
                                                self._storage(task), name, pure=False).result()
-            self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
         else:
             future = self._stored(task).submit(*args, **kwargs)
             value = future.result()         # raises the task's exception when it failed
-            self.records[name] = {"state": future.state.name,
-                                  "seconds": time.perf_counter() - started}
+            state = future.state.name
+        self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
         if isinstance(value, dict) and "worker" in value:
             self.records[name]["worker"] = value["worker"]
         release_freed_memory()
@@ -260,8 +259,7 @@ class Steps:
         runner of ``threads`` threads where the flow runs its tasks in threads and asks for
         more than one; in process, threads of this process."""
         if self.in_process and self.cluster is not None:
-            yield lambda task, *args: self.cluster.submit(task_value, task, args,
-                                                          self._storage(task), pure=False)
+            yield lambda task, *args: self._on_cluster(task, args)
             return
         if self.in_process:
             with task_threads(threads, self.result_storage) as submit:
@@ -282,13 +280,16 @@ class Steps:
         if self.in_process:
             from distributed import as_completed as finished
 
-            futures = [self.cluster.submit(task_value, task, args, self._storage(task),
-                                           pure=False) for args in calls]
-            for future in finished(futures):
+            for future in finished([self._on_cluster(task, args) for args in calls]):
                 yield future.result()
             return
         for future in as_completed([self._stored(task).submit(*args) for args in calls]):
             yield future.result()
+
+    def _on_cluster(self, task: Any, args: tuple[Any, ...]) -> Any:
+        """A future of ``task``'s value on ``args``, run by a worker of the in-process
+        cluster."""
+        return self.cluster.submit(task_value, task, args, self._storage(task), pure=False)
 
     def _storage(self, task: Any) -> Path | None:
         return self.result_storage if task.persist_result else None

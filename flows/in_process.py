@@ -68,10 +68,10 @@ def _result_store(result_storage: Path | None) -> Any:
 
 
 def _cache_key(task: Any, parameters: dict[str, Any], store: Any) -> str | None:
-    """The task's cache key as Prefect computes it for a ``cache_key_fn`` (None: the task is
-    not cached)."""
+    """The task's cache key as Prefect computes it for a ``cache_key_fn`` (None: the task has
+    none)."""
     key_fn = getattr(task.cache_policy, "cache_key_fn", None)
-    if key_fn is None or not task.persist_result:
+    if key_fn is None:
         return None
     return key_fn(SimpleNamespace(result_store=store), parameters)
 
