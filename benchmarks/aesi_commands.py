@@ -4,7 +4,7 @@ their ``aesi`` commands run.
 Cache keys hold a fingerprint of ``aesi_lib``, so a benchmark runs a copy of the code taken
 at its start (edits made meanwhile would turn a cached stage into a new one), with a fresh
 PREFECT_HOME of its own. The ``aesi`` commands turn Prefect's telemetry off themselves
-(``flows.cli.environment.telemetry_off``).
+(``aesi_flows.cli.environment.telemetry_off``).
 """
 
 from __future__ import annotations
@@ -14,15 +14,16 @@ import shutil
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("aesi_lib", "flows", "tasks")
+#: Each package as the commands import it, and its folder in the repository.
+PACKAGES = {"aesi_lib": "aesi_lib", "aesi_flows": "flows", "aesi_tasks": "tasks"}
 
 
 def code_snapshot(work: Path) -> Path:
     """Copy the packages into ``work/code`` (replacing an older copy); return that folder."""
     code = work / "code"
     shutil.rmtree(code, ignore_errors=True)
-    for package in PACKAGES:
-        shutil.copytree(REPO / package, code / package,
+    for package, folder in PACKAGES.items():
+        shutil.copytree(REPO / folder, code / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
     return code
 

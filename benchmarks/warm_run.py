@@ -7,12 +7,12 @@ Usage::
     .venv/bin/python benchmarks/warm_run.py --project-dir DIR --out OUT --repeat 3 \
         [--code PATH ...] [-- extra aesi run arguments, e.g. --demo]
 
-Each repetition is one ``python -m flows.cli run --project-dir DIR --out OUT ...`` in a fresh
+Each repetition is one ``python -m aesi_flows.cli run --project-dir DIR --out OUT ...`` in a fresh
 process, without ``PREFECT_API_URL`` (so it starts its own temporary server) and with the rest
 of the environment as it is. The project must have had one full run with the same arguments
 first (a run that parses a document is refused as not warm). ``--code`` names the source trees
-whose ``aesi_lib``, ``flows`` and ``tasks`` the command imports (``PYTHONPATH``; default this
-repository); with several, the repetitions alternate between them (A B A B ...), so that
+whose ``aesi_lib``, ``flows`` and ``tasks`` the command imports (``PYTHONPATH``, through links
+named as the tree installs them, :func:`import_path`; default this repository); with several, the repetitions alternate between them (A B A B ...), so that
 before and after are measured side by side on a shared machine. Their ``aesi_lib`` must be the
 same: its fingerprint is part of every cache key, and another library would make the run cold.
 
@@ -24,6 +24,7 @@ printing).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -36,12 +37,29 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 
 
+def import_path(code: Path, links: Path) -> tuple[str, Path]:
+    """The command's module and the folder to put first on ``PYTHONPATH`` for the source tree
+    ``code``: a tree that installs its folders as ``aesi_flows`` and ``aesi_tasks`` gets a
+    folder of links under those names in ``links``; an older tree, whose names were
+    ``flows`` and ``tasks``, is its own folder."""
+    if "aesi_flows" not in (code / "pyproject.toml").read_text():
+        return "flows.cli", code
+    links.mkdir(parents=True, exist_ok=True)
+    for name, folder in (("aesi_lib", "aesi_lib"), ("aesi_flows", "flows"),
+                         ("aesi_tasks", "tasks")):
+        if not (links / name).is_symlink():
+            (links / name).symlink_to(code / folder, target_is_directory=True)
+    return "aesi_flows.cli", links
+
+
 def run_once(code: Path, project: Path, out: Path, extra: list[str], log: Path
              ) -> dict[str, Any]:
     """One ``aesi run`` with the code of ``code``; its wall time and the flow's figures."""
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env["PYTHONPATH"] = str(code)
-    args = [sys.executable, "-m", "flows.cli", "run", "--project-dir", str(project),
+    tree = hashlib.sha1(str(code.resolve()).encode()).hexdigest()[:12]
+    module, path = import_path(code, log.parent / f"code-{tree}")
+    env["PYTHONPATH"] = str(path)
+    args = [sys.executable, "-m", module, "run", "--project-dir", str(project),
             "--out", str(out), *extra]
     started = time.perf_counter()
     with log.open("w") as fh:

@@ -43,11 +43,11 @@ from aesi_lib.run.outputs import documents_without_mentions, without_mentions_wa
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
-from flows.in_process import DASK_CLIENT, in_flow_run, run_task, task_threads, task_value
-from flows.memory import release_freed_memory
-from tasks.events import events_files, events_task, readable_task
-from tasks.export_changes import keep_export_task, label_changes_task
-from tasks.features import (
+from aesi_flows.in_process import DASK_CLIENT, in_flow_run, run_task, task_threads, task_value
+from aesi_flows.memory import release_freed_memory
+from aesi_tasks.events import events_files, events_task, readable_task
+from aesi_tasks.export_changes import keep_export_task, label_changes_task
+from aesi_tasks.features import (
     context_file,
     context_task,
     embed_batch_task,
@@ -58,15 +58,15 @@ from tasks.features import (
     pmi_file,
     pmi_task,
 )
-from tasks.ingest import (
+from aesi_tasks.ingest import (
     corpus_fingerprint_task,
     parse_batch_task,
     plan_ingest_task,
     store_batch_task,
 )
-from tasks.logs import step_logger
-from tasks.parsers import parse_processes_stopped_on_error, release_parse_processes
-from tasks.solve import (
+from aesi_tasks.logs import step_logger
+from aesi_tasks.parsers import parse_processes_stopped_on_error, release_parse_processes
+from aesi_tasks.solve import (
     export_task,
     place_task,
     placement_files,
@@ -188,14 +188,14 @@ class Steps:
     process's own settings).
 
     After each step the process hands the heap its allocators hold free back to the system
-    (:func:`flows.memory.release_freed_memory`), so that no step runs on top of the pages the
+    (:func:`aesi_flows.memory.release_freed_memory`), so that no step runs on top of the pages the
     steps before it freed."""
 
     def __init__(self, result_storage: Path | None = None) -> None:
         self.records: dict[str, dict[str, Any]] = {}
         self.result_storage = result_storage
         self.in_process = not in_flow_run()
-        """No Prefect flow run around: the tasks run here (``flows.in_process``)."""
+        """No Prefect flow run around: the tasks run here (``aesi_flows.in_process``)."""
         self.cluster = DASK_CLIENT.get() if self.in_process else None
         """In process, the Dask client whose workers take the spread steps (``--dask``)."""
 
@@ -393,7 +393,7 @@ def _flow_task_runner() -> Any:
 def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config: RunConfig,
                      steps: Steps, tag: str = "") -> None:
     """On a cluster, the encoder's work in about 32 batches of documents (at least 10 a
-    batch), one ``embed-batch`` task each (``tasks.features.embed_batch_task``): each fills
+    batch), one ``embed-batch`` task each (``aesi_tasks.features.embed_batch_task``): each fills
     the per-document vector cache, so the ``context-vectors`` step that follows reads every
     document from it and loads no model. Each finished batch is logged with the documents
     done so far. Recorded as the step ``embed-batches``."""

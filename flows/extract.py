@@ -19,7 +19,7 @@ from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.store.database import parse_frames
-from flows.common import (
+from aesi_flows.common import (
     Project,
     Steps,
     batches,
@@ -28,10 +28,10 @@ from flows.common import (
     warn_of_documents_without_mentions,
     write_results,
 )
-from tasks.extract import fill_slots_task
-from tasks.ingest import load_corpus_task, parse_batch_task
-from tasks.logs import step_logger
-from tasks.parsers import parse_processes_stopped_on_error
+from aesi_tasks.extract import fill_slots_task
+from aesi_tasks.ingest import load_corpus_task, parse_batch_task
+from aesi_tasks.logs import step_logger
+from aesi_tasks.parsers import parse_processes_stopped_on_error
 
 
 def read_run(run_dir: str | Path) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     and every entity mention gets the template and slot whose members it is most similar to.
     Writes ``assignments.csv`` / ``.parquet`` (with ``template_score`` and ``slot_score``) and
     ``results.json`` to ``out_dir`` (default ``<run_dir>/extracted``). The reading options
-    are ``tasks.ingest.load_corpus_task``'s; ``results.json`` lists the documents left out as
+    are ``aesi_tasks.ingest.load_corpus_task``'s; ``results.json`` lists the documents left out as
     not English under ``left_out``. ``project_dir`` names the project folder whose parse and
     vector caches it uses (None: the run's own).
     """

@@ -2,15 +2,15 @@
 
 A command whose user configured no Prefect API (``PREFECT_API_URL`` or the profile) runs its
 flow's function here (:func:`run_flow`) instead of starting a Prefect server to report to:
-each task's function runs as :class:`flows.common.Steps` calls it, with the rules Prefect
+each task's function runs as :class:`aesi_flows.common.Steps` calls it, with the rules Prefect
 would apply to it:
 
-* **cache**: a task with a cache key function (``tasks.keys``) and a persisted result is
+* **cache**: a task with a cache key function (``aesi_tasks.keys``) and a persisted result is
   answered from the same result store Prefect writes (the project's ``prefect-results``
   folder, records named by the key), and its result is written there when it runs; a run
   made here and one made under a Prefect server share one cache;
-* **retries**: the task's retries, delays and retry condition (``tasks.retry``);
-* **logs**: the task's lines name it (``tasks.logs.step_logger``);
+* **retries**: the task's retries, delays and retry condition (``aesi_tasks.retry``);
+* **logs**: the task's lines name it (``aesi_tasks.logs.step_logger``);
 * **placement**: with a Dask cluster (``aesi run --dask``, :func:`dask_cluster`), the steps
   that the flows spread (parse batches, encoder batches, the feature build) run on its
   workers, each through :func:`run_task` there; the rest stays in this process.
@@ -31,7 +31,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tasks.logs import RUNNING_STEP
+from aesi_tasks.logs import RUNNING_STEP
 
 log = logging.getLogger("aesi")
 

@@ -15,7 +15,7 @@ from aesi_lib.corpus.sources import recorded_corpus
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.resources import absolute_path
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
-from flows.common import (
+from aesi_flows.common import (
     Project,
     Steps,
     configuration,
@@ -29,9 +29,9 @@ from flows.common import (
     warn_of_documents_without_mentions,
     write_results,
 )
-from tasks.evaluate import evaluate_task, template_filling_task
-from tasks.ingest import load_corpus_task, stored_documents_task
-from tasks.solve import record_run_task
+from aesi_tasks.evaluate import evaluate_task, template_filling_task
+from aesi_tasks.ingest import load_corpus_task, stored_documents_task
+from aesi_tasks.solve import record_run_task
 
 
 @flow(name="aesi-induce", log_prints=True, task_runner=default_task_runner())

@@ -23,7 +23,7 @@ from aesi_lib.run.experiments import (
     named_configurations,
     seed_run_dir,
 )
-from flows.common import (
+from aesi_flows.common import (
     Project,
     Steps,
     default_task_runner,
@@ -33,10 +33,10 @@ from flows.common import (
     ingest,
     readable_steps,
 )
-from tasks.evaluate import score_row_task
-from tasks.ingest import load_corpus_task
-from tasks.logs import step_logger
-from tasks.solve import export_task, solve_files, solve_task
+from aesi_tasks.evaluate import score_row_task
+from aesi_tasks.ingest import load_corpus_task
+from aesi_tasks.logs import step_logger
+from aesi_tasks.solve import export_task, solve_files, solve_task
 
 
 @flow(name="aesi-sweep", log_prints=True, task_runner=default_task_runner())

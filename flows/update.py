@@ -17,7 +17,7 @@ from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import deep_merge
 from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.resources import absolute_resource_paths
-from flows.common import (
+from aesi_flows.common import (
     Project,
     Steps,
     configuration,
@@ -31,10 +31,10 @@ from flows.common import (
     warn_of_documents_without_mentions,
     write_results,
 )
-from tasks.evaluate import evaluate_task, template_filling_task
-from tasks.ingest import load_corpus_task, stored_documents_task
-from tasks.logs import step_logger
-from tasks.solve import export_documents_task
+from aesi_tasks.evaluate import evaluate_task, template_filling_task
+from aesi_tasks.ingest import load_corpus_task, stored_documents_task
+from aesi_tasks.logs import step_logger
+from aesi_tasks.solve import export_documents_task
 
 
 def _nothing_to_read(docs_path: str) -> bool:

@@ -11,8 +11,8 @@ from prefect import task
 from aesi_lib.corpus.sources import Corpus
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run import pipeline
-from tasks.keys import content_key, source_hash
-from tasks.logs import step_logger
+from aesi_tasks.keys import content_key, source_hash
+from aesi_tasks.logs import step_logger
 
 
 def _keys_digest(corpus: Corpus) -> str:

@@ -11,14 +11,14 @@ from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run import pipeline
-from tasks.keys import (
+from aesi_tasks.keys import (
     content_key,
     resolved,
     result_files_key,
     source_hash,
     wordnet_key,
 )
-from tasks.logs import step_logger
+from aesi_tasks.logs import step_logger
 
 
 def events_files(assignments_path: str, wordnet_path: str | None, work_dir: str

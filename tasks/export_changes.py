@@ -16,7 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from aesi_lib.files import replacing
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run.export_changes import describe_changes, export_changes, unchanged_export
-from tasks.logs import step_logger
+from aesi_tasks.logs import step_logger
 
 #: How many exports the project keeps (``<project>/exports``): the newest, and the ones
 #: before it that another output folder's run may still name as its last.

@@ -12,7 +12,7 @@ from aesi_lib.model.feature_files import load_features
 from aesi_lib.model.solution_files import load_labels
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
-from tasks.logs import step_logger
+from aesi_tasks.logs import step_logger
 
 
 @task(name="fill-slots", cache_policy=NO_CACHE)

@@ -3,7 +3,7 @@
 Each step writes one file named after its cache key inside the project folder (Parquet or
 ``.npz``) and returns its path, never the arrays themselves. The caller computes that path once
 with the function beside the step (:func:`entities_file`, :func:`pmi_file`, ...) and passes it
-in as ``out_path``; the step's cache key is read back from it (``tasks.keys.result_files_key``).
+in as ``out_path``; the step's cache key is read back from it (``aesi_tasks.keys.result_files_key``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.table_files import save_table
 from aesi_lib.store import Store
-from tasks.keys import (
+from aesi_tasks.keys import (
     content_key,
     resolved,
     resource_key,
@@ -38,9 +38,9 @@ from tasks.keys import (
     source_hash,
     wordnet_key,
 )
-from tasks.logs import step_logger
-from tasks.retry import RETRY
-from tasks.workers import worker_name
+from aesi_tasks.logs import step_logger
+from aesi_tasks.retry import RETRY
+from aesi_tasks.workers import worker_name
 
 
 def entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> str:
@@ -204,7 +204,7 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one
     ``.npz`` at ``out_path`` (:func:`features_file`;
     ``aesi_lib.model.feature_files.save_features``); returns its path, the table's and where
-    it ran (a cluster worker under ``--dask``: :func:`flows.common.feature_steps`).
+    it ran (a cluster worker under ``--dask``: :func:`aesi_flows.common.feature_steps`).
 
     The key holds the feature options and the lexicon resources but not the model options,
     so runs that differ only in the model (or the seed) share the features. ``context_path``

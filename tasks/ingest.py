@@ -22,10 +22,10 @@ from aesi_lib.fingerprint import corpus_fingerprint
 from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.store import Store, document_hash
-from tasks.logs import step_logger
-from tasks.parsers import PARSERS, parser_config_id
-from tasks.retry import RETRY
-from tasks.workers import worker_name
+from aesi_tasks.logs import step_logger
+from aesi_tasks.parsers import PARSERS, parser_config_id
+from aesi_tasks.retry import RETRY
+from aesi_tasks.workers import worker_name
 
 
 @task(name="load-corpus", cache_policy=NO_CACHE, **RETRY)

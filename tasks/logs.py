@@ -1,7 +1,7 @@
 """The logger of a step, whoever runs it.
 
 Inside a Prefect flow or task run it is Prefect's run logger (its lines reach the Prefect API
-and carry the run's name); run in process (``flows.in_process``) it is the ``aesi`` logger,
+and carry the run's name); run in process (``aesi_flows.in_process``) it is the ``aesi`` logger,
 each line tagged with the step it comes from (:data:`RUNNING_STEP`), so that the command
 line's log names the step either way.
 """

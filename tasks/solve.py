@@ -3,7 +3,7 @@ carries a previous solution's ids; and the steps that write the labels out: the 
 record, a subset export.
 
 The caller names the files a cached step writes (:func:`solve_files`, :func:`renumbered_file`)
-and passes them in; the cache key is their name (``tasks.keys.result_files_key``)."""
+and passes them in; the cache key is their name (``aesi_tasks.keys.result_files_key``)."""
 
 from __future__ import annotations
 
@@ -35,9 +35,9 @@ from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.store import Store
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
-from tasks.keys import content_key, resolved, result_files_key, source_hash
-from tasks.logs import step_logger
-from tasks.retry import RETRY
+from aesi_tasks.keys import content_key, resolved, result_files_key, source_hash
+from aesi_tasks.logs import step_logger
+from aesi_tasks.retry import RETRY
 
 
 def _previous_key(previous: dict[str, str] | None, entities_path: str | None) -> Any:
@@ -235,7 +235,7 @@ def export_task(entities_path: str, solution: dict[str, str], model: ModelConfig
                 out_dir: str) -> dict[str, str]:
     """``assignments.csv`` / ``.parquet``: one row per mention with its template and role
     slot (``pipeline.labelled_export`` under ``model``). The ``events`` and ``readable``
-    steps (``tasks.events``) write what a person reads beside them."""
+    steps (``aesi_tasks.events``) write what a person reads beside them."""
     table = pd.read_parquet(entities_path)
     labels = load_labels(solution["labels"])
     export = pipeline.labelled_export(table, labels.template, labels.slot, model,

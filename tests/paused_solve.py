@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from aesi_lib.run import pipeline
-from flows.cli import main
+from aesi_flows.cli import main
 
 
 def _paused(marker: Path, seconds: float):

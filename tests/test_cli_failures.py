@@ -24,7 +24,7 @@ from aesi_lib.corpus.types import Document
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 from aesi_lib.store import Store
 from aesi_lib.store.database import ENTITY_COLUMNS, journal_path, read_journal
-from flows.cli.environment import STORE_FILE
+from aesi_flows.cli.environment import STORE_FILE
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_KEYS = demo_data_dir() / "demo-key.muc4"
@@ -43,7 +43,7 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def aesi(tmp_path: Path, *args: str, timeout: float = 120, **env: str
          ) -> subprocess.CompletedProcess[str]:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=_env(tmp_path, **env),
+    done = subprocess.run([sys.executable, "-m", "aesi_flows.cli", *args], env=_env(tmp_path, **env),
                           capture_output=True, text=True, timeout=timeout, cwd=tmp_path)
     done.seconds = time.monotonic() - started  # type: ignore[attr-defined]
     return done
@@ -422,8 +422,8 @@ def test_a_writer_holds_an_existing_project_while_it_checks_its_input(tmp_path, 
     first's checks of its options and documents (which may take seconds)."""
     from aesi_lib.errors import InputError
     from aesi_lib.project_lock import _HELD, lock_path
-    from flows import cli
-    from flows.cli import commands
+    from aesi_flows import cli
+    from aesi_flows.cli import commands
 
     seen: dict[str, bool] = {}
 

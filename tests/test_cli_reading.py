@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows import cli
+from aesi_flows import cli
 
 
 def _docs(tmp_path: Path) -> Path:
@@ -33,7 +33,7 @@ def test_the_loader_reads_with_the_encoding_and_skips_what_it_must(tmp_path):
     from prefect.logging import disable_run_logger
 
     from aesi_lib.errors import InputError
-    from tasks.ingest import load_corpus_task
+    from aesi_tasks.ingest import load_corpus_task
 
     folder = _docs(tmp_path)
     with disable_run_logger():
@@ -66,7 +66,7 @@ def test_update_and_extract_take_the_reading_options():
 def test_the_early_check_leaves_the_skip_warnings_to_the_flow(tmp_path, caplog):
     import logging
 
-    from flows.cli.options import check_docs
+    from aesi_flows.cli.options import check_docs
 
     folder = _docs(tmp_path)
     with caplog.at_level(logging.WARNING):
@@ -88,7 +88,7 @@ def test_each_file_has_its_encoding_unless_one_is_given_and_non_english_is_a_fla
         assert (args.encoding, args.keep_non_english) == (None, False)
         args = parser.parse_args([*command, "--keep-non-english"])
         assert args.keep_non_english is True
-    from flows.cli.options import reading
+    from aesi_flows.cli.options import reading
 
     assert reading(parser.parse_args(["run", "--keep-non-english"]))["keep_non_english"] is True
 
@@ -96,7 +96,7 @@ def test_each_file_has_its_encoding_unless_one_is_given_and_non_english_is_a_fla
 def test_the_loader_lists_what_it_leaves_out_as_not_english(tmp_path):
     from prefect.logging import disable_run_logger
 
-    from tasks.ingest import load_corpus_task
+    from aesi_tasks.ingest import load_corpus_task
 
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""The heap a step freed goes back to the system before the next step (flows.memory)."""
+"""The heap a step freed goes back to the system before the next step (aesi_flows.memory)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import flows.common as common
-from flows.memory import malloc_trim, release_freed_memory
+import aesi_flows.common as common
+from aesi_flows.memory import malloc_trim, release_freed_memory
 
 
 def _resident_mib() -> float:

@@ -111,7 +111,7 @@ def prefect_here(server, tmp_path_factory):
 @pytest.fixture(scope="module")
 def reference(prefect_here, tmp_path_factory) -> dict[str, Any]:
     """An uninterrupted run of the main flow on the demo corpus (seed 0)."""
-    from flows.induce import induce_flow
+    from aesi_flows.induce import induce_flow
 
     root = tmp_path_factory.mktemp("reference")
     results = induce_flow(project_dir=str(root / "project"), out_dir=str(root / "out"),
@@ -125,7 +125,7 @@ def _assignments(out: Path) -> pd.DataFrame:
 
 
 def _aesi(args: list[str], env: dict[str, str], cwd: Path, **kwargs: Any) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "flows.cli", *args], env=env, cwd=cwd,
+    return subprocess.Popen([sys.executable, "-m", "aesi_flows.cli", *args], env=env, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             **kwargs)
 
@@ -224,8 +224,8 @@ def _write_jsonl(path: Path, records: list[tuple[str, str]]) -> Path:
 
 def test_a_scheduled_update_runs_its_own_configuration_and_consumes_its_inbox(
         prefect_here, reference, tmp_path):
-    from flows.induce import induce_flow
-    from flows.update import update_flow
+    from aesi_flows.induce import induce_flow
+    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -254,8 +254,8 @@ def test_a_scheduled_update_runs_its_own_configuration_and_consumes_its_inbox(
 
 def test_a_full_run_keeps_the_ids_and_the_documents_of_an_update(prefect_here, reference,
                                                                    tmp_path):
-    from flows.induce import induce_flow
-    from flows.update import update_flow
+    from aesi_flows.induce import induce_flow
+    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -320,7 +320,7 @@ def test_a_full_run_keeps_the_ids_and_the_documents_of_an_update(prefect_here, r
 def test_an_update_without_documents_solves_again_after_a_delete(prefect_here, reference,
                                                                   tmp_path):
     from aesi_lib.store import Store
-    from flows.update import update_flow
+    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -339,8 +339,8 @@ def test_an_update_without_documents_solves_again_after_a_delete(prefect_here, r
 
 def test_a_project_keeps_absolute_resource_paths_for_runs_from_another_folder(
         prefect_here, reference, tmp_path, monkeypatch):
-    from flows.induce import induce_flow
-    from flows.update import update_flow
+    from aesi_flows.induce import induce_flow
+    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -367,7 +367,7 @@ def test_update_reads_a_project_stored_before_options_were_removed(prefect_here,
     configuration. One that was set to anything else stops the update at once, naming it."""
     from aesi_lib.errors import ConfigError
     from aesi_lib.run.removed_keys import REMOVED_KEYS
-    from flows.update import update_flow
+    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -401,7 +401,7 @@ def _deployment_parameters(name: str) -> dict[str, Any]:
 
 def test_the_nightly_deployment_reads_the_corpus_its_project_recorded(prefect_here, reference,
                                                                      tmp_path):
-    from flows.induce import induce_flow
+    from aesi_flows.induce import induce_flow
 
     assert _deployment_parameters("aesi-full-run")["project_corpus"] is True
     # A project no run has recorded a corpus for: refused before any work.
@@ -423,7 +423,7 @@ def test_the_scheduled_deployments_run_the_default_preset_by_name():
         assert parameters["preset"] == "default" and "config_path" not in parameters, name
     # No copy of the preset that could drift from it.
     assert not (REPO / "configs" / "scheduled.json").exists()
-    from flows.common import configuration
+    from aesi_flows.common import configuration
 
     assert configuration(None, None, "default") == preset("default")
     with pytest.raises(ValueError, match="unknown preset 'defualt'"):
@@ -433,7 +433,7 @@ def test_the_scheduled_deployments_run_the_default_preset_by_name():
 def test_update_parses_only_new_and_changed_documents(prefect_here, reference, tmp_path):
     from aesi_lib.corpus.demo import load_demo_corpus
     from aesi_lib.store import Store
-    from flows.update import update_flow
+    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -511,7 +511,7 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
     assert len(shared) > 0.9 * len(before)
     for column in ("template", "slot"):
         assert (before.loc[shared, column] == after.loc[shared, column]).all(), column
-    from flows.extract import extract_flow
+    from aesi_flows.extract import extract_flow
 
     fresh = _write_jsonl(tmp_path / "fresh.jsonl", [("NEW-2", "A CAR BOMB EXPLODED IN FRONT OF "
                                                     "THE EMBASSY. THE POLICE ARRESTED TWO "
@@ -536,7 +536,7 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
 def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
     from aesi_lib.corpus.demo import load_demo_corpus
     from aesi_lib.store import Store
-    from flows.extract import extract_flow
+    from aesi_flows.extract import extract_flow
 
     demo = load_demo_corpus().documents
     copy = demo[4]
@@ -622,8 +622,8 @@ def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
 
 def test_parse_and_embedding_on_a_local_dask_cluster(prefect_here, reference, tmp_path,
                                                       caplog):
-    from flows.common import dask_task_runner
-    from flows.induce import induce_flow
+    from aesi_flows.common import dask_task_runner
+    from aesi_flows.induce import induce_flow
 
     runner = dask_task_runner(n_workers=2, processes=False)
     r = induce_flow.with_options(task_runner=runner)(
@@ -671,9 +671,9 @@ def test_the_per_document_work_on_a_dask_cluster_started_apart(server, prefect_h
     """``--dask ADDRESS``: a scheduler and a worker process started on their own, as on a
     real cluster, take the parse, the encoder pass and the feature build; the labels are a
     run's without Dask."""
-    from flows.cli.options import check_dask_scheduler
-    from flows.common import dask_task_runner
-    from flows.induce import induce_flow
+    from aesi_flows.cli.options import check_dask_scheduler
+    from aesi_flows.common import dask_task_runner
+    from aesi_flows.induce import induce_flow
 
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -712,7 +712,7 @@ def test_the_per_document_work_on_a_dask_cluster_started_apart(server, prefect_h
 
 
 def test_sweep_shares_features_and_caches_solves(prefect_here, reference, tmp_path):
-    from flows.sweep import sweep_flow
+    from aesi_flows.sweep import sweep_flow
 
     # The base is the configuration the reference run used (the default preset).
     spec = {"base": deep_merge(preset("default"), {"model": {"max_iter": 3}}),
@@ -763,7 +763,7 @@ def test_the_cache_is_the_project_folders_whoever_starts_the_flow(server, refere
 
 def test_context_vector_step_feeds_the_context_term(prefect_here, reference, tmp_path):
     pytest.importorskip("transformers", reason="the context extra is not installed")
-    from flows.induce import induce_flow
+    from aesi_flows.induce import induce_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -784,7 +784,7 @@ def test_context_vector_step_feeds_the_context_term(prefect_here, reference, tmp
 
 def test_report_command_writes_the_report(reference, tmp_path):
     pytest.importorskip("aesi_lib.report", reason="aesi_lib.report is not written yet")
-    from flows import cli
+    from aesi_flows import cli
 
     assert cli.main(["report", "--run", str(reference["out"]), "--out",
                      str(tmp_path / "report")]) == 0
@@ -856,7 +856,7 @@ def test_aesi_worker_stops_on_one_sigterm_when_started_with_sigint_ignored(serve
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     with open(log, "w") as out:
-        worker = subprocess.Popen([sys.executable, "-m", "flows.cli", "worker", "--pool",
+        worker = subprocess.Popen([sys.executable, "-m", "aesi_flows.cli", "worker", "--pool",
                                    "aesi-stop-test"], env=env, cwd=REPO, stdout=out,
                                   stderr=subprocess.STDOUT, preexec_fn=sigint_ignored,
                                   start_new_session=True)
@@ -878,8 +878,8 @@ def test_aesi_worker_stops_on_one_sigterm_when_started_with_sigint_ignored(serve
 def test_update_and_extract_name_the_documents_that_give_no_mention(prefect_here, reference,
                                                                     tmp_path):
     """The documents that give no entity mention have no row; results.json names them."""
-    from flows.extract import extract_flow
-    from flows.update import update_flow
+    from aesi_flows.extract import extract_flow
+    from aesi_flows.update import update_flow
 
     docs = _write_jsonl(tmp_path / "docs.jsonl", [
         ("NEW-1", "A CAR BOMB EXPLODED IN FRONT OF THE EMBASSY. THE POLICE ARRESTED TWO "
@@ -913,7 +913,7 @@ def test_update_and_extract_name_the_documents_that_give_no_mention(prefect_here
 def test_a_flow_run_waits_for_the_project_lock_of_another_process(prefect_here, tmp_path):
     """A deployment's flow run (started by a worker, without the command line) queues behind
     an aesi process that writes the same project."""
-    from flows.update import update_flow
+    from aesi_flows.update import update_flow
     from tests.test_project_lock import hold_lock
 
     project = tmp_path / "project"
@@ -936,12 +936,12 @@ def _labels(run: dict) -> dict[str, np.ndarray]:
 
 def test_a_flow_run_in_process_gives_the_labels_of_a_prefect_run_and_shares_its_cache(
         reference, tmp_path):
-    """The command line's way without a Prefect API (``flows.in_process``): the same steps,
+    """The command line's way without a Prefect API (``aesi_flows.in_process``): the same steps,
     the same labels as the flow run under the server, and the same result store, so that a
     run in process finds the cached steps of a Prefect run of the same project. (Last in
     this module: it writes a run into the reference project.)"""
-    from flows.in_process import run_flow
-    from flows.induce import induce_flow
+    from aesi_flows.in_process import run_flow
+    from aesi_flows.induce import induce_flow
 
     alone = run_flow(induce_flow, project_dir=str(tmp_path / "project"),
                      out_dir=str(tmp_path / "alone"), demo=True)

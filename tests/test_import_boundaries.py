@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("aesi_lib", "tasks", "flows")
+#: Each package folder and the name it is installed (and imported) as.
+PACKAGES = {"aesi_lib": "aesi_lib", "tasks": "aesi_tasks", "flows": "aesi_flows"}
 
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(REPO).with_suffix("").parts)
+    parts[0] = PACKAGES[parts[0]]
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -67,8 +69,8 @@ def test_the_library_does_not_import_prefect():
     offenders = sorted(
         (name, imported) for name, path in MODULES.items() if _within(name, "aesi_lib")
         for imported in _imports(path, name) if _within(imported, "prefect")
-        or _within(imported, "prefect_dask") or _within(imported, "tasks")
-        or _within(imported, "flows"))
+        or _within(imported, "prefect_dask") or _within(imported, "aesi_tasks")
+        or _within(imported, "aesi_flows"))
     assert offenders == []
 
 
@@ -79,7 +81,7 @@ def test_the_model_does_not_import_the_evaluation_or_the_keys(forbidden):
 
 
 def test_tasks_do_not_import_flows():
-    assert _edges("tasks", "flows") == []
+    assert _edges("aesi_tasks", "aesi_flows") == []
 
 
 def _cycle() -> list[str] | None:
@@ -137,3 +139,12 @@ def test_no_package_name_hides_one_of_its_modules():
         for child in sorted(p.stem for p in path.parent.glob("*.py") if p.stem != "__init__"):
             bound = package.__dict__.get(child)
             assert bound is None or isinstance(bound, types.ModuleType), f"{name}.{child}"
+
+
+def test_nothing_imports_the_folders_by_their_folder_names():
+    # flows/ and tasks/ are installed as aesi_flows and aesi_tasks (pyproject.toml): an import
+    # of the bare names would find a user's own tasks.py first, or nothing once installed.
+    offenders = sorted((name, imported) for name, path in MODULES.items()
+                       for imported in _imports(path, name)
+                       if imported.split(".")[0] in {"flows", "tasks"})
+    assert offenders == []

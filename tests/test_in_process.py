@@ -1,4 +1,4 @@
-"""The in-process executor of ``flows.in_process``: a task's cache, retries and log name as
+"""The in-process executor of ``aesi_flows.in_process``: a task's cache, retries and log name as
 Prefect would apply them, without a Prefect API."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from flows.in_process import CACHED, COMPLETED, in_flow_run, run_task, task_threads
-from tasks.logs import step_logger
+from aesi_flows.in_process import CACHED, COMPLETED, in_flow_run, run_task, task_threads
+from aesi_tasks.logs import step_logger
 
 CALLS: list[str] = []
 

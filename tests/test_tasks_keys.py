@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-import tasks.features as ftasks
-import tasks.ingest as itasks
-import tasks.keys as keys
-import tasks.parsers as parsers
-import tasks.solve as stasks
+import aesi_tasks.features as ftasks
+import aesi_tasks.ingest as itasks
+import aesi_tasks.keys as keys
+import aesi_tasks.parsers as parsers
+import aesi_tasks.solve as stasks
 from aesi_lib.parse.backends import ParserConfig
-from flows.common import batches
+from aesi_flows.common import batches
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -201,14 +201,14 @@ def test_importing_flows_or_tasks_changes_no_setting():
     env = {k: v for k, v in os.environ.items()
            if k not in ("DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")}
     out = subprocess.run(
-        [sys.executable, "-c", "import os, flows, tasks, flows.common; print("
+        [sys.executable, "-c", "import os, aesi_flows, aesi_tasks, aesi_flows.common; print("
          "os.environ.get('DO_NOT_TRACK'), os.environ.get('PREFECT_SERVER_ANALYTICS_ENABLED'))"],
         env=env, capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.split() == ["None", "None"]
 
 
 def test_the_command_line_switches_telemetry_off_before_its_command(monkeypatch):
-    from flows import cli
+    from aesi_flows import cli
 
     monkeypatch.delenv("DO_NOT_TRACK", raising=False)
     monkeypatch.delenv("PREFECT_SERVER_ANALYTICS_ENABLED", raising=False)
@@ -251,8 +251,8 @@ def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
 
     from aesi_lib.store import Store
     from aesi_lib.store.database import DEFAULT_KEEP_RUNS
-    from flows import cli
-    from flows.induce import induce_flow
+    from aesi_flows import cli
+    from aesi_flows.induce import induce_flow
 
     frame = pd.DataFrame([{"doc_id": "D1", "sent_id": 0, "entity_id": i, "head": "bomb",
                            "mention": "a bomb", "predicate": "explode", "dep": "nsubj",
@@ -279,7 +279,7 @@ def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path
     this machine (no shared project folder), the flow builds the features itself."""
     import logging
 
-    import flows.common as common
+    import aesi_flows.common as common
     from aesi_lib.run.config import RunConfig
     from aesi_lib.run.presets import preset
 

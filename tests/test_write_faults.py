@@ -21,7 +21,7 @@ from aesi_lib.parse.parallel import ParsePoolClosed, ParseWorkerError
 from aesi_lib.parse.types import ParsedDocument
 from aesi_lib.store import Store
 from aesi_lib.store.database import ENTITY_COLUMNS, journal_path, read_journal
-from tasks.retry import worth_retrying
+from aesi_tasks.retry import worth_retrying
 
 
 def _full_disk() -> OSError:

@@ -1,7 +1,7 @@
-"""``python -m flows.cli``: the ``aesi`` command."""
+"""``python -m aesi_flows.cli``: the ``aesi`` command."""
 
 import sys
 
-from flows.cli import main
+from aesi_flows.cli import main
 
 sys.exit(main())

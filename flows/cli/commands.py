@@ -2,7 +2,7 @@
 ``delete`` and ``store rebuild`` / ``store prune``.
 
 Each checks its options and paths first (the folders it writes, the project's store, the
-Prefect API: :mod:`flows.cli.environment`), then sets up Prefect's environment and calls a flow
+Prefect API: :mod:`aesi_flows.cli.environment`), then sets up Prefect's environment and calls a flow
 (or, for ``evaluate``, ``report``, ``delete`` and ``store prune``, the library directly) and
 prints what it did.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from aesi_lib.errors import AesiError, InputError, StoreDamagedError
-from flows.cli.environment import (
+from aesi_flows.cli.environment import (
     check_api,
     check_configured_api,
     check_file_writable,
@@ -30,14 +30,14 @@ from flows.cli.environment import (
     prefect_environment,
     store_path,
 )
-from flows.cli.options import (
+from aesi_flows.cli.options import (
     check_corpus,
     check_docs,
     check_runner,
     reading,
     run_config,
 )
-from flows.cli.printing import (
+from aesi_flows.cli.printing import (
     print_annotation_scores,
     print_bounds,
     print_documents,
@@ -127,7 +127,7 @@ def _cmd_run_claimed(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with flow_runner(args, "flows.induce", "induce_flow") as induce_flow:
+    with flow_runner(args, "aesi_flows.induce", "induce_flow") as induce_flow:
         results = induce_flow(
             project_dir=args.project_dir, out_dir=args.out, muc4_dir=args.muc4_dir,
             docs_path=args.docs, demo=args.demo, config=config,
@@ -174,7 +174,7 @@ def _empty_inbox(folder: Path) -> bool:
 
 
 def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
-    with flow_runner(args, "flows.update", "update_flow") as update_flow:
+    with flow_runner(args, "aesi_flows.update", "update_flow") as update_flow:
         results = update_flow(
             docs_path=args.docs, project_dir=args.project_dir, out_dir=args.out, config=config,
             split=args.split, parse_batch_size=args.batch_size, evaluate=args.evaluate,
@@ -201,7 +201,7 @@ def _update(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    from flows.extract import read_run
+    from aesi_flows.extract import read_run
 
     run = read_run(args.run)
     check_docs(args.docs, **reading(args))
@@ -211,7 +211,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
                    else "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
     prefect_environment(project_dir)
-    with flow_runner(args, "flows.extract", "extract_flow") as extract_flow:
+    with flow_runner(args, "aesi_flows.extract", "extract_flow") as extract_flow:
         results = extract_flow(
             docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,
             parse_batch_size=args.batch_size, project_dir=args.project_dir, **reading(args))
@@ -412,7 +412,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep_claimed(args: argparse.Namespace) -> int:
-    from flows.sweep import load_sweep_spec
+    from aesi_flows.sweep import load_sweep_spec
 
     spec = load_sweep_spec(args.configs)
     check_corpus(args)
@@ -424,7 +424,7 @@ def _cmd_sweep_claimed(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace, spec: dict[str, Any]) -> int:
-    with flow_runner(args, "flows.sweep", "sweep_flow") as sweep_flow:
+    with flow_runner(args, "aesi_flows.sweep", "sweep_flow") as sweep_flow:
         results = sweep_flow(
             spec=spec, seeds=args.seeds, out_dir=args.out, project_dir=args.project_dir,
             muc4_dir=args.muc4_dir, docs_path=args.docs, demo=args.demo,
@@ -534,7 +534,7 @@ def _rebuild(args: argparse.Namespace) -> int:
     documents = len(read_journal(pending))
     if moved:
         print(f"moved the damaged database aside: {moved}")
-    with flow_runner(args, "flows.rebuild",
+    with flow_runner(args, "aesi_flows.rebuild",
                      "rebuild_store_flow") as rebuild_store_flow:
         results = rebuild_store_flow(
             project_dir=args.project_dir, journal=str(pending),

@@ -33,7 +33,7 @@ from aesi_lib.errors import (
 )
 
 STORE_FILE = "aesi.duckdb"
-"""The store's file name inside a project folder (``flows.common.Project.db``)."""
+"""The store's file name inside a project folder (``aesi_flows.common.Project.db``)."""
 API_CHECK_TIMEOUT_S = 5.0
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
@@ -44,7 +44,7 @@ log = logging.getLogger("aesi")
 def telemetry_off() -> None:
     """No analytics from Prefect or its server, for this process and those it starts (values
     already in the environment win). Prefect's client starts its analytics when ``prefect`` is
-    imported, so this must run before that: :func:`flows.cli.main` calls it once, first."""
+    imported, so this must run before that: :func:`aesi_flows.cli.main` calls it once, first."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
 
@@ -212,7 +212,7 @@ def flow_runner(args: argparse.Namespace, module: str, name: str
     """The flow ``name`` of ``module`` as the command calls it, for the ``with`` block.
 
     With no Prefect API configured, the flow runs in this process
-    (``flows.in_process.run_flow``): no server is started, its steps are cached in the
+    (``aesi_flows.in_process.run_flow``): no server is started, its steps are cached in the
     project as under Prefect, and under ``--dask`` the steps it spreads run on the cluster's
     workers (a local one, ended with the block, or the scheduler at ``--dask ADDRESS``).
     With an API configured (which must answer) it runs as a Prefect flow run that reports
@@ -224,7 +224,7 @@ def flow_runner(args: argparse.Namespace, module: str, name: str
     ApiUnreachableError
         The configured API does not answer.
     """
-    from flows.cli.options import dask_options, with_runner
+    from aesi_flows.cli.options import dask_options, with_runner
 
     url = configured_api()
     if url is not None:
@@ -234,7 +234,7 @@ def flow_runner(args: argparse.Namespace, module: str, name: str
         finally:
             _drain_prefect()
         return
-    from flows.in_process import dask_cluster, run_flow
+    from aesi_flows.in_process import dask_cluster, run_flow
 
     log.info("no Prefect API configured: the flow runs in this process (set "
              "PREFECT_API_URL to record its runs in a Prefect server)")

@@ -1,6 +1,6 @@
 """Options shared by several subcommands, and turning them into a run configuration, a task
 runner and early checks of the corpus (the environment Prefect needs before it is imported is
-in :mod:`flows.cli.environment`)."""
+in :mod:`aesi_flows.cli.environment`)."""
 
 from __future__ import annotations
 
@@ -357,7 +357,7 @@ def with_runner(flow_fn: Any, args: argparse.Namespace) -> Any:
     cluster = dask_options(args)
     if cluster is None:
         return flow_fn
-    from flows.common import dask_task_runner
+    from aesi_flows.common import dask_task_runner
 
     return flow_fn.with_options(task_runner=dask_task_runner(**cluster))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from aesi_lib import __version__
-from flows.cli.commands import (
+from aesi_flows.cli.commands import (
     cmd_evaluate,
     cmd_extract,
     cmd_report,
@@ -13,7 +13,7 @@ from flows.cli.commands import (
     cmd_sweep,
     cmd_update,
 )
-from flows.cli.options import (
+from aesi_flows.cli.options import (
     ConfigHelpFormatter,
     add_config_options,
     add_corpus_options,
@@ -178,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     cf.set_defaults(preset="default", func=cmd_config)
 
     # Store maintenance: delete, store rebuild / prune, and run's --keep-runs.
-    from flows.cli.commands import KEEP_RUNS_DEFAULT, cmd_delete, cmd_store_prune, cmd_store_rebuild
+    from aesi_flows.cli.commands import KEEP_RUNS_DEFAULT, cmd_delete, cmd_store_prune, cmd_store_rebuild
 
     run.add_argument("--fresh", action="store_true",
                      help="solve from the seed with new template and slot ids (by default a "
@@ -230,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--keep", type=int, metavar="N",
                     help=f"runs whose rows stay (default {KEEP_RUNS_DEFAULT})")
     pr.set_defaults(func=cmd_store_prune)
-    from flows.cli.commands import DEFAULT_WORK_POOL, cmd_worker
+    from aesi_flows.cli.commands import DEFAULT_WORK_POOL, cmd_worker
 
     wk = sub.add_parser(
         "worker", help="run the deployments' Prefect worker (stops on one SIGTERM)",
@@ -242,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     wk.add_argument("--pool", default=DEFAULT_WORK_POOL,
                     help=f"work pool (default {DEFAULT_WORK_POOL}, as in prefect.yaml)")
     wk.set_defaults(func=cmd_worker)
-    from flows.cli.docs import add_docs_command
+    from aesi_flows.cli.docs import add_docs_command
 
     add_docs_command(sub)
     return parser
