@@ -12,8 +12,9 @@ process, without ``PREFECT_API_URL`` (so it starts its own temporary server) and
 of the environment as it is. The project must have had one full run with the same arguments
 first (a run that parses a document is refused as not warm). ``--code`` names the source trees
 whose ``aesi_lib``, ``flows`` and ``tasks`` the command imports (``PYTHONPATH``, through links
-named as the tree installs them, :func:`import_path`; default this repository); with several, the repetitions alternate between them (A B A B ...), so that
-before and after are measured side by side on a shared machine. Their ``aesi_lib`` must be the
+named as the tree installs them, :func:`import_path`; default this repository); with
+several, the repetitions alternate between them (A B A B ...), so that before and after are
+measured side by side on a shared machine. Their ``aesi_lib`` must be the
 same: its fingerprint is part of every cache key, and another library would make the run cold.
 
 Prints one line per run and, per code tree, the median and the minimum of the wall times and of

@@ -24,6 +24,8 @@ from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
+from aesi_flows.in_process import DASK_CLIENT, in_flow_run, run_task, task_threads, task_value
+from aesi_flows.memory import release_freed_memory
 from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
 from aesi_lib.model.carry import MENTION_KEY, known_share
@@ -43,8 +45,6 @@ from aesi_lib.run.outputs import documents_without_mentions, without_mentions_wa
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.run.presets import deep_merge, preset
 from aesi_lib.run.resources import absolute_resource_paths
-from aesi_flows.in_process import DASK_CLIENT, in_flow_run, run_task, task_threads, task_value
-from aesi_flows.memory import release_freed_memory
 from aesi_tasks.events import events_files, events_task, readable_task
 from aesi_tasks.export_changes import keep_export_task, label_changes_task
 from aesi_tasks.features import (

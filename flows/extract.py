@@ -12,13 +12,6 @@ import pandas as pd
 from prefect import flow
 from prefect.utilities.annotations import quote
 
-from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
-from aesi_lib.entities.entity_table import unstored_entity_table
-from aesi_lib.errors import InputError
-from aesi_lib.run.config import RunConfig
-from aesi_lib.run.outputs import event_summary
-from aesi_lib.run.pipeline import entity_rules
-from aesi_lib.store.database import parse_frames
 from aesi_flows.common import (
     Project,
     Steps,
@@ -28,6 +21,13 @@ from aesi_flows.common import (
     warn_of_documents_without_mentions,
     write_results,
 )
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
+from aesi_lib.entities.entity_table import unstored_entity_table
+from aesi_lib.errors import InputError
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.outputs import event_summary
+from aesi_lib.run.pipeline import entity_rules
+from aesi_lib.store.database import parse_frames
 from aesi_tasks.extract import fill_slots_task
 from aesi_tasks.ingest import load_corpus_task, parse_batch_task
 from aesi_tasks.logs import step_logger

@@ -10,11 +10,6 @@ from typing import Any
 from prefect import flow
 from prefect.utilities.annotations import quote
 
-from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
-from aesi_lib.corpus.sources import recorded_corpus
-from aesi_lib.run.config import RunConfig
-from aesi_lib.run.resources import absolute_path
-from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from aesi_flows.common import (
     Project,
     Steps,
@@ -29,6 +24,11 @@ from aesi_flows.common import (
     warn_of_documents_without_mentions,
     write_results,
 )
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
+from aesi_lib.corpus.sources import recorded_corpus
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.resources import absolute_path
+from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from aesi_tasks.evaluate import evaluate_task, template_filling_task
 from aesi_tasks.ingest import load_corpus_task, stored_documents_task
 from aesi_tasks.solve import record_run_task

@@ -12,6 +12,16 @@ import pandas as pd
 from prefect import flow
 from prefect.utilities.annotations import quote
 
+from aesi_flows.common import (
+    Project,
+    Steps,
+    default_task_runner,
+    feature_steps,
+    flow_run_id,
+    holds_project_lock,
+    ingest,
+    readable_steps,
+)
 from aesi_lib.errors import AesiError
 from aesi_lib.fingerprint import source_commit
 from aesi_lib.model.solution_files import load_summary
@@ -22,16 +32,6 @@ from aesi_lib.run.experiments import (
     extraction_groups,
     named_configurations,
     seed_run_dir,
-)
-from aesi_flows.common import (
-    Project,
-    Steps,
-    default_task_runner,
-    feature_steps,
-    flow_run_id,
-    holds_project_lock,
-    ingest,
-    readable_steps,
 )
 from aesi_tasks.evaluate import score_row_task
 from aesi_tasks.ingest import load_corpus_task

@@ -11,12 +11,6 @@ import pandas as pd
 from prefect import flow
 from prefect.utilities.annotations import quote
 
-from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
-from aesi_lib.run import presets
-from aesi_lib.run.config import RunConfig
-from aesi_lib.run.experiments import deep_merge
-from aesi_lib.run.outputs import event_summary
-from aesi_lib.run.resources import absolute_resource_paths
 from aesi_flows.common import (
     Project,
     Steps,
@@ -31,6 +25,12 @@ from aesi_flows.common import (
     warn_of_documents_without_mentions,
     write_results,
 )
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
+from aesi_lib.run import presets
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.experiments import deep_merge
+from aesi_lib.run.outputs import event_summary
+from aesi_lib.run.resources import absolute_resource_paths
 from aesi_tasks.evaluate import evaluate_task, template_filling_task
 from aesi_tasks.ingest import load_corpus_task, stored_documents_task
 from aesi_tasks.logs import step_logger

@@ -3,7 +3,8 @@
 Each step writes one file named after its cache key inside the project folder (Parquet or
 ``.npz``) and returns its path, never the arrays themselves. The caller computes that path once
 with the function beside the step (:func:`entities_file`, :func:`pmi_file`, ...) and passes it
-in as ``out_path``; the step's cache key is read back from it (``aesi_tasks.keys.result_files_key``).
+in as ``out_path``; the step's cache key is read back from it
+(``aesi_tasks.keys.result_files_key``).
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from threadpoolctl import threadpool_limits
 
+from aesi_flows.cli.environment import telemetry_off
 from aesi_lib.corpus.muc4 import MUC4_DIR_ENV, resolve_muc4_dir
 from aesi_lib.errors import InputError
-from aesi_flows.cli.environment import telemetry_off
 
 #: Set (by ``.ci/run`` where ``../shared/data/muc4`` exists) to make a missing corpus fail the
 #: MUC-4 tests instead of skipping them.

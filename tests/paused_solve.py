@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aesi_lib.run import pipeline
 from aesi_flows.cli import main
+from aesi_lib.run import pipeline
 
 
 def _paused(marker: Path, seconds: float):

@@ -16,12 +16,12 @@ from unittest import mock
 import pandas as pd
 import pytest
 
-from aesi_lib import __version__
-from aesi_lib.run.config import RunConfig, config_keys
-from aesi_lib.run.presets import preset
 from aesi_flows import cli
 from aesi_flows.cli.options import CONFIG_FLAGS, check_runner, run_config, with_runner
 from aesi_flows.cli.printing import print_scores
+from aesi_lib import __version__
+from aesi_lib.run.config import RunConfig, config_keys
+from aesi_lib.run.presets import preset
 from tests.test_config_validation import fake_model_folder, fake_wordnet
 
 REPO = Path(__file__).resolve().parents[1]
@@ -540,8 +540,8 @@ def test_log_lines_name_their_step():
 
 
 def test_the_document_length_limit_of_the_help_is_the_readers():
-    from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
     from aesi_flows.cli.options import MAX_DOC_CHARS_DEFAULT
+    from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 
     assert MAX_DOC_CHARS_DEFAULT == DEFAULT_MAX_DOC_CHARS
     for command in ("run", "update", "extract"):

@@ -9,8 +9,6 @@ import socket
 
 import pytest
 
-from aesi_lib.errors import ApiUnreachableError, NotWritableError
-from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from aesi_flows.cli import commands
 from aesi_flows.cli.environment import (
     STORE_FILE,
@@ -21,6 +19,8 @@ from aesi_flows.cli.environment import (
     signals_as_exceptions,
     store_path,
 )
+from aesi_lib.errors import ApiUnreachableError, NotWritableError
+from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 
 
 def test_a_missing_folder_under_a_writable_one_passes_and_is_not_created(tmp_path):

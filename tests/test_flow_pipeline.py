@@ -319,8 +319,8 @@ def test_a_full_run_keeps_the_ids_and_the_documents_of_an_update(prefect_here, r
 
 def test_an_update_without_documents_solves_again_after_a_delete(prefect_here, reference,
                                                                   tmp_path):
-    from aesi_lib.store import Store
     from aesi_flows.update import update_flow
+    from aesi_lib.store import Store
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -365,9 +365,9 @@ def test_update_reads_a_project_stored_before_options_were_removed(prefect_here,
     """``project.json`` of a project made while the removed options existed holds each of
     them at its default, the behaviour now fixed: ``aesi update`` reads it as the same
     configuration. One that was set to anything else stops the update at once, naming it."""
+    from aesi_flows.update import update_flow
     from aesi_lib.errors import ConfigError
     from aesi_lib.run.removed_keys import REMOVED_KEYS
-    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -431,9 +431,9 @@ def test_the_scheduled_deployments_run_the_default_preset_by_name():
 
 
 def test_update_parses_only_new_and_changed_documents(prefect_here, reference, tmp_path):
+    from aesi_flows.update import update_flow
     from aesi_lib.corpus.demo import load_demo_corpus
     from aesi_lib.store import Store
-    from aesi_flows.update import update_flow
 
     project = tmp_path / "project"
     shutil.copytree(reference["project"], project)
@@ -534,9 +534,9 @@ def test_update_parses_only_new_and_changed_documents(prefect_here, reference, t
 
 
 def test_extract_fills_slots_without_solving(prefect_here, reference, tmp_path):
+    from aesi_flows.extract import extract_flow
     from aesi_lib.corpus.demo import load_demo_corpus
     from aesi_lib.store import Store
-    from aesi_flows.extract import extract_flow
 
     demo = load_demo_corpus().documents
     copy = demo[4]

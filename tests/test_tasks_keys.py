@@ -16,8 +16,8 @@ import aesi_tasks.ingest as itasks
 import aesi_tasks.keys as keys
 import aesi_tasks.parsers as parsers
 import aesi_tasks.solve as stasks
-from aesi_lib.parse.backends import ParserConfig
 from aesi_flows.common import batches
+from aesi_lib.parse.backends import ParserConfig
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -249,10 +249,10 @@ def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
 
     import pandas as pd
 
-    from aesi_lib.store import Store
-    from aesi_lib.store.database import DEFAULT_KEEP_RUNS
     from aesi_flows import cli
     from aesi_flows.induce import induce_flow
+    from aesi_lib.store import Store
+    from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 
     frame = pd.DataFrame([{"doc_id": "D1", "sent_id": 0, "entity_id": i, "head": "bomb",
                            "mention": "a bomb", "predicate": "explode", "dep": "nsubj",

@@ -9,9 +9,10 @@ machine refused (a full disk, an I/O error: ``aesi_lib.errors.write_fault``) pri
 naming the file and exits with status 1; Ctrl-C (SIGINT)
 and SIGTERM end a command cleanly (its parse workers stopped, its project lock released) with
 one line and status 130 or 143. A command runs its flow in its own process unless a Prefect
-API is configured (:func:`aesi_flows.cli.environment.flow_runner`). :mod:`aesi_flows.cli.parser` builds the
-parser, :mod:`aesi_flows.cli.commands` runs the commands, :mod:`aesi_flows.cli.options` holds the shared
-options and :mod:`aesi_flows.cli.printing` what they print.
+API is configured (:func:`aesi_flows.cli.environment.flow_runner`).
+:mod:`aesi_flows.cli.parser` builds the parser, :mod:`aesi_flows.cli.commands` runs the
+commands, :mod:`aesi_flows.cli.options` holds the shared options and
+:mod:`aesi_flows.cli.printing` what they print.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import logging
 import sys
 from pathlib import Path
 
-from aesi_lib.errors import AesiError, write_fault
 from aesi_flows.cli.environment import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -33,6 +33,7 @@ from aesi_flows.cli.environment import (
     telemetry_off,
 )
 from aesi_flows.cli.parser import build_parser
+from aesi_lib.errors import AesiError, write_fault
 
 EXIT_WRITE_FAULT = 1
 """A write the machine refused (full disk, I/O error) stopped the command in its work."""

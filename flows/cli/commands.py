@@ -19,7 +19,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aesi_lib.errors import AesiError, InputError, StoreDamagedError
 from aesi_flows.cli.environment import (
     check_api,
     check_configured_api,
@@ -46,6 +45,7 @@ from aesi_flows.cli.printing import (
     print_steps,
     print_template_filling,
 )
+from aesi_lib.errors import AesiError, InputError, StoreDamagedError
 
 KEEP_RUNS_DEFAULT = 3
 """``aesi_lib.store.database.DEFAULT_KEEP_RUNS``, for the help (without importing the store)."""

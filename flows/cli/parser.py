@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from aesi_lib import __version__
 from aesi_flows.cli.commands import (
     cmd_evaluate,
     cmd_extract,
@@ -23,6 +22,7 @@ from aesi_flows.cli.options import (
     add_wait_option,
     cmd_config,
 )
+from aesi_lib import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,7 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     cf.set_defaults(preset="default", func=cmd_config)
 
     # Store maintenance: delete, store rebuild / prune, and run's --keep-runs.
-    from aesi_flows.cli.commands import KEEP_RUNS_DEFAULT, cmd_delete, cmd_store_prune, cmd_store_rebuild
+    from aesi_flows.cli.commands import (
+        KEEP_RUNS_DEFAULT,
+        cmd_delete,
+        cmd_store_prune,
+        cmd_store_rebuild,
+    )
 
     run.add_argument("--fresh", action="store_true",
                      help="solve from the seed with new template and slot ids (by default a "
