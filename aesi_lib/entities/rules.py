@@ -103,6 +103,26 @@ R16 attribution verbs (only with R12 and ``EntityRules.attribution_verbs``,
     the verb it completes (``held the FMLN responsible for``) or the noun it modifies (``the
     group responsible for the attack``). ``predicate_index`` is the noun, as in R12.
 
+R17 noun modifiers (only with ``EntityRules.noun_modifiers``, ``features.noun_modifiers``)
+    A noun inside an argument's noun phrase that no other rule makes an argument, as a noun
+    compound, a possessor or a prepositional object (and their conjuncts), up to two links
+    down, is an argument of the same predicate; its dependency is the argument's, ``>`` and
+    the last link (``compound``, ``poss`` or the preposition): ``attacked Windows users`` ->
+    Windows/``dobj>compound`` of attack, ``stole the data of Acme users`` ->
+    users/``dobj>of`` of steal, ``took control of the hospital's systems`` ->
+    hospital/``dobj>poss`` of take.
+R18 pronouns (only with ``EntityRules.pronoun_arguments``, ``features.pronoun_arguments``)
+    A personal pronoun (*he*, *she*, *it*, *they*, *we*, *I* and their object forms) is an
+    argument head as a noun is (R3-R11). Its mention and span are the pronoun's; its head,
+    lemma, phrase and ``proper`` are those of its antecedent, so that it reads and scores as
+    the entity it stands for: the nearest preceding argument noun of its own sentence, else
+    the previous sentence's first subject, else that sentence's nearest noun, whose number
+    agrees (plural for *they*, *them*, *we*, *us*); the pronoun's own when none agrees.
+R19 numbers (only with ``EntityRules.number_arguments``, ``features.number_arguments``)
+    A number or a quantifier that is an argument itself (``killing 15``, ``many were
+    injured``; a NUM token, or *many*, *several*, *dozens*, ... heading no noun) is an
+    argument head as a noun is.
+
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
 with :class:`EntityRules` for ablations. R12 and R14-R16 are written in
 :mod:`aesi_lib.entities.event_noun_rules`; the labels and the sentence view all rules read are
@@ -130,6 +150,7 @@ one blank. ``proper`` says whether the head is a proper noun (a name).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -142,6 +163,14 @@ from aesi_lib.entities.event_noun_rules import (
     sentence_event_nouns,
     support_verb_agents,
 )
+from aesi_lib.entities.reach_rules import (
+    MODIFIER_LINK,
+    antecedent_order,
+    is_number_argument,
+    is_pronoun_argument,
+    modifier_arguments,
+    pronoun_antecedent,
+)
 from aesi_lib.entities.sentence_view import (
     ANY_SUBJECT,
     CLEAR_AGENT,
@@ -153,6 +182,7 @@ from aesi_lib.entities.sentence_view import (
     DEP_INDIRECT,
     DEP_OBJECT,
     DEP_SUBJECT,
+    HEAD_UPOS,
     INDIRECT_OBJECT,
     NON_PREDICATE_DEPS,
     OBJECT,
@@ -188,6 +218,8 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
         stored += f";{rules.event_nouns.config_id}"
         stored += "".join(f";{mark}" for switch, mark in _EVENT_NOUN_RULE_MARKS
                           if getattr(rules, switch))
+    stored += "".join(f";{mark}" for switch, mark in _REACH_RULE_MARKS
+                      if getattr(rules, switch))
     return stored
 
 
@@ -195,6 +227,9 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
 #: whose event nouns they read), in this order.
 _EVENT_NOUN_RULE_MARKS = (("support_verbs", "support"), ("agentive_modifiers", "agentive"),
                           ("attribution_verbs", "attribution"))
+#: What :func:`stored_config_id` records for each of R17-R19 when it is on, in this order.
+_REACH_RULE_MARKS = (("noun_modifiers", "modifiers"), ("pronoun_arguments", "pronouns"),
+                     ("number_arguments", "numbers"))
 
 
 # Children left out of a mention (with their subtrees).
@@ -256,7 +291,8 @@ class EntityRules:
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
     returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, ``is_agent(lemma,
     upos)`` and ``config_id``); R14 with ``support_verbs`` and R12; R15 with
-    ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and R12."""
+    ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and R12; R17 with
+    ``noun_modifiers``, R18 with ``pronoun_arguments``, R19 with ``number_arguments``."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
@@ -266,9 +302,19 @@ class EntityRules:
     support_verbs: bool = False
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
+    noun_modifiers: bool = False
+    pronoun_arguments: bool = False
+    number_arguments: bool = False
 
 
 DEFAULT_RULES = EntityRules()
+
+
+def _is_head(view: SentenceView, i: int, rules: EntityRules) -> bool:
+    """Whether token ``i`` can head an argument: a noun (R1), a personal pronoun under R18,
+    a number or quantifier under R19."""
+    return (view.is_noun(i) or (rules.pronoun_arguments and is_pronoun_argument(view, i))
+            or (rules.number_arguments and is_number_argument(view, i)))
 
 
 def _arguments(view: SentenceView, verb: int) -> list[tuple[int, str]]:
@@ -332,7 +378,7 @@ def _surface_subjects(view: SentenceView, verb: int, rules: EntityRules,
             if rules.relative_clauses and view.is_relative_pronoun(s):
                 nouns += _antecedents(view, verb)
             else:
-                nouns += [c for c in view.conjuncts(s) if view.is_noun(c)]
+                nouns += [c for c in view.conjuncts(s) if _is_head(view, c, rules)]
         return nouns
     tok = view.tokens[verb]
     head = tok.head
@@ -368,7 +414,7 @@ def _verb_entities(view: SentenceView, verb: int, rules: EntityRules) -> list[tu
         if rules.relative_clauses and view.is_relative_pronoun(arg):
             pairs += [(n, dep) for n in _antecedents(view, verb)]
             continue
-        pairs += [(n, dep) for n in view.conjuncts(arg) if view.is_noun(n)]
+        pairs += [(n, dep) for n in view.conjuncts(arg) if _is_head(view, n, rules)]
     if not view.kids(verb, ANY_SUBJECT):
         inherited_dep = DEP_OBJECT if passive else DEP_SUBJECT
         pairs += [(n, inherited_dep) for n in _surface_subjects(view, verb, rules)]
@@ -485,6 +531,13 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             given.add((noun, verb, DEP_SUBJECT))
             records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
                                    mentions))
+    if rules.noun_modifiers:
+        sources = list(records)
+        taken = {r.head_index for r in sources}
+        for noun, k, dep in modifier_arguments(view, [(r.head_index, r.dep) for r in sources],
+                                               taken):
+            records.append(_record(view, doc_id, sent_id, noun, sources[k].predicate_index,
+                                   sources[k].predicate, dep, mentions))
     return records
 
 
@@ -531,4 +584,40 @@ def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
     records: list[EntityRecord] = []
     for sent_id, sentence in enumerate(parsed.sentences):
         records += extract_sentence_entities(sentence, parsed.doc_id, sent_id, rules)
+    if rules.pronoun_arguments:
+        records = _with_antecedents(parsed, records)
     return records
+
+
+def _with_antecedents(parsed: ParsedDocument, records: list[EntityRecord]
+                      ) -> list[EntityRecord]:
+    """``records`` with each pronoun's head, lemma, phrase and ``proper`` taken from its
+    antecedent (R18, :func:`aesi_lib.entities.reach_rules.pronoun_antecedent`)."""
+    def token(r: EntityRecord) -> Token:
+        return parsed.sentences[r.sent_id].tokens[r.head_index]
+
+    # The argument nouns of each sentence by token, a subject when any of its rows is.
+    nouns: dict[int, dict[int, tuple[EntityRecord, bool]]] = {}
+    for r in records:
+        if token(r).upos in HEAD_UPOS and MODIFIER_LINK not in r.dep:
+            seen = nouns.setdefault(r.sent_id, {}).get(r.head_index)
+            nouns[r.sent_id][r.head_index] = (seen[0] if seen else r,
+                                              (seen is not None and seen[1])
+                                              or r.dep == DEP_SUBJECT)
+    out = []
+    for r in records:
+        if token(r).upos != "PRON":
+            out.append(r)
+            continue
+        before = [(n, (offset, i, subject)) for offset in (-1, 0)
+                  for i, (n, subject) in nouns.get(r.sent_id + offset, {}).items()
+                  if offset < 0 or i < r.head_index]
+        order = antecedent_order([place for _, place in before])
+        found = pronoun_antecedent(r.head, [token(before[k][0]).tag for k in order])
+        if found < 0:
+            out.append(r)
+            continue
+        antecedent = before[order[found]][0]
+        out.append(dataclasses.replace(r, head=antecedent.head, head_lemma=antecedent.head_lemma,
+                                       phrase=antecedent.phrase, proper=antecedent.proper))
+    return out

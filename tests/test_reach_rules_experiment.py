@@ -1,0 +1,45 @@
+"""The harness of experiments/reach_rules.py: its options per variant, the issue's macro
+average and the table of means over the seeds (the runs themselves are the CLI's, tested
+elsewhere)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from aesi_lib.model.features import ENTITY_RULE_SWITCHES
+from experiments import reach_rules
+
+
+def test_each_variant_sets_one_entity_rule_of_the_features():
+    assert reach_rules.settings("default") == []
+    for variant in reach_rules.VARIANTS:
+        if variant == "default":
+            continue
+        assert variant in ENTITY_RULE_SWITCHES
+        assert reach_rules.settings(variant) == ["--set", f"features.{variant}=true"]
+
+
+def test_macro_averages_the_roles_with_enough_gold_entities():
+    summary = {"roles": {"A": {"f1": 0.2, "r_den": 150}, "B": {"f1": 0.4, "r_den": 100},
+                         "C": {"f1": 0.9, "r_den": 99}}}
+    assert reach_rules.macro(summary) == pytest.approx(0.3)
+
+
+def test_the_table_gives_mean_and_deviation_per_variant_in_order():
+    rows = pd.DataFrame([{"corpus": "muc4", "variant": "default", "seed": 0, "x": 0.4},
+                         {"corpus": "muc4", "variant": "default", "seed": 1, "x": 0.6},
+                         {"corpus": "muc4", "variant": "b", "seed": 0, "x": 0.1},
+                         {"corpus": "casie-dev", "variant": "b", "seed": 0, "x": 9.0}])
+    lines = reach_rules.table(rows, "muc4", ["x"]).splitlines()
+    assert lines[0] == "| variant | seeds | x |"
+    assert lines[2] == "| default | 2 | 0.500 ± 0.100 |"
+    assert lines[3] == "| b | 1 | 0.100 ± 0.000 |"
+
+
+def test_a_missing_corpus_is_named_before_any_run(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        reach_rules.main(["--out", str(tmp_path / "w"), "--casie", str(tmp_path / "none.jsonl"),
+                          "--corpora", "casie-dev"])
+    assert "none.jsonl: not found" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
