@@ -28,12 +28,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 #: Seed-0 scores on TST1+TST2 (the selection split) as the README reports them, 3 decimals.
-DEFAULT_SEED0 = {"test-mapped/lenient": 0.442, "dev-mapped/lenient": 0.465,
-                 "test-mapped/strict": 0.456, "dev-mapped/strict": 0.456}
-#: The seed-0 template-filling micro-F1 (TST1+TST2, map learned on DEV): 0.3143, where 0.3145
-#: before names kept their numbers (two dates, two brigades apart: one filler more, 611
-#: predicted against 610, the same 210 found; the 10 seeds' rows are unchanged).
-DEFAULT_SEED0_TEMPLATE_FILLING = 0.314
+#: Since pronouns are arguments read as their antecedents (R18, issue 67); before it 0.442 /
+#: 0.465 / 0.456 / 0.456.
+DEFAULT_SEED0 = {"test-mapped/lenient": 0.461, "dev-mapped/lenient": 0.483,
+                 "test-mapped/strict": 0.447, "dev-mapped/strict": 0.473}
+#: The seed-0 template-filling micro-F1 (TST1+TST2, map learned on DEV): 0.3219 with R18;
+#: 0.3143 before it.
+DEFAULT_SEED0_TEMPLATE_FILLING = 0.322
 REPRODUCTION_SEED0 = {"test-mapped/lenient": 0.157, "dev-mapped/lenient": 0.133}
 
 pytestmark = [pytest.mark.muc4, pytest.mark.slow]

@@ -36,8 +36,8 @@ def test_notebook_path_on_the_demo_corpus(tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(paths["parquet"]), assignments)
     scores = pipeline.evaluate_assignments(assignments, corpus.keys)
     # The demo corpus, default preset, seed 0: pinned (the flow test pins the same counts).
-    assert [scores["test-mapped/lenient"][k] for k in ("tp", "fp", "fn")] == [40, 11, 92]
-    assert round(scores["test-mapped/lenient"]["f1"], 3) == 0.437
+    assert [scores["test-mapped/lenient"][k] for k in ("tp", "fp", "fn")] == [36, 7, 95]
+    assert round(scores["test-mapped/lenient"]["f1"], 3) == 0.414
     assert scores["recall_ceiling/lenient"] >= scores["test-mapped/lenient"]["recall"]
     lenient = scores["test-mapped/lenient"]
     assert lenient["recall"] <= lenient["template_recall_ceiling"]
@@ -46,7 +46,7 @@ def test_notebook_path_on_the_demo_corpus(tmp_path):
     misses = lenient["misses"].values()
     assert sum(m["found"] for m in misses) == lenient["tp"]
     missed = sum(m["other_slot"] + m["other_template"] + m["no_mention"] for m in misses)
-    assert missed == lenient["fn"] == 92
+    assert missed == lenient["fn"] == 95
 
 
 def test_event_nouns_re_extract_the_stored_rows_and_back(tmp_path):
@@ -101,8 +101,7 @@ def test_entity_rules_take_every_switch_of_the_features():
     for name in ENTITY_RULE_SWITCHES:
         # Each switch alone (R14-R16 over the event nouns of R12).
         features = {"event_nouns": True, "event_noun_senses": "first",
-                    "support_verbs": False, "agentive_modifiers": False,
-                    "attribution_verbs": False, name: True}
+                    **dict.fromkeys(ENTITY_RULE_SWITCHES, False), name: True}
         config = RunConfig.from_dict(deep_merge(preset("default"), {"features": features}))
         rules = pipeline.entity_rules(config)
         assert [s for s in ENTITY_RULE_SWITCHES if getattr(rules, s)] == [name], name

@@ -11,13 +11,13 @@ from aesi_lib.model.features import ENTITY_RULE_SWITCHES
 from experiments import reach_rules
 
 
-def test_each_variant_sets_one_entity_rule_of_the_features():
+def test_each_variant_sets_an_entity_rule_of_the_features():
     assert reach_rules.settings("default") == []
-    for variant in reach_rules.VARIANTS:
-        if variant == "default":
-            continue
-        assert variant in ENTITY_RULE_SWITCHES
-        assert reach_rules.settings(variant) == ["--set", f"features.{variant}=true"]
+    assert reach_rules.settings("without_pronoun_arguments") == [
+        "--set", "features.pronoun_arguments=false"]
+    for options in reach_rules.VARIANTS.values():
+        for option in options:
+            assert option.split("=")[0].removeprefix("features.") in ENTITY_RULE_SWITCHES
 
 
 def test_macro_averages_the_roles_with_enough_gold_entities():

@@ -10,7 +10,8 @@ on both label sets the parsers produce: ClearNLP/Stanford (spaCy: ``nsubj``, ``d
 Rules
 -----
 R1 heads
-    The head is a NOUN or PROPN token. Pronouns, numerals and everything else are left out.
+    The head is a NOUN or PROPN token (or a personal pronoun under R18). Numerals and
+    everything else are left out.
 R2 predicates
     The predicate is a VERB token (not AUX: copulas and auxiliaries are not predicates) that
     does not itself serve as a preposition or marker (``ACCORDING to``); its lowercased lemma is
@@ -103,14 +104,12 @@ R16 attribution verbs (only with R12 and ``EntityRules.attribution_verbs``,
     the verb it completes (``held the FMLN responsible for``) or the noun it modifies (``the
     group responsible for the attack``). ``predicate_index`` is the noun, as in R12.
 
-R17 noun modifiers (only with ``EntityRules.noun_modifiers``, ``features.noun_modifiers``)
-    A noun inside an argument's noun phrase that no other rule makes an argument, as a noun
-    compound, a possessor or a prepositional object (and their conjuncts), up to two links
-    down, is an argument of the same predicate; its dependency is the argument's, ``>`` and
-    the last link (``compound``, ``poss`` or the preposition): ``attacked Windows users`` ->
-    Windows/``dobj>compound`` of attack, ``stole the data of Acme users`` ->
-    users/``dobj>of`` of steal, ``took control of the hospital's systems`` ->
-    hospital/``dobj>poss`` of take.
+(R17, nouns inside an argument's phrase as arguments of its predicate, and R19, numbers and
+quantifiers that are an argument, were measured on CASIE and MUC-4 and removed: R17 raised
+CASIE's recall ceilings but lowered its F1 and MUC-4's, R19 raised CASIE's multi-slot F1 as
+much as the predicate baseline's and lowered MUC-4's; docs/experiments/reach-rules.md. Their
+code is at commit 5291fcb.)
+
 R18 pronouns (only with ``EntityRules.pronoun_arguments``, ``features.pronoun_arguments``)
     A personal pronoun (*he*, *she*, *it*, *they*, *we*, *I* and their object forms) is an
     argument head as a noun is (R3-R11). Its mention and span are the pronoun's; its head,
@@ -118,10 +117,6 @@ R18 pronouns (only with ``EntityRules.pronoun_arguments``, ``features.pronoun_ar
     the entity it stands for: the nearest preceding argument noun of its own sentence, else
     the previous sentence's first subject, else that sentence's nearest noun, whose number
     agrees (plural for *they*, *them*, *we*, *us*); the pronoun's own when none agrees.
-R19 numbers (only with ``EntityRules.number_arguments``, ``features.number_arguments``)
-    A number or a quantifier that is an argument itself (``killing 15``, ``many were
-    injured``; a NUM token, or *many*, *several*, *dozens*, ... heading no noun) is an
-    argument head as a noun is.
 
 Each (head token, predicate token, dependency) triple is kept once. R8-R11 can be switched off
 with :class:`EntityRules` for ablations. R12 and R14-R16 are written in
@@ -163,12 +158,9 @@ from aesi_lib.entities.event_noun_rules import (
     sentence_event_nouns,
     support_verb_agents,
 )
-from aesi_lib.entities.reach_rules import (
-    MODIFIER_LINK,
+from aesi_lib.entities.pronouns import (
     antecedent_order,
-    is_number_argument,
     is_pronoun_argument,
-    modifier_arguments,
     pronoun_antecedent,
 )
 from aesi_lib.entities.sentence_view import (
@@ -218,8 +210,8 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
         stored += f";{rules.event_nouns.config_id}"
         stored += "".join(f";{mark}" for switch, mark in _EVENT_NOUN_RULE_MARKS
                           if getattr(rules, switch))
-    stored += "".join(f";{mark}" for switch, mark in _REACH_RULE_MARKS
-                      if getattr(rules, switch))
+    if rules.pronoun_arguments:
+        stored += f";{_PRONOUN_RULE_MARK}"
     return stored
 
 
@@ -227,9 +219,8 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
 #: whose event nouns they read), in this order.
 _EVENT_NOUN_RULE_MARKS = (("support_verbs", "support"), ("agentive_modifiers", "agentive"),
                           ("attribution_verbs", "attribution"))
-#: What :func:`stored_config_id` records for each of R17-R19 when it is on, in this order.
-_REACH_RULE_MARKS = (("noun_modifiers", "modifiers"), ("pronoun_arguments", "pronouns"),
-                     ("number_arguments", "numbers"))
+#: What :func:`stored_config_id` records for R18 when it is on.
+_PRONOUN_RULE_MARK = "pronouns"
 
 
 # Children left out of a mention (with their subtrees).
@@ -291,8 +282,8 @@ class EntityRules:
     default; R12 on when ``event_nouns`` is a lexicon (an object with ``lookup(lemma)``
     returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, ``is_agent(lemma,
     upos)`` and ``config_id``); R14 with ``support_verbs`` and R12; R15 with
-    ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and R12; R17 with
-    ``noun_modifiers``, R18 with ``pronoun_arguments``, R19 with ``number_arguments``."""
+    ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and R12; R18 with
+    ``pronoun_arguments``."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
@@ -302,19 +293,16 @@ class EntityRules:
     support_verbs: bool = False
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
-    noun_modifiers: bool = False
     pronoun_arguments: bool = False
-    number_arguments: bool = False
 
 
 DEFAULT_RULES = EntityRules()
 
 
 def _is_head(view: SentenceView, i: int, rules: EntityRules) -> bool:
-    """Whether token ``i`` can head an argument: a noun (R1), a personal pronoun under R18,
-    a number or quantifier under R19."""
-    return (view.is_noun(i) or (rules.pronoun_arguments and is_pronoun_argument(view, i))
-            or (rules.number_arguments and is_number_argument(view, i)))
+    """Whether token ``i`` can head an argument: a noun (R1), or a personal pronoun under
+    R18."""
+    return view.is_noun(i) or (rules.pronoun_arguments and is_pronoun_argument(view, i))
 
 
 def _arguments(view: SentenceView, verb: int) -> list[tuple[int, str]]:
@@ -531,13 +519,6 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             given.add((noun, verb, DEP_SUBJECT))
             records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
                                    mentions))
-    if rules.noun_modifiers:
-        sources = list(records)
-        taken = {r.head_index for r in sources}
-        for noun, k, dep in modifier_arguments(view, [(r.head_index, r.dep) for r in sources],
-                                               taken):
-            records.append(_record(view, doc_id, sent_id, noun, sources[k].predicate_index,
-                                   sources[k].predicate, dep, mentions))
     return records
 
 
@@ -592,14 +573,14 @@ def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
 def _with_antecedents(parsed: ParsedDocument, records: list[EntityRecord]
                       ) -> list[EntityRecord]:
     """``records`` with each pronoun's head, lemma, phrase and ``proper`` taken from its
-    antecedent (R18, :func:`aesi_lib.entities.reach_rules.pronoun_antecedent`)."""
+    antecedent (R18, :func:`aesi_lib.entities.pronouns.pronoun_antecedent`)."""
     def token(r: EntityRecord) -> Token:
         return parsed.sentences[r.sent_id].tokens[r.head_index]
 
     # The argument nouns of each sentence by token, a subject when any of its rows is.
     nouns: dict[int, dict[int, tuple[EntityRecord, bool]]] = {}
     for r in records:
-        if token(r).upos in HEAD_UPOS and MODIFIER_LINK not in r.dep:
+        if token(r).upos in HEAD_UPOS:
             seen = nouns.setdefault(r.sent_id, {}).get(r.head_index)
             nouns[r.sent_id][r.head_index] = (seen[0] if seen else r,
                                               (seen is not None and seen[1])

@@ -133,14 +133,9 @@ class EntityFeatures:
 EVENT_NOUN_RULES = (("support_verbs", "R14"), ("agentive_modifiers", "R15"),
                     ("attribution_verbs", "R16"))
 
-#: The entity-rule options that reach arguments the verb rules leave out, with their rule
-#: names.
-REACH_RULES = (("noun_modifiers", "R17"), ("pronoun_arguments", "R18"),
-               ("number_arguments", "R19"))
-
-#: The switches of the optional entity rules R14-R19: each is a field of both
+#: The switches of the optional entity rules R14-R16 and R18: each is a field of both
 #: :class:`FeatureOptions` and ``aesi_lib.entities.rules.EntityRules``.
-ENTITY_RULE_SWITCHES = tuple(name for name, _ in EVENT_NOUN_RULES + REACH_RULES)
+ENTITY_RULE_SWITCHES = (*(name for name, _ in EVENT_NOUN_RULES), "pronoun_arguments")
 
 
 @dataclass(frozen=True)
@@ -192,16 +187,11 @@ class FeatureOptions:
         of the event noun's verb (rule R16: ``the army accused the FMLN of the attack`` ->
         FMLN/nsubj of attack). Not in the paper. A change re-extracts the stored documents'
         rows from the parse cache.
-    noun_modifiers : a noun inside an argument's phrase (a compound, a possessor, a
-        prepositional object) is an argument of the same predicate (rule R17: ``attacked
-        Windows users`` -> Windows/``dobj>compound`` of attack). Not in the paper. A change
-        re-extracts the stored documents' rows from the parse cache.
-    pronoun_arguments : a personal pronoun is an argument, read with the lemma of its antecedent
-        (rule R18). Not in the paper. A change re-extracts the stored documents' rows from
-        the parse cache.
-    number_arguments : a number or quantifier that is an argument itself is a mention (rule R19:
-        ``killing 15``). Not in the paper. A change re-extracts the stored documents' rows
-        from the parse cache.
+    pronoun_arguments : a personal pronoun (he, she, it, they, we, I) is an argument, its
+        mention the pronoun, read and scored as its antecedent: the nearest noun before it
+        of the same number, the previous sentence's subject first (rule R18: ``They took
+        control`` after ``The hackers stole ...`` -> hackers/nsubj of take). Not in the
+        paper. A change re-extracts the stored documents' rows from the parse cache.
     """
 
     type_scheme: str = "hypernyms"
@@ -214,9 +204,7 @@ class FeatureOptions:
     support_verbs: bool = False
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
-    noun_modifiers: bool = False
     pronoun_arguments: bool = False
-    number_arguments: bool = False
 
     def __post_init__(self) -> None:
         if self.encoder_device != "cpu" and self.encoder == "static":
@@ -243,7 +231,7 @@ class FeatureOptions:
                                  "event_noun_senses=first and R14-R16 false")
 
     def entity_rule_switches(self) -> dict[str, bool]:
-        """The optional entity rules R14-R19 these options turn on or off, by the name of
+        """The optional entity rules R14-R16 and R18 these options turn on or off, by the name of
         their switch (:data:`ENTITY_RULE_SWITCHES`)."""
         return {name: getattr(self, name) for name in ENTITY_RULE_SWITCHES}
 

@@ -18,7 +18,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "default": {
         "features": {"type_scheme": "depth:3", "context": True, "event_nouns": True,
                      "event_noun_senses": "abstract", "support_verbs": True,
-                     "agentive_modifiers": True, "attribution_verbs": True},
+                     "agentive_modifiers": True, "attribution_verbs": True,
+                     "pronoun_arguments": True},
         "model": {"mode": "sc", "n_templates": 20, "n_slots": 36, "slot_model": "factored",
                   "n_init": 8, "similarity": {"context_weight": 0.75, "salience_weight": 0.5},
                   "consensus_members": 11, "consensus_spread": 0.25, "class_scope": "template",

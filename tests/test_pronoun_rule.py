@@ -1,5 +1,6 @@
-"""Entity rules R17-R19 (aesi_lib.entities.reach_rules): noun modifiers, pronouns with their
-antecedents, numbers; each off by default, on sentences parsed by spaCy."""
+"""Entity rule R18 (aesi_lib.entities.pronouns): personal pronouns as arguments, read as their
+antecedents; off in EntityRules' defaults, on in the default preset. On sentences parsed by
+spaCy."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities import EntityRecord, EntityRules, extract_entities
-from aesi_lib.entities.reach_rules import antecedent_order, pronoun_antecedent
+from aesi_lib.entities.pronouns import antecedent_order, pronoun_antecedent
 from aesi_lib.entities.rules import stored_config_id
 from aesi_lib.parse.spacy_backend import SpacyParser
 
@@ -26,34 +27,22 @@ def triples(parser: SpacyParser, text: str, rules: EntityRules) -> set[tuple[str
     return {(r.head_lemma, r.predicate, r.dep) for r in rows(parser, text, rules)}
 
 
-MODIFIERS = EntityRules(noun_modifiers=True)
 PRONOUNS = EntityRules(pronoun_arguments=True)
-NUMBERS = EntityRules(number_arguments=True)
 
 
-def test_every_rule_is_off_by_default(spacy_parser):
-    text = "They attacked Windows users and killed 15 of the workers."
+def test_the_rule_is_off_in_the_rules_defaults(spacy_parser):
+    text = "They attacked Windows users."
     assert triples(spacy_parser, text, EntityRules()) == {("user", "attack", "dobj")}
+    assert ("they", "attack", "nsubj") in triples(spacy_parser, text, PRONOUNS)
 
 
-def test_r17_nouns_inside_an_argument_are_arguments_of_its_predicate(spacy_parser):
-    got = triples(spacy_parser, "The hackers attacked Windows users and stole the details of "
-                  "police officers.", MODIFIERS)
-    assert ("windows", "attack", "dobj>compound") in got
-    assert ("officer", "steal", "dobj>of") in got
-    # Two links down: the compound inside the of-object.
-    assert ("police", "steal", "dobj>compound") in got
-    # What a verb rule gives already is not repeated with a modifier's dependency.
-    assert not any(h == "hacker" and ">" in d for h, _, d in got)
+def test_the_default_preset_turns_it_on():
+    from aesi_lib.run.config import RunConfig
+    from aesi_lib.run.pipeline import entity_rules
+    from aesi_lib.run.presets import preset
 
-
-def test_r17_possessors_and_their_spans(spacy_parser):
-    text = "The attackers took control of the hospital's computer systems."
-    found = {r.head_lemma: r for r in rows(spacy_parser, text, MODIFIERS)}
-    assert found["hospital"].dep == "dobj>poss"
-    assert found["hospital"].predicate == "take"
-    assert text[found["hospital"].start_char:found["hospital"].end_char].startswith("hospital")
-    assert found["system"].dep == "dobj>of"
+    assert entity_rules(RunConfig.from_dict(preset("default"))).pronoun_arguments
+    assert not entity_rules(RunConfig.from_dict(preset("reproduction"))).pronoun_arguments
 
 
 def test_r18_pronouns_are_arguments_read_as_their_antecedent(spacy_parser):
@@ -85,16 +74,6 @@ def test_r18_antecedent_order_and_agreement():
     assert pronoun_antecedent("it", ["NNS"]) == -1
 
 
-def test_r19_numbers_and_quantifiers_that_are_arguments(spacy_parser):
-    got = triples(spacy_parser, "The bomb killed 15.", NUMBERS)
-    assert ("15", "kill", "dobj") in got
-    # A number that counts a noun is not an argument of its own.
-    assert triples(spacy_parser, "The bomb killed 15 peasants.", NUMBERS) == {
-        ("bomb", "kill", "nsubj"), ("peasant", "kill", "dobj")}
-
-
-def test_each_rule_changes_the_stored_configuration():
-    ids = {stored_config_id("spacy", rules) for rules in
-           (EntityRules(), MODIFIERS, PRONOUNS, NUMBERS)}
-    assert len(ids) == 4
+def test_the_rule_changes_the_stored_configuration():
+    assert stored_config_id("spacy", PRONOUNS) != stored_config_id("spacy", EntityRules())
     assert stored_config_id("spacy", EntityRules()) == stored_config_id("spacy")
