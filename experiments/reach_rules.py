@@ -67,13 +67,21 @@ def macro(summary: dict[str, Any]) -> float:
                           if r["r_den"] >= LEAST_GOLD]))
 
 
-def casie_row(work: Path, variant: str, seed: int, casie: Path) -> dict[str, Any]:
-    """Run and score CASIE-dev for one variant and seed."""
-    root = work / "casie" / variant
+def run_seed(work: Path, corpus: str, corpus_args: list[str], variant: str, seed: int
+             ) -> tuple[Path, Path]:
+    """One ``aesi run`` of a corpus for one variant and seed, in the variant's project of
+    that corpus; the variant's folder and the run's export folder."""
+    root = work / corpus / variant
     root.mkdir(parents=True, exist_ok=True)
     out = root / f"out-{seed}"
-    aesi(["run", "--docs", str(casie), "--project-dir", str(root / "project"), "--out",
-          str(out), "--seed", str(seed), *settings(variant)], root / f"run-{seed}.log")
+    aesi(["run", *corpus_args, "--project-dir", str(root / "project"), "--out", str(out),
+          "--seed", str(seed), *settings(variant)], root / f"run-{seed}.log")
+    return root, out
+
+
+def casie_row(work: Path, variant: str, seed: int, casie: Path) -> dict[str, Any]:
+    """Run and score CASIE-dev for one variant and seed."""
+    root, out = run_seed(work, "casie", ["--docs", str(casie)], variant, seed)
     aesi(["evaluate", "--assignments", str(out / "assignments.parquet"), "--annotations",
           str(casie), "--json", str(out / "annotations.json")], root / f"evaluate-{seed}.log")
     scores = json.loads((out / "annotations.json").read_text())
@@ -92,11 +100,7 @@ def casie_row(work: Path, variant: str, seed: int, casie: Path) -> dict[str, Any
 
 def muc4_row(work: Path, variant: str, seed: int, muc4: Path) -> dict[str, Any]:
     """Run and score MUC-4 for one variant and seed."""
-    root = work / "muc4" / variant
-    root.mkdir(parents=True, exist_ok=True)
-    out = root / f"out-{seed}"
-    aesi(["run", "--muc4-dir", str(muc4), "--project-dir", str(root / "project"), "--out",
-          str(out), "--seed", str(seed), *settings(variant)], root / f"run-{seed}.log")
+    _, out = run_seed(work, "muc4", ["--muc4-dir", str(muc4)], variant, seed)
     results = json.loads((out / "results.json").read_text())
     row: dict[str, Any] = {"corpus": "muc4", "variant": variant, "seed": seed}
     row.update({key: results["scores"][key]["f1"] for key in MUC4_SCORES})

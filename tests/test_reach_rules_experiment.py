@@ -43,3 +43,16 @@ def test_a_missing_corpus_is_named_before_any_run(tmp_path, capsys):
                           "--corpora", "casie-dev"])
     assert "none.jsonl: not found" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()
+
+
+def test_a_variants_seeds_share_one_project_per_corpus(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(reach_rules, "aesi", lambda args, log: calls.append((args, log)))
+    for seed in (0, 1):
+        root, out = reach_rules.run_seed(tmp_path, "muc4", ["--muc4-dir", "M"],
+                                         "without_pronoun_arguments", seed)
+        assert out == root / f"out-{seed}" and root.is_dir()
+    projects = {args[args.index("--project-dir") + 1] for args, _ in calls}
+    assert projects == {str(tmp_path / "muc4" / "without_pronoun_arguments" / "project")}
+    assert calls[1][0][-4:] == ["--seed", "1", "--set", "features.pronoun_arguments=false"]
+    assert calls[1][1].name == "run-1.log"
