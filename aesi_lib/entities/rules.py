@@ -106,9 +106,8 @@ R16 attribution verbs (only with R12 and ``EntityRules.attribution_verbs``,
 
 (R17, nouns inside an argument's phrase as arguments of its predicate, and R19, numbers and
 quantifiers that are an argument, were measured on CASIE and MUC-4 and removed: R17 raised
-CASIE's recall ceilings but lowered its F1 and MUC-4's, R19 raised CASIE's multi-slot F1 as
-much as the predicate baseline's and lowered MUC-4's; docs/experiments/reach-rules.md. Their
-code is at commit 5291fcb.)
+CASIE's recall ceilings but lowered its F1 and MUC-4's, R19 raised CASIE's multi-slot F1 and
+lowered MUC-4's; docs/experiments/reach-rules.md. Their code is at commit 5291fcb.)
 
 R18 pronouns (only with ``EntityRules.pronoun_arguments``, ``features.pronoun_arguments``)
     A personal pronoun (*he*, *she*, *it*, *they*, *we*, *I* and their object forms) is an
@@ -577,21 +576,22 @@ def _with_antecedents(parsed: ParsedDocument, records: list[EntityRecord]
     def token(r: EntityRecord) -> Token:
         return parsed.sentences[r.sent_id].tokens[r.head_index]
 
-    # The argument nouns of each sentence by token, a subject when any of its rows is.
-    nouns: dict[int, dict[int, tuple[EntityRecord, bool]]] = {}
+    # The argument nouns of each sentence by token (their first row), and those that are a
+    # subject in any row.
+    nouns: dict[int, dict[int, EntityRecord]] = {}
+    subjects: set[tuple[int, int]] = set()
     for r in records:
         if token(r).upos in HEAD_UPOS:
-            seen = nouns.setdefault(r.sent_id, {}).get(r.head_index)
-            nouns[r.sent_id][r.head_index] = (seen[0] if seen else r,
-                                              (seen is not None and seen[1])
-                                              or r.dep == DEP_SUBJECT)
+            nouns.setdefault(r.sent_id, {}).setdefault(r.head_index, r)
+            if r.dep == DEP_SUBJECT:
+                subjects.add((r.sent_id, r.head_index))
     out = []
     for r in records:
         if token(r).upos != "PRON":
             out.append(r)
             continue
-        before = [(n, (offset, i, subject)) for offset in (-1, 0)
-                  for i, (n, subject) in nouns.get(r.sent_id + offset, {}).items()
+        before = [(n, (offset, i, (n.sent_id, i) in subjects)) for offset in (-1, 0)
+                  for i, n in nouns.get(r.sent_id + offset, {}).items()
                   if offset < 0 or i < r.head_index]
         order = antecedent_order([place for _, place in before])
         found = pronoun_antecedent(r.head, [token(before[k][0]).tag for k in order])

@@ -188,9 +188,10 @@ class FeatureOptions:
         FMLN/nsubj of attack). Not in the paper. A change re-extracts the stored documents'
         rows from the parse cache.
     pronoun_arguments : a personal pronoun (he, she, it, they, we, I) is an argument, its
-        mention the pronoun, read and scored as its antecedent: the nearest noun before it
-        of the same number, the previous sentence's subject first (rule R18: ``They took
-        control`` after ``The hackers stole ...`` -> hackers/nsubj of take). Not in the
+        mention the pronoun, read and scored as its antecedent: the nearest argument noun of
+        the same number before it in its sentence, else the previous sentence's first such
+        subject, else that sentence's nearest such noun (rule R18: ``They took control``
+        after ``The hackers stole ...`` -> hackers/nsubj of take). Not in the
         paper. A change re-extracts the stored documents' rows from the parse cache.
     """
 
