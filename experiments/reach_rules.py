@@ -109,14 +109,20 @@ def muc4_row(work: Path, variant: str, seed: int, muc4: Path) -> dict[str, Any]:
 
 
 def table(rows: pd.DataFrame, corpus: str, columns: list[str]) -> str:
-    """Mean ± standard deviation over the seeds, per variant, as Markdown."""
+    """Mean ± standard deviation over the seeds, per variant, as Markdown; a count that is
+    the same in every seed (the mentions) as that count."""
     part = rows[rows["corpus"] == corpus]
     lines = ["| variant | seeds | " + " | ".join(columns) + " |",
              "|---" * (len(columns) + 2) + "|"]
     for variant, group in part.groupby("variant", sort=False):
-        cells = [f"{group[c].mean():.3f} ± {group[c].std(ddof=0):.3f}" for c in columns]
+        cells = [f"{int(group[c].iloc[0]):,}" if _one_count(group[c])
+                 else f"{group[c].mean():.3f} ± {group[c].std(ddof=0):.3f}" for c in columns]
         lines.append(f"| {variant} | {len(group)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _one_count(values: pd.Series) -> bool:
+    return bool(values.nunique() == 1 and (values % 1 == 0).all() and values.iloc[0] > 1)
 
 
 def main(argv: list[str] | None = None) -> int:

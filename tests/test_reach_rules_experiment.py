@@ -27,14 +27,14 @@ def test_macro_averages_the_roles_with_enough_gold_entities():
 
 
 def test_the_table_gives_mean_and_deviation_per_variant_in_order():
-    rows = pd.DataFrame([{"corpus": "muc4", "variant": "default", "seed": 0, "x": 0.4},
-                         {"corpus": "muc4", "variant": "default", "seed": 1, "x": 0.6},
-                         {"corpus": "muc4", "variant": "b", "seed": 0, "x": 0.1},
-                         {"corpus": "casie-dev", "variant": "b", "seed": 0, "x": 9.0}])
-    lines = reach_rules.table(rows, "muc4", ["x"]).splitlines()
-    assert lines[0] == "| variant | seeds | x |"
-    assert lines[2] == "| default | 2 | 0.500 ± 0.100 |"
-    assert lines[3] == "| b | 1 | 0.100 ± 0.000 |"
+    rows = pd.DataFrame([{"corpus": "muc4", "variant": "default", "seed": 0, "x": 0.4, "n": 4170},
+                         {"corpus": "muc4", "variant": "default", "seed": 1, "x": 0.6, "n": 4170},
+                         {"corpus": "muc4", "variant": "b", "seed": 0, "x": 0.1, "n": 3786},
+                         {"corpus": "casie-dev", "variant": "b", "seed": 0, "x": 9.0, "n": 1}])
+    lines = reach_rules.table(rows, "muc4", ["x", "n"]).splitlines()
+    assert lines[0] == "| variant | seeds | x | n |"
+    assert lines[2] == "| default | 2 | 0.500 ± 0.100 | 4,170 |"
+    assert lines[3] == "| b | 1 | 0.100 ± 0.000 | 3,786 |"
 
 
 def test_a_missing_corpus_is_named_before_any_run(tmp_path, capsys):
