@@ -6,9 +6,28 @@ subject, else its nearest noun, of the same grammatical number).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from typing import Protocol, TypeVar
 
-from aesi_lib.entities.sentence_view import SentenceView
+from aesi_lib.entities.sentence_view import DEP_SUBJECT, HEAD_UPOS, SentenceView
+from aesi_lib.parse.types import ParsedDocument, Token
+
+
+class ArgumentRow(Protocol):
+    """What R18 reads and sets of an entity row (``aesi_lib.entities.rules.EntityRecord``, a
+    frozen dataclass)."""
+
+    sent_id: int
+    head_index: int
+    head: str
+    head_lemma: str
+    dep: str
+    phrase: str
+    proper: bool
+
+
+Row = TypeVar("Row", bound=ArgumentRow)
 
 #: The pronouns R18 reads as arguments, with the grammatical number an antecedent must have.
 PLURAL_PRONOUNS = frozenset({"they", "them", "we", "us"})
@@ -48,3 +67,39 @@ def antecedent_order(before: Sequence[tuple[int, int, bool]]) -> list[int]:
     subjects = sorted((i for i in previous if before[i][2]), key=lambda i: before[i][1])
     others = sorted((i for i in previous if not before[i][2]), key=lambda i: -before[i][1])
     return own + subjects + others
+
+
+def resolve_pronouns(parsed: ParsedDocument, records: list[Row]) -> list[Row]:
+    """``records`` (a document's, in order) with each pronoun's head, lemma, phrase and
+    ``proper`` taken from its antecedent (R18: :func:`antecedent_order`,
+    :func:`pronoun_antecedent`); a pronoun without one stays as it is."""
+    def token(r: ArgumentRow) -> Token:
+        return parsed.sentences[r.sent_id].tokens[r.head_index]
+
+    # The argument nouns of each sentence by token (their first row), and those that are a
+    # subject in any row.
+    nouns: dict[int, dict[int, Row]] = {}
+    subjects: set[tuple[int, int]] = set()
+    for r in records:
+        if token(r).upos in HEAD_UPOS:
+            nouns.setdefault(r.sent_id, {}).setdefault(r.head_index, r)
+            if r.dep == DEP_SUBJECT:
+                subjects.add((r.sent_id, r.head_index))
+    out = []
+    for r in records:
+        if token(r).upos != "PRON":
+            out.append(r)
+            continue
+        before = [(n, (offset, i, (n.sent_id, i) in subjects)) for offset in (-1, 0)
+                  for i, n in nouns.get(r.sent_id + offset, {}).items()
+                  if offset < 0 or i < r.head_index]
+        order = antecedent_order([place for _, place in before])
+        found = pronoun_antecedent(r.head, [token(before[k][0]).tag for k in order])
+        if found < 0:
+            out.append(r)
+            continue
+        antecedent = before[order[found]][0]
+        out.append(dataclasses.replace(
+            r, head=antecedent.head, head_lemma=antecedent.head_lemma,
+            phrase=antecedent.phrase, proper=antecedent.proper))
+    return out

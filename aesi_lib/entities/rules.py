@@ -144,7 +144,6 @@ one blank. ``proper`` says whether the head is a proper noun (a name).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -157,11 +156,7 @@ from aesi_lib.entities.event_noun_rules import (
     sentence_event_nouns,
     support_verb_agents,
 )
-from aesi_lib.entities.pronouns import (
-    antecedent_order,
-    is_pronoun_argument,
-    pronoun_antecedent,
-)
+from aesi_lib.entities.pronouns import is_pronoun_argument, resolve_pronouns
 from aesi_lib.entities.sentence_view import (
     ANY_SUBJECT,
     CLEAR_AGENT,
@@ -173,7 +168,6 @@ from aesi_lib.entities.sentence_view import (
     DEP_INDIRECT,
     DEP_OBJECT,
     DEP_SUBJECT,
-    HEAD_UPOS,
     INDIRECT_OBJECT,
     NON_PREDICATE_DEPS,
     OBJECT,
@@ -565,40 +559,6 @@ def extract_entities(parsed: ParsedDocument, rules: EntityRules = DEFAULT_RULES
     for sent_id, sentence in enumerate(parsed.sentences):
         records += extract_sentence_entities(sentence, parsed.doc_id, sent_id, rules)
     if rules.pronoun_arguments:
-        records = _with_antecedents(parsed, records)
+        records = resolve_pronouns(parsed, records)
     return records
 
-
-def _with_antecedents(parsed: ParsedDocument, records: list[EntityRecord]
-                      ) -> list[EntityRecord]:
-    """``records`` with each pronoun's head, lemma, phrase and ``proper`` taken from its
-    antecedent (R18, :func:`aesi_lib.entities.pronouns.pronoun_antecedent`)."""
-    def token(r: EntityRecord) -> Token:
-        return parsed.sentences[r.sent_id].tokens[r.head_index]
-
-    # The argument nouns of each sentence by token (their first row), and those that are a
-    # subject in any row.
-    nouns: dict[int, dict[int, EntityRecord]] = {}
-    subjects: set[tuple[int, int]] = set()
-    for r in records:
-        if token(r).upos in HEAD_UPOS:
-            nouns.setdefault(r.sent_id, {}).setdefault(r.head_index, r)
-            if r.dep == DEP_SUBJECT:
-                subjects.add((r.sent_id, r.head_index))
-    out = []
-    for r in records:
-        if token(r).upos != "PRON":
-            out.append(r)
-            continue
-        before = [(n, (offset, i, (n.sent_id, i) in subjects)) for offset in (-1, 0)
-                  for i, n in nouns.get(r.sent_id + offset, {}).items()
-                  if offset < 0 or i < r.head_index]
-        order = antecedent_order([place for _, place in before])
-        found = pronoun_antecedent(r.head, [token(before[k][0]).tag for k in order])
-        if found < 0:
-            out.append(r)
-            continue
-        antecedent = before[order[found]][0]
-        out.append(dataclasses.replace(r, head=antecedent.head, head_lemma=antecedent.head_lemma,
-                                       phrase=antecedent.phrase, proper=antecedent.proper))
-    return out
