@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from aesi_commands import PACKAGES
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -46,8 +48,7 @@ def import_path(code: Path, links: Path) -> tuple[str, Path]:
     if "aesi_flows" not in (code / "pyproject.toml").read_text():
         return "flows.cli", code
     links.mkdir(parents=True, exist_ok=True)
-    for name, folder in (("aesi_lib", "aesi_lib"), ("aesi_flows", "flows"),
-                         ("aesi_tasks", "tasks")):
+    for name, folder in PACKAGES.items():
         if not (links / name).is_symlink():
             (links / name).symlink_to(code / folder, target_is_directory=True)
     return "aesi_flows.cli", links

@@ -1,12 +1,15 @@
-"""benchmarks/warm_run.py: its summary of the runs, and its refusal of a folder that holds no
-project (a cold run would be timed as a warm one)."""
+"""benchmarks/warm_run.py: its summary of the runs, its refusal of a folder that holds no
+project (a cold run would be timed as a warm one), and the import path of a source tree."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from tests.benchmark_modules import load_benchmark
+from tests.benchmark_modules import BENCHMARKS, load_benchmark
 
+sys.path.insert(0, str(BENCHMARKS))       # the script imports its neighbour aesi_commands
 warm_run = load_benchmark("warm_run")
 
 
@@ -21,3 +24,17 @@ def test_the_summary_is_the_median_and_the_minimum_of_the_walls():
 def test_a_folder_without_a_project_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="holds no aesi project"):
         warm_run.main(["--project-dir", str(tmp_path), "--out", str(tmp_path / "out")])
+
+
+def test_a_tree_is_imported_under_the_names_it_installs(tmp_path):
+    new, old = tmp_path / "new", tmp_path / "old"
+    for tree, names in ((new, '"aesi_flows" = "flows"'), (old, 'include = ["flows*"]')):
+        for folder in ("aesi_lib", "flows", "tasks"):
+            (tree / folder).mkdir(parents=True)
+        (tree / "pyproject.toml").write_text(names)
+    module, path = warm_run.import_path(new, tmp_path / "links")
+    assert module == "aesi_flows.cli" and path == tmp_path / "links"
+    assert {p.name: p.resolve() for p in path.iterdir()} == {
+        "aesi_lib": new / "aesi_lib", "aesi_flows": new / "flows", "aesi_tasks": new / "tasks"}
+    # An older tree, whose folders were installed under their own names.
+    assert warm_run.import_path(old, tmp_path / "other") == ("flows.cli", old)
