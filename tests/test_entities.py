@@ -334,7 +334,7 @@ def test_r12_ud_labels():
 
 def test_r12_changes_the_stored_configuration():
     assert stored_config_id("p") == stored_config_id("p", EntityRules())
-    assert stored_config_id("p", EVENT_RULES) == "p;entities=6;test-lexicon"
+    assert stored_config_id("p", EVENT_RULES) == "p;entities=7;test-lexicon"
 
 
 def test_a_verb_with_a_particle_is_its_bare_verb(spacy_parser):
@@ -375,7 +375,7 @@ def test_r14_other_verbs_and_other_objects_give_no_agent(spacy_parser):
     for text in ("The soldiers carried the attack plans.", "The rebels launched leaflets."):
         got = triples(spacy_parser, text, SUPPORT_RULES)
         assert not {t for t in got if t[2] == "nsubj" and t[1] not in ("carry", "launch")}
-    assert stored_config_id("p", SUPPORT_RULES) == "p;entities=6;test-lexicon;support"
+    assert stored_config_id("p", SUPPORT_RULES) == "p;entities=7;test-lexicon;support"
     # R14 reads R12's lexicon: without it the rule is off and the store says so.
     assert stored_config_id("p", EntityRules(support_verbs=True)) == stored_config_id("p")
 
@@ -411,7 +411,7 @@ def test_r15_other_modifiers_and_name_parts_give_no_agent(spacy_parser):
                                                         "root")]
     records = extract_entities(ParsedDocument("x", (_sentence(rows),)), AGENTIVE_RULES)
     assert {(r.head_lemma, r.predicate, r.dep) for r in records} == {("unit", "flee", "nsubj")}
-    assert stored_config_id("p", AGENTIVE_RULES) == "p;entities=6;test-lexicon;agentive"
+    assert stored_config_id("p", AGENTIVE_RULES) == "p;entities=7;test-lexicon;agentive"
     assert stored_config_id("p", EntityRules(agentive_modifiers=True)) == stored_config_id("p")
 
 
@@ -467,7 +467,7 @@ def test_r16_other_verbs_and_other_objects_give_no_agent(spacy_parser):
                  "The FMLN claimed responsibility for the leaflets.",
                  "The mayor is responsible for the budget."):
         assert not added_by(spacy_parser, text, ATTRIBUTION_RULES), text
-    assert stored_config_id("p", ATTRIBUTION_RULES) == "p;entities=6;test-lexicon;attribution"
+    assert stored_config_id("p", ATTRIBUTION_RULES) == "p;entities=7;test-lexicon;attribution"
     # R16 reads R12's lexicon: without it the rule is off and the store says so.
     assert stored_config_id("p", EntityRules(attribution_verbs=True)) == stored_config_id("p")
 
@@ -499,3 +499,16 @@ def test_the_phrase_keeps_what_names_or_describes_the_head_and_drops_how_many(sp
     assert phrases["man"] == ("heavily armed men", False)
     assert phrases["bridge"] == ("Las Canas bridge", False)
     assert phrases["peasant"] == ("young peasants", False)
+
+
+def test_the_phrase_keeps_a_hyphenated_word_whole_as_the_document_writes_it(spacy_parser):
+    records = entities(spacy_parser, "THE TERRORISTS ATTACKED A SIX-VEHICLE MILITARY CONVOY AND "
+                                     "KILLED HIS 15-YEAR-OLD DAUGHTER.")
+    phrases = {r.head: r.phrase for r in records}
+    assert phrases["CONVOY"] == "SIX-VEHICLE MILITARY CONVOY"
+    assert phrases["DAUGHTER"] == "15-YEAR-OLD DAUGHTER"
+    records = entities(spacy_parser, "Guerrillas placed two medium-sized bombs near a "
+                                     "four-wheel drive vehicle.")
+    phrases = {r.head: r.phrase for r in records}
+    assert phrases["bombs"] == "medium-sized bombs"
+    assert phrases["vehicle"] == "four-wheel drive vehicle"

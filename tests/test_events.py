@@ -9,7 +9,13 @@ import math
 import pandas as pd
 import pytest
 
-from aesi_lib.events.entities import DESCRIPTION, NAME, document_entities, strip_titles
+from aesi_lib.events.entities import (
+    DESCRIPTION,
+    NAME,
+    document_entities,
+    of_complement,
+    strip_titles,
+)
 from aesi_lib.events.incidents import EVENT_COLUMNS, document_events, event_rows, write_events
 from aesi_lib.events.kinds import (
     BACKGROUND,
@@ -287,3 +293,28 @@ def test_names_with_numbers_keep_them_so_two_dates_are_two_entities():
     # Without the mentions' texts, the phrases merge them.
     assert [e.text for e in document_entities(heads, phrases, [True] * 5)] == [
         "January", "Windows"]
+
+
+def test_a_description_is_written_with_the_of_complement_of_its_first_mention():
+    heads = ["members", "members", "OFFICES", "terrorists", "bombs"]
+    phrases = ["members", "members", "OFFICES", "terrorists", "bombs"]
+    mentions = ["ten members of the\nFMLN", "members", "OFFICES OF LAWYER LUIS ROSSMAN",
+                "terrorists of the FMLN, who fled", "bombs in the capital"]
+    entities = document_entities(heads, phrases, [False] * 5, None, mentions)
+    assert [(e.text, e.mentions) for e in entities] == [
+        # The complement ends where an aside begins; other prepositions are not kept.
+        ("members of the FMLN", (0, 1)), ("OFFICES OF LAWYER LUIS ROSSMAN", (2,)),
+        ("terrorists of the FMLN", (3,)), ("bombs", (4,))]
+    assert [e.text for e in document_entities(heads, phrases, [False] * 5, None, mentions,
+                                              of_complement_words=0)] == [
+        "members", "OFFICES", "terrorists", "bombs"]
+
+
+def test_an_of_complement_is_kept_only_when_short_and_found_after_the_phrase():
+    assert of_complement("members", "members of the FMLN") == " of the FMLN"
+    assert of_complement("members", "members of the FMLN", max_words=2) == ""
+    assert of_complement("members", "members of the FMLN", max_words=3) == " of the FMLN"
+    # A pronoun's phrase is its antecedent's, which its mention does not hold.
+    assert of_complement("guerrillas", "they") == ""
+    assert of_complement("", "of the FMLN") == ""
+    assert of_complement("attack", "attack on the post of the army") == ""

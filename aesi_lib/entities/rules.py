@@ -138,8 +138,11 @@ The phrase is what a person would call the head in a list of who did what: the h
 contiguous words before it that belong to its own noun phrase and name or describe it
 (compounds, names, adjectives and the adverbs of these: ``heavily armed men``, ``Las Canas
 bridge``), without leading articles, determiners, possessives, numbers and quantifiers
-(``about 50 peasants`` -> ``peasants``), and nothing after the head. Token texts are joined by
-one blank. ``proper`` says whether the head is a proper noun (a name).
+(``about 50 peasants`` -> ``peasants``), and nothing after the head. A word written with
+hyphens is one word, kept whole (``medium-sized bombs``, not ``sized bombs``; ``15-year-old
+daughter``), and the tokens are joined as the document writes them: one blank where it has
+whitespace, none where it has none. ``proper`` says whether the head is a proper noun (a
+name).
 """
 
 from __future__ import annotations
@@ -188,8 +191,8 @@ from aesi_lib.parse.types import ParsedDocument, Sentence, Token
 # extracted by other rules re-extracts them (from the parse cache, nothing is parsed again).
 # 2: rows carry ``predicate_index``; 3: character spans index the user's original text;
 # 4: ``mention`` is the user's text of that span; 5: appositions are arguments (R7);
-# 6: rows carry ``phrase`` and ``proper``.
-ENTITY_FORMAT_VERSION = 6
+# 6: rows carry ``phrase`` and ``proper``; 7: a phrase keeps hyphenated words whole.
+ENTITY_FORMAT_VERSION = 7
 
 
 def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) -> str:
@@ -225,6 +228,8 @@ LEADING_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "tho
 # Dependents before the head that are not part of its phrase (with their subtrees).
 PHRASE_EXCLUDED = MENTION_EXCLUDED | frozenset({"det", "predet", "poss", "nmod:poss", "case",
                                                 "prep", "nummod", "quantmod"})
+# What joins the parts of a hyphenated word, which a phrase keeps whole.
+HYPHENS = frozenset({"-", "\u2010", "\u2011", "\u2013"})
 # Leading parts of speech and words a phrase drops: how many or which, not what.
 PHRASE_LEADING_UPOS = frozenset({"DET", "NUM", "PUNCT", "ADP", "CCONJ", "PART", "PRON", "SYM"})
 PHRASE_LEADING_WORDS = frozenset({"about", "some", "several", "many", "more", "most", "than",
@@ -457,7 +462,12 @@ def _phrase(view: SentenceView, head: int) -> str:
                          or tokens[lo].text.lower() in PHRASE_LEADING_WORDS
                          or tokens[lo].text.lower() in LEADING_DETERMINERS):
         lo += 1
-    return " ".join(tokens[i].text for i in range(lo, head + 1))
+    # The parts of a hyphenated word before ``lo`` (MEDIUM - SIZED) belong to its phrase.
+    while lo > 0 and not tokens[lo - 1].whitespace_after and (
+            tokens[lo - 1].text in HYPHENS or tokens[lo].text in HYPHENS):
+        lo -= 1
+    return "".join(tokens[i].text + (" " if tokens[i].whitespace_after else "")
+                   for i in range(lo, head)) + tokens[head].text
 
 
 def character_span(tokens: Sequence[Token], first: int, last: int) -> tuple[int, int]:

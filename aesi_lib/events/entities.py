@@ -23,13 +23,16 @@ entities by four rules, in this order:
 
 Each entity's **text** is its most complete name (the longest), or for a description the
 phrase of its first mention (``phrase`` of the export: the head with the words before it that
-name or describe it, ``aesi_lib.entities.rules``). The metric of the supervised systems
+name or describe it, ``aesi_lib.entities.rules``) followed by that mention's *of* complement
+(:func:`of_complement`: *members of the Salvadoran armed forces*, *offices of lawyer Luis
+Rossman*, not *members*, *offices*). The metric of the supervised systems
 compares these texts with the keys' strings, so one text per entity; every mention stays as
 evidence with its span in the user's text.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,6 +43,11 @@ TITLE_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "msgr", "gen", "col", 
                                  "adm", "prof", "st"})
 #: The least letters of an acronym.
 ACRONYM_LETTERS = 3
+#: The most words of an *of* complement a description's text keeps (:func:`of_complement`),
+#: chosen on DEV (docs/experiments/entity-text.md).
+OF_COMPLEMENT_WORDS = 9
+#: Where an *of* complement ends: a clause or an aside begins.
+_COMPLEMENT_END = re.compile(r"[,;:(\[{]")
 #: Words an acronym's initials skip.
 ACRONYM_SKIPPED = frozenset({"of", "and", "the", "for", "de", "la", "del", "el", "los", "las"})
 
@@ -86,6 +94,21 @@ def strip_titles(name: str, is_title: Callable[[str], bool] | None) -> str:
     return " ".join(words[cut:])
 
 
+def of_complement(phrase: str, mention: str, max_words: int = OF_COMPLEMENT_WORDS) -> str:
+    """The *of* complement of a mention after its phrase: ``" of the FMLN"`` for the phrase
+    ``members`` in ``"ten members of the FMLN"``; ``""`` when the words after the phrase
+    (up to a comma, semicolon, colon or bracket) do not begin with *of* or are more than
+    ``max_words`` words. Whitespace is read as one blank, as the phrase writes it."""
+    words = " ".join(mention.split())
+    at = words.find(phrase) if phrase else -1
+    if at < 0:
+        return ""
+    rest = _COMPLEMENT_END.split(words[at + len(phrase):], maxsplit=1)[0].split()
+    if not rest or rest[0].lower() != "of" or len(rest) > max_words:
+        return ""
+    return " " + " ".join(rest)
+
+
 def _initials(text: str) -> str:
     return "".join(w[0] for w in text.lower().split() if w not in ACRONYM_SKIPPED)
 
@@ -117,7 +140,8 @@ def _numbered(mention: str | None) -> bool:
 
 def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequence[bool],
                       is_title: Callable[[str], bool] | None = None,
-                      mentions: Sequence[str] | None = None) -> list[Entity]:
+                      mentions: Sequence[str] | None = None,
+                      of_complement_words: int = OF_COMPLEMENT_WORDS) -> list[Entity]:
     """The entities of one document's mentions (module docstring).
 
     Parameters
@@ -130,7 +154,11 @@ def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequ
         only :data:`TITLE_ABBREVIATIONS` are.
     mentions : sequence of str, optional
         Each mention's text (the export's ``mention``): a name whose mention holds a number
-        is read as it (module docstring). None: every name is read from its phrase.
+        is read as it, and a description's text takes its first mention's *of* complement
+        (module docstring). None: every name is read from its phrase, and descriptions
+        take no complement.
+    of_complement_words : int
+        :data:`OF_COMPLEMENT_WORDS` (0: no complement; for experiments).
 
     Returns
     -------
@@ -141,6 +169,7 @@ def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequ
     texts: dict[tuple[str, str], str] = {}
     described: dict[str, list[tuple[int, str]]] = {}
     named: list[tuple[int, str]] = []
+    described_mentions = None if mentions is None else list(map(str, mentions))
     for i, (head, phrase, is_proper) in enumerate(zip(heads, phrases, proper, strict=True)):
         mention = None if mentions is None else mentions[i]
         if is_proper and _numbered(mention):
@@ -153,7 +182,10 @@ def document_entities(heads: Sequence[str], phrases: Sequence[str], proper: Sequ
     for head, mentions in described.items():
         for number, rows in enumerate(_nested_clusters(mentions)):
             key = (DESCRIPTION, f"{head}#{number}")
-            texts[key] = dict(mentions)[rows[0]]
+            first = dict(mentions)[rows[0]]
+            texts[key] = first + (of_complement(first, described_mentions[rows[0]],
+                                                of_complement_words)
+                                  if described_mentions is not None else "")
             groups[key] = rows
     spelled = dict(named)
     for number, rows in enumerate(_nested_clusters(named)):
