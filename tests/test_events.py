@@ -318,3 +318,18 @@ def test_an_of_complement_is_kept_only_when_short_and_found_after_the_phrase():
     assert of_complement("guerrillas", "they") == ""
     assert of_complement("", "of the FMLN") == ""
     assert of_complement("attack", "attack on the post of the army") == ""
+
+
+def test_a_bare_pronoun_fills_no_role_and_an_incident_of_only_such_reports_nothing():
+    """*it* in "denied that it held Hector Oqueli", its antecedent not found, says nobody a
+    reader can name: it fills no role, and the incident's confidence is unchanged."""
+    pronoun = _row("d1", 3, 11, "it", "hold", "nsubj", 1, 0)
+    frame = pd.concat([export(), pd.DataFrame([pronoun])], ignore_index=True)
+    rows = rows_of(frame)
+    assert "it" not in set(rows["mention"])
+    assert rows.groupby("incident")["confidence"].first().tolist() == pytest.approx(
+        [11 / 20.5, 9 / 20.5])
+    # The bombing told only by the pronoun: no incident of template 2.
+    alone = frame[frame["template"] != 2].copy()
+    alone.loc[alone["mention"] == "it", ["template", "predicate"]] = [2, "bomb"]
+    assert set(rows_of(alone)["template"]) == {1}

@@ -21,7 +21,10 @@ metric:
 5. Its **roles** are its template's slots, each filled with **entities**, not mentions
    (:mod:`aesi_lib.events.entities`): an entity fills a slot when one of its mentions in the
    incident carries that slot, with its text as a person writes it and every such mention as
-   evidence, each with its span in the text as the user gave it.
+   evidence, each with its span in the text as the user gave it. An entity written as a bare
+   personal pronoun (*they*: a pronoun whose antecedent R18 did not find) says nobody a
+   reader can name and fills no role; its mentions stay in ``assignments``
+   (docs/experiments/incident-probes.md).
 
 Two incidents of one template in one document (a murder and a kidnapping told together) are
 one incident here (each evidence row keeps its own ``predicate``); the
@@ -40,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aesi_lib.entities.pronouns import PERSONAL_PRONOUNS
 from aesi_lib.events.entities import Entity, document_entities
 from aesi_lib.events.schema import EventSchema, completed_export
 from aesi_lib.files import writing
@@ -124,6 +128,7 @@ def event_rows(assignments: pd.DataFrame, schema: EventSchema, roles: Iterable[R
         entity = np.empty(len(rows), dtype=np.int64)
         for number, e in enumerate(found):
             entity[list(e.mentions)] = number
+        anonymous = [e.text.lower() in PERSONAL_PRONOUNS for e in found]
         position = {row: i for i, row in enumerate(rows)}
         total = weight[rows].sum()
         incidents = []
@@ -131,9 +136,10 @@ def event_rows(assignments: pd.DataFrame, schema: EventSchema, roles: Iterable[R
             members = in_events[templates[in_events] == template]
             confidence = (weight[members].sum() / total if total > 0
                           else len(members) / len(rows))
-            if confidence < min_confidence:
+            named = members[[not anonymous[entity[position[row]]] for row in members]]
+            if confidence < min_confidence or not named.size:
                 continue
-            incidents.append((int(sent_ids[members].min()), int(template), members,
+            incidents.append((int(sent_ids[named].min()), int(template), named,
                               _trigger(predicates[members], weight[members]),
                               float(confidence)))
         for number, (_, template, members, trigger, confidence) in enumerate(sorted(
