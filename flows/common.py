@@ -40,11 +40,9 @@ from aesi_lib.run.carry_plan import (
     solution_files,
     update_plan,
 )
-from aesi_lib.run.config import RunConfig, read_config_file
+from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import documents_without_mentions, without_mentions_warning
 from aesi_lib.run.pipeline import entity_rules
-from aesi_lib.run.presets import deep_merge, preset
-from aesi_lib.run.resources import absolute_resource_paths
 from aesi_tasks.events import events_files, events_task, readable_task
 from aesi_tasks.export_changes import keep_export_task, label_changes_task
 from aesi_tasks.features import (
@@ -152,22 +150,13 @@ def holds_project_lock(command: str) -> Callable[[FlowFunction], FlowFunction]:
     return decorate
 
 
-def solution_record(artifacts: dict[str, Any], config: RunConfig) -> dict[str, Any]:
-    """What ``project.json`` keeps of a solve for the next run or update to carry forward: its
-    files, the features it solved, the digest of its whole configuration
-    (``RunConfig.digest``), and whether it was warm-started from an earlier solution."""
-    return {"entities": artifacts["entities"], "labels": artifacts["labels"],
-            "features": artifacts["features"], "config": config.digest(),
-            "warm": bool(artifacts.get("warm")), "export": artifacts.get("kept_export")}
-
-
 def export_changes_steps(project: Project, steps: Steps, last: dict[str, Any] | None,
                          artifacts: dict[str, Any]) -> dict[str, Any]:
     """``artifacts`` with the run's export kept in the project (``kept_export``, which
-    :func:`solution_record` records for the next run) and the labels that moved since the
-    export of ``last`` (the project's last solution record), counted on the exports
-    themselves (``label_changes``; None for a project's first export, or when that export
-    is gone)."""
+    ``aesi_lib.run.project_state.solution_record`` records for the next run) and the labels
+    that moved since the export of ``last`` (the project's last solution record), counted on
+    the exports themselves (``label_changes``; None for a project's first export, or when
+    that export is gone)."""
     kept = steps.run("keep-export", keep_export_task, artifacts["assignments_parquet"],
                      project.work_dir)
     previous = (last or {}).get("export")
@@ -416,26 +405,6 @@ def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config
     steps.add(f"embed-batches{tag}", "Completed" if embedded else "Skipped",
               time.perf_counter() - started, batches=len(results), documents_embedded=embedded,
               workers=sorted({r["worker"] for r in results}))
-
-
-def configuration(config: dict[str, Any] | None, config_path: str | None,
-                  preset_name: str | None = None) -> dict[str, Any]:
-    """The configuration a flow runs with, as nested dicts: ``config`` (the preset
-    ``preset_name`` when None, ``default`` when that is None too) with the file
-    ``config_path`` merged over it, its resource paths absolute
-    (``aesi_lib.run.config.absolute_resource_paths``: the project keeps them for later
-    runs). A deployment names its preset (``prefect.yaml``), so nothing from an ad-hoc run
-    reaches it.
-
-    Raises
-    ------
-    ValueError
-        For an unknown ``preset_name``, naming the presets.
-    """
-    data = preset(preset_name or "default") if config is None else config
-    if config_path:
-        data = deep_merge(data, read_config_file(config_path))
-    return absolute_resource_paths(data)
 
 
 def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps: Steps,

@@ -13,21 +13,25 @@ from prefect.utilities.annotations import quote
 from aesi_flows.common import (
     Project,
     Steps,
-    configuration,
     default_task_runner,
     export_changes_steps,
     holds_project_lock,
     ingest,
     model_steps,
     run_summary,
-    solution_record,
     warn_of_documents_without_mentions,
     write_results,
 )
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
-from aesi_lib.corpus.sources import recorded_corpus
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.resources import absolute_path
+from aesi_lib.run.project_state import (
+    after_run,
+    corpus_record,
+    recorded_reading,
+    run_configuration,
+    run_documents,
+    solution_record,
+)
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
 from aesi_tasks.evaluate import evaluate_task, template_filling_task
 from aesi_tasks.ingest import load_corpus_task, stored_documents_task
@@ -90,27 +94,22 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         What ``results.json`` holds: counts, per-step states and seconds, scores, paths.
     """
     started = time.perf_counter()
-    run_config = RunConfig.from_dict(configuration(config, config_path, preset))
+    run_config = RunConfig.from_dict(run_configuration(config, config_path, preset))
     project = Project.at(project_dir)
     steps = Steps(project.results)
+    reading = {"encoding": encoding, "skip_bad": skip_bad, "max_doc_chars": max_doc_chars,
+               "keep_non_english": keep_non_english}
     if project_corpus and muc4_dir is None and docs_path is None and not demo:
-        recorded = recorded_corpus(project.read_state().get("corpus"), project_dir)
-        muc4_dir, docs_path = recorded.get("muc4_dir"), recorded.get("docs_path")
-        demo = bool(recorded.get("demo", False))
-        encoding = recorded.get("encoding", encoding)
-        skip_bad = bool(recorded.get("skip_bad", skip_bad))
-        max_doc_chars = recorded.get("max_doc_chars", max_doc_chars)
-        keep_non_english = bool(recorded.get("keep_non_english", keep_non_english))
+        reading = recorded_reading(project.read_state(), project_dir, reading)
+        muc4_dir, docs_path, demo = (reading.pop("muc4_dir"), reading.pop("docs_path"),
+                                     reading.pop("demo"))
 
-    corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo,
-                       encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars,
-                       keep_non_english=keep_non_english)
+    corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo, **reading)
     ingested = ingest(corpus.documents, run_config, project, steps, parse_batch_size)
     state = project.read_state()
-    stored = set(steps.run("stored-documents", stored_documents_task, project.db))
-    added = sorted({d for u in state.get("updates", []) for d in u.get("doc_ids", [])}
-                   & stored - {d.doc_id for d in corpus.documents})
-    doc_ids = [d.doc_id for d in corpus.documents] + added
+    doc_ids, added = run_documents(
+        [d.doc_id for d in corpus.documents], state,
+        steps.run("stored-documents", stored_documents_task, project.db))
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
                             last=None if fresh else state.get("last_solution"),
                             resolve=resolve)
@@ -122,17 +121,10 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                         quote(corpus))
     without_mentions = warn_of_documents_without_mentions(doc_ids, artifacts["entities"])
 
-    # ``aesi update --evaluate`` reads the corpus again, perhaps from another folder.
-    # The MUC-4 folder as found, so that a scheduled run reads the same one.
     found = corpus.choice.path if corpus.choice and corpus.name == "muc4" else None
-    corpus_spec = {"muc4_dir": absolute_path(muc4_dir or found),
-                   "docs_path": absolute_path(docs_path),
-                   "demo": demo, "encoding": encoding, "skip_bad": skip_bad,
-                   "max_doc_chars": max_doc_chars, "keep_non_english": keep_non_english}
-    project.write_state({"corpus": corpus_spec, "config": run_config.to_dict(),
-                         "out_dir": out_dir,
-                         "last_solution": solution_record(artifacts, run_config),
-                         "updates": state.get("updates", [])})
+    corpus_spec = corpus_record(muc4_dir, docs_path, demo, reading, found)
+    project.write_state(after_run(state, corpus_spec, run_config, out_dir,
+                                  solution_record(artifacts, run_config)))
     results = {
         "flow": "induce",
         "corpus": corpus.name,

@@ -14,23 +14,19 @@ from prefect.utilities.annotations import quote
 from aesi_flows.common import (
     Project,
     Steps,
-    configuration,
     default_task_runner,
     export_changes_steps,
     holds_project_lock,
     ingest,
     model_steps,
     run_summary,
-    solution_record,
     warn_of_documents_without_mentions,
     write_results,
 )
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
-from aesi_lib.run import presets
 from aesi_lib.run.config import RunConfig
-from aesi_lib.run.experiments import deep_merge
 from aesi_lib.run.outputs import event_summary
-from aesi_lib.run.resources import absolute_resource_paths
+from aesi_lib.run.project_state import after_update, solution_record, update_configuration
 from aesi_tasks.evaluate import evaluate_task, template_filling_task
 from aesi_tasks.ingest import load_corpus_task, stored_documents_task
 from aesi_tasks.logs import step_logger
@@ -113,12 +109,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                 "skipped": f"no documents in {docs_path}"}
     project = Project.at(project_dir)
     state = project.read_state()
-    if preset or config_path:
-        base = deep_merge(presets.preset(preset or "default"), config or {})
-        run_config = RunConfig.from_dict(configuration(base, config_path))
-    else:
-        run_config = RunConfig.from_dict(absolute_resource_paths(
-            deep_merge(state.get("config", {}), config or {})))
+    run_config = RunConfig.from_dict(update_configuration(state, config, config_path, preset))
     steps = Steps(project.results)
 
     documents = []
@@ -156,11 +147,9 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
                             artifacts["assignments_parquet"], artifacts["events_parquet"],
                             quote(corpus))
 
-    state.setdefault("updates", []).append({"docs_path": docs_path, "documents": len(given),
-                                            "doc_ids": given, "parsed": ingested["parsed"],
-                                            "carried": artifacts["ids_kept"]})
-    state["last_solution"] = solution_record(artifacts, run_config)
-    project.write_state(state)
+    project.write_state(after_update(state, docs_path, given, ingested["parsed"],
+                                     artifacts["ids_kept"],
+                                     solution_record(artifacts, run_config)))
     results = {
         "flow": "update",
         "documents": len(doc_ids),

@@ -423,11 +423,11 @@ def test_the_scheduled_deployments_run_the_default_preset_by_name():
         assert parameters["preset"] == "default" and "config_path" not in parameters, name
     # No copy of the preset that could drift from it.
     assert not (REPO / "configs" / "scheduled.json").exists()
-    from aesi_flows.common import configuration
+    from aesi_lib.run.project_state import run_configuration
 
-    assert configuration(None, None, "default") == preset("default")
+    assert run_configuration(None, None, "default") == preset("default")
     with pytest.raises(ValueError, match="unknown preset 'defualt'"):
-        configuration(None, None, "defualt")
+        run_configuration(None, None, "defualt")
 
 
 def test_update_parses_only_new_and_changed_documents(prefect_here, reference, tmp_path):
