@@ -148,3 +148,16 @@ def test_nothing_imports_the_folders_by_their_folder_names():
                        for imported in _imports(path, name)
                        if imported.split(".")[0] in {"flows", "tasks"})
     assert offenders == []
+
+
+def test_a_command_that_reads_no_vectors_does_not_import_gensim():
+    """gensim imports SciPy's statistics (about 0.7 s of every command's start); it is
+    imported where vectors are first built or read (``aesi_lib.lexicon.vectors``)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, aesi_flows.cli, aesi_flows.extract, aesi_flows.induce; "
+            "print('gensim' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "False"

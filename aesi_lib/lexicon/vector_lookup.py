@@ -11,9 +11,12 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-from gensim.models import KeyedVectors
+
+if TYPE_CHECKING:
+    from gensim.models import KeyedVectors
 
 # How lookup_vectors found each word (VectorLookup.sources).
 EXACT, LOWER, COMPOUND, LAST_TOKEN, HASHED = "exact", "lower", "compound", "last_token", "hashed"

@@ -25,13 +25,24 @@ import traceback
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from gensim.models import KeyedVectors
 
 from aesi_lib.errors import InputError, ResourceMissingError
 from aesi_lib.lexicon.cache import resolve_cache_dir
+
+if TYPE_CHECKING:
+    from gensim.models import KeyedVectors
+
+
+def _keyed_vectors_class() -> type[KeyedVectors]:
+    """gensim's ``KeyedVectors``, imported when vectors are first built or read: gensim
+    imports SciPy's statistics (about 0.7 s), which a command that reads no vectors should
+    not pay."""
+    from gensim.models import KeyedVectors
+
+    return KeyedVectors
 
 VectorFormat = Literal["kv", "word2vec-text", "word2vec-binary", "glove-text"]
 
@@ -94,7 +105,7 @@ def _build_default() -> KeyedVectors:
 
 
 def _keyed_vectors(words: Sequence[str], matrix: np.ndarray) -> KeyedVectors:
-    kv = KeyedVectors(matrix.shape[1], count=0, dtype=np.float32)
+    kv = _keyed_vectors_class()(matrix.shape[1], count=0, dtype=np.float32)
     # Assigning the attributes directly is 5x faster than add_vectors for 400k words; the
     # vocabulary has no duplicates (checked by callers or by construction).
     kv.index_to_key = list(words)
@@ -106,9 +117,10 @@ def _keyed_vectors(words: Sequence[str], matrix: np.ndarray) -> KeyedVectors:
 
 
 def _check_loaded(kv: Any, origin: Path) -> KeyedVectors:
-    if not isinstance(kv, KeyedVectors) and isinstance(getattr(kv, "wv", None), KeyedVectors):
+    keyed_vectors = _keyed_vectors_class()
+    if not isinstance(kv, keyed_vectors) and isinstance(getattr(kv, "wv", None), keyed_vectors):
         kv = kv.wv  # a whole saved Word2Vec/FastText model
-    if not isinstance(kv, KeyedVectors):
+    if not isinstance(kv, keyed_vectors):
         raise ValueError(f"holds a {type(kv).__name__}, not KeyedVectors")
     vectors = kv.vectors
     if vectors.ndim != 2 or vectors.shape != (len(kv.index_to_key), kv.vector_size):
@@ -123,7 +135,7 @@ def _check_loaded(kv: Any, origin: Path) -> KeyedVectors:
 
 def _load_native(path: Path) -> KeyedVectors:
     # mmap="r": arrays saved as separate .npy files are mapped read-only, not read.
-    return _check_loaded(KeyedVectors.load(str(path), mmap="r"), path)
+    return _check_loaded(_keyed_vectors_class().load(str(path), mmap="r"), path)
 
 
 def _save_native_atomically(kv: KeyedVectors, dest_dir: Path, filename: str) -> None:
@@ -247,7 +259,7 @@ def _read_foreign(path: Path, fmt: VectorFormat) -> KeyedVectors:
         warnings.simplefilter("ignore", ResourceWarning)
         try:
             kv = _check_loaded(
-                KeyedVectors.load_word2vec_format(
+                _keyed_vectors_class().load_word2vec_format(
                     str(path), binary=fmt == "word2vec-binary", no_header=fmt == "glove-text"
                 ),
                 path,
