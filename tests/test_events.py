@@ -329,6 +329,10 @@ def test_a_bare_pronoun_fills_no_role_and_an_incident_of_only_such_reports_nothi
     assert "it" not in set(rows["mention"])
     assert rows.groupby("incident")["confidence"].first().tolist() == pytest.approx(
         [11 / 20.5, 9 / 20.5])
+    # A name spelled as a pronoun (*US*, the country) is a name, and fills its role.
+    named = frame.copy()
+    named.loc[named["mention"] == "it", "proper"] = True
+    assert "it" in set(rows_of(named)["mention"])
     # The bombing told only by the pronoun: no incident of template 2.
     alone = frame[frame["template"] != 2].copy()
     alone.loc[alone["mention"] == "it", ["template", "predicate"]] = [2, "bomb"]

@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from aesi_lib.entities.pronouns import PERSONAL_PRONOUNS
-from aesi_lib.events.entities import Entity, document_entities
+from aesi_lib.events.entities import DESCRIPTION, Entity, document_entities
 from aesi_lib.events.schema import EventSchema, completed_export
 from aesi_lib.files import writing
 from aesi_lib.run.roles import Role
@@ -128,7 +128,8 @@ def event_rows(assignments: pd.DataFrame, schema: EventSchema, roles: Iterable[R
         entity = np.empty(len(rows), dtype=np.int64)
         for number, e in enumerate(found):
             entity[list(e.mentions)] = number
-        anonymous = [e.text.lower() in PERSONAL_PRONOUNS for e in found]
+        anonymous = [e.kind == DESCRIPTION and e.text.lower() in PERSONAL_PRONOUNS
+                     for e in found]
         position = {row: i for i, row in enumerate(rows)}
         total = weight[rows].sum()
         incidents = []

@@ -92,9 +92,9 @@ def corpus_record(muc4_dir: str | None, docs_path: str | None, demo: bool,
 
 def run_documents(corpus_ids: Iterable[str], state: Mapping[str, Any],
                   stored: Iterable[str]) -> tuple[list[str], list[str]]:
-    """The documents a full run solves: the corpus's, then those that updates added to the
-    project and that are still stored (a nightly full run exports the whole project), in
-    order of their ids.
+    """The documents a full run solves: the corpus's in its order, then, in order of their
+    ids, those that updates added to the project and that are still stored (a nightly full
+    run exports the whole project).
 
     Returns
     -------
