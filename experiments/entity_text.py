@@ -16,18 +16,10 @@ from __future__ import annotations
 
 import functools
 import sys
-import time
 
-import pandas as pd
-
-from aesi_lib.evaluate.incident_map import learn_template_map
 from aesi_lib.events.entities import OF_COMPLEMENT_WORDS, document_entities
-from aesi_lib.events.incidents import EntityRule, event_rows
-from aesi_lib.events.schema import event_schema
-from aesi_lib.lexicon.wordnet import load_wordnet
-from aesi_lib.markdown import markdown_table
-from aesi_lib.run.pipeline import run_schema
-from experiments.event_levers import score_rows, summary_table
+from aesi_lib.events.incidents import EntityRule
+from experiments.event_levers import configuration_records, write_records
 from experiments.muc4_inputs import sweep_scoring, sweep_scoring_parser
 
 #: The most words of the *of* complement each configuration keeps.
@@ -50,27 +42,9 @@ def entity_rules() -> dict[str, EntityRule]:
 def main(argv: list[str] | None = None) -> int:
     args = sweep_scoring_parser(__doc__.split("\n\n")[0]).parse_args(argv)
     scoring = sweep_scoring("entity_text", args)
-    wordnet = load_wordnet(None)
-    records: list[dict] = []
-    for seed, path in scoring.exports:
-        started = time.perf_counter()
-        export = pd.read_parquet(path)
-        schema = event_schema(export, wordnet)
-        roles, names = run_schema(export)
-        n_docs = export["doc_id"].nunique()
-        for name, rule in entity_rules().items():
-            rows = event_rows(export, schema, roles, names, entity_rule=rule)
-            tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts)
-            records += score_rows(name, seed, rows, tmap, scoring.golds, n_docs,
-                                  float("nan"))
-        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
-    frame = pd.DataFrame(records)
-    if args.rows:
-        frame.round(6).to_csv(args.rows, index=False)
-    table = summary_table(frame)
-    print(markdown_table(list(table.columns), table.itertuples(index=False)))
-    if args.table:
-        table.to_csv(args.table, index=False)
+    records = configuration_records(scoring, lambda export, events: {
+        name: events(entity_rule=rule) for name, rule in entity_rules().items()})
+    write_records(records, args.rows, args.table)
     return 0
 
 

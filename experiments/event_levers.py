@@ -34,6 +34,7 @@ split, ``--table`` the printed table, as CSV: the record of
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -104,14 +105,44 @@ def main(argv: list[str] | None = None) -> int:
         records += seed_records(seed, pd.read_parquet(path), corpus.map_keys, texts, golds,
                                 wordnet)
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
+    write_records(records, args.rows, args.table)
+    return 0
+
+
+def configuration_records(scoring: Any, configurations: Callable[
+        [pd.DataFrame, Callable[..., pd.DataFrame]], dict[str, pd.DataFrame]]) -> list[dict]:
+    """The rows of each configuration of each seed's export, for experiments whose
+    configurations are event rows: ``configurations(export, events)`` gives them by name,
+    ``events(**kwargs)`` being the product's rule on the export (``event_rows`` with
+    ``kwargs``: an entity rule, a least confidence). Each configuration's map is learned on
+    its own rows."""
+    wordnet = load_wordnet(None)
+    records: list[dict] = []
+    for seed, path in scoring.exports:
+        started = time.perf_counter()
+        export = pd.read_parquet(path)
+        roles, names = run_schema(export)
+        events = functools.partial(event_rows, export, event_schema(export, wordnet), roles,
+                                   names)
+        for name, rows in configurations(export, events).items():
+            tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts)
+            records += score_rows(name, seed, rows, tmap, scoring.golds,
+                                  export["doc_id"].nunique(), float("nan"))
+        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
+    return records
+
+
+def write_records(records: list[dict], rows_path: str | None, table_path: str | None
+                  ) -> None:
+    """Print the mean ± std table of ``records``; write the rows and the table as CSV where
+    asked."""
     frame = pd.DataFrame(records)
-    if args.rows:
-        frame.round(6).to_csv(args.rows, index=False)
+    if rows_path:
+        frame.round(6).to_csv(rows_path, index=False)
     table = summary_table(frame)
     print(markdown_table(list(table.columns), table.itertuples(index=False)))
-    if args.table:
-        table.to_csv(args.table, index=False)
-    return 0
+    if table_path:
+        table.to_csv(table_path, index=False)
 
 
 def seed_records(seed: int, export: pd.DataFrame, map_keys: Any, texts: dict[str, str],

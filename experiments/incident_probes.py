@@ -30,26 +30,17 @@ split, ``--table`` the printed table, as CSV.
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from aesi_lib.entities.pronouns import PERSONAL_PRONOUNS
-from aesi_lib.evaluate.incident_map import learn_template_map
 from aesi_lib.evaluate.template_filling import normalize_mention
 from aesi_lib.events.entities import DESCRIPTION, Entity, document_entities
-from aesi_lib.events.incidents import event_rows
-from aesi_lib.events.schema import event_schema
-from aesi_lib.lexicon.wordnet import load_wordnet
-from aesi_lib.markdown import markdown_table
-from aesi_lib.run.pipeline import run_schema
-from experiments.event_levers import score_rows, summary_table
+from experiments.event_levers import configuration_records, write_records
 from experiments.muc4_inputs import sweep_scoring, sweep_scoring_parser
 
 #: The sentence distances of the split probes.
@@ -159,27 +150,9 @@ def probe_rows(export: pd.DataFrame, default: pd.DataFrame,
 def main(argv: list[str] | None = None) -> int:
     args = sweep_scoring_parser(__doc__.split("\n\n")[0]).parse_args(argv)
     scoring = sweep_scoring("incident_probes", args)
-    wordnet = load_wordnet(None)
-    records: list[dict] = []
-    for seed, path in scoring.exports:
-        started = time.perf_counter()
-        export = pd.read_parquet(path)
-        schema = event_schema(export, wordnet)
-        roles, names = run_schema(export)
-
-        events = functools.partial(event_rows, export, schema, roles, names)
-        for name, rows in probe_rows(export, events(), events).items():
-            tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts)
-            records += score_rows(name, seed, rows, tmap, scoring.golds,
-                                  export["doc_id"].nunique(), np.nan)
-        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
-    frame = pd.DataFrame(records)
-    if args.rows:
-        frame.round(6).to_csv(args.rows, index=False)
-    table = summary_table(frame)
-    print(markdown_table(list(table.columns), table.itertuples(index=False)))
-    if args.table:
-        table.to_csv(args.table, index=False)
+    records = configuration_records(scoring, lambda export, events: probe_rows(
+        export, events(), events))
+    write_records(records, args.rows, args.table)
     return 0
 
 
