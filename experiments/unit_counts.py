@@ -1,19 +1,24 @@
-"""|T| and |S| on CASIE's development half (issue 67, item 3: defaults that hold on two
-corpora): for each (|T|, |S|) of :data:`UNIT_COUNTS` and each seed, one ``aesi run`` of
-CASIE-dev, all in one project (the counts change the solve only, so the parse, the entity rows
-and the features are made once), scored by ``aesi evaluate --annotations`` as
-``experiments/reach_rules.py`` scores it: the macro-F1 over the roles with at least 100 gold
-entities, single- and multi-slot, for aesi and for the (predicate, position) baseline. MUC-4's
-side is a sweep of the same counts (``configs/sweep-muc4-unit-counts.json``).
+"""|T| and |S| on both corpora of selection (issue 67, item 3: defaults that hold on two
+corpora), for each (|T|, |S|) of :data:`UNIT_COUNTS` and each seed:
+
+* **CASIE-dev**: one ``aesi run``, all in one project (the counts change the solve only, so
+  the parse, the entity rows and the features are made once), scored by ``aesi evaluate
+  --annotations`` as ``experiments/reach_rules.py`` scores it: the macro-F1 over the roles with
+  at least 100 gold entities, single- and multi-slot, for aesi and for the (predicate,
+  position) baseline;
+* **MUC-4**: an ``aesi sweep`` of the same counts (its file written to ``OUT/sweep-muc4.json``
+  from :data:`UNIT_COUNTS`, its results in ``OUT/sweep-muc4/``).
 
 Usage::
 
     .venv/bin/python -m experiments.unit_counts --out unit-counts [--seeds 0 1 2 3 4] \
-        [--casie ../shared/data/casie/casie-dev.jsonl]
+        [--corpora casie-dev muc4] [--casie ../shared/data/casie/casie-dev.jsonl] \
+        [--muc4-dir ../shared/data/muc4] [--muc4-project-dir .aesi]
 
-Writes ``OUT/rows.csv`` (one row per counts and seed) and prints the mean ± standard deviation
-over the seeds as Markdown; ``--table`` writes that table as CSV too (the record of
-``docs/experiments/unit-counts.md``, with ``OUT/rows.csv`` beside it).
+Writes ``OUT/rows.csv`` (CASIE-dev: one row per counts and seed) and prints the mean ± standard
+deviation over the seeds as Markdown; ``--table`` writes that table as CSV too (the record of
+``docs/experiments/unit-counts.md``, with ``OUT/rows.csv`` beside it). MUC-4's table is the
+sweep's ``results.md``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from aesi_lib.run.presets import preset
 from experiments.reach_rules import SHARED, aesi, macro
 
 #: (|T|, |S|) of each configuration, the default first.
@@ -36,6 +42,18 @@ COLUMNS = ("aesi_single_macro", "aesi_multi_macro", "predicate_single_macro",
 def configuration_name(templates: int, slots: int) -> str:
     """``"|T| 20, |S| 36"``."""
     return f"|T| {templates}, |S| {slots}"
+
+
+def sweep_spec() -> dict[str, Any]:
+    """The ``aesi sweep`` file of :data:`UNIT_COUNTS` over the default preset: each
+    configuration's counts where they are not the preset's."""
+    default = preset("default")["model"]
+    configurations = {}
+    for templates, slots in UNIT_COUNTS:
+        model = {key: value for key, value in (("n_templates", templates), ("n_slots", slots))
+                 if default[key] != value}
+        configurations[configuration_name(templates, slots)] = {"model": model} if model else {}
+    return {"base": "default", "configurations": configurations}
 
 
 def casie_row(work: Path, casie: Path, templates: int, slots: int, seed: int
@@ -77,12 +95,29 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="work folder (project, rows)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    ap.add_argument("--corpora", nargs="+", default=["casie-dev", "muc4"],
+                    choices=["casie-dev", "muc4"])
     ap.add_argument("--casie", type=Path, default=SHARED / "casie" / "casie-dev.jsonl")
+    ap.add_argument("--muc4-dir", type=Path, default=SHARED / "muc4")
+    ap.add_argument("--muc4-project-dir", type=Path, default=Path(".aesi"),
+                    help="the project of the MUC-4 sweep (default: .aesi, where "
+                         "./scripts/run.sh has parsed MUC-4)")
     ap.add_argument("--table", type=Path, help="write the printed table here as CSV")
     args = ap.parse_args(argv)
-    if not args.casie.exists():
-        ap.error(f"{args.casie}: not found")
+    for corpus, path in (("casie-dev", args.casie), ("muc4", args.muc4_dir)):
+        if corpus in args.corpora and not path.exists():
+            ap.error(f"{path}: not found")
     args.out.mkdir(parents=True, exist_ok=True)
+    if "muc4" in args.corpora:
+        spec = args.out / "sweep-muc4.json"
+        spec.write_text(json.dumps(sweep_spec(), indent=1) + "\n")
+        aesi(["sweep", "--configs", str(spec), "--muc4-dir", str(args.muc4_dir),
+              "--project-dir", str(args.muc4_project_dir), "--out",
+              str(args.out / "sweep-muc4"), "--seeds", *map(str, args.seeds)],
+             args.out / "sweep-muc4.log")
+        print((args.out / "sweep-muc4" / "results.md").read_text())
+    if "casie-dev" not in args.corpora:
+        return 0
     rows = []
     for templates, slots in UNIT_COUNTS:
         for seed in args.seeds:

@@ -50,3 +50,28 @@ def test_the_summary_gives_each_configuration_its_means_and_ratio_in_order():
     assert table.loc[0, "aesi_multi_macro"] == "0.210 ± 0.014"
     assert table.loc[0, "multi / baseline"] == "1.05"
     assert unit_counts.UNIT_COUNTS[0] == (20, 36)
+
+
+def test_the_muc4_sweep_file_holds_the_same_counts_over_the_default():
+    from aesi_lib.run.experiments import named_configurations
+    from aesi_lib.run.presets import preset
+
+    spec = unit_counts.sweep_spec()
+    configurations = named_configurations(spec)
+    assert list(configurations) == [unit_counts.configuration_name(t, s)
+                                    for t, s in unit_counts.UNIT_COUNTS]
+    default = preset("default")["model"]
+    assert (default["n_templates"], default["n_slots"]) == unit_counts.UNIT_COUNTS[0]
+    for (templates, slots), config in zip(unit_counts.UNIT_COUNTS, configurations.values(),
+                                          strict=True):
+        assert (config.model.n_templates, config.model.n_slots) == (templates, slots)
+
+
+def test_a_missing_corpus_is_named_before_any_run(tmp_path, capsys, monkeypatch):
+    import pytest
+
+    monkeypatch.setattr(unit_counts, "aesi", lambda *a: pytest.fail("ran"))
+    with pytest.raises(SystemExit):
+        unit_counts.main(["--out", str(tmp_path / "w"), "--corpora", "muc4", "--muc4-dir",
+                          str(tmp_path / "none")])
+    assert "none: not found" in capsys.readouterr().err
