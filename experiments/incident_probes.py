@@ -39,7 +39,7 @@ import pandas as pd
 
 from aesi_lib.entities.pronouns import PERSONAL_PRONOUNS
 from aesi_lib.evaluate.template_filling import normalize_mention
-from aesi_lib.events.entities import DESCRIPTION, Entity, document_entities
+from aesi_lib.events.entities import DESCRIPTION, Entity, around_phrase, document_entities
 from experiments.event_levers import configuration_records, write_records
 from experiments.muc4_inputs import sweep_scoring, sweep_scoring_parser
 
@@ -115,9 +115,8 @@ def numbered_descriptions(heads: Sequence[str], phrases: Sequence[str],
     out = []
     for entity in entities:
         first = entity.mentions[0]
-        words = " ".join(str(mentions[first]).split())
-        at = words.find(str(phrases[first]))
-        before = words[:at].split() if at > 0 else []
+        around = around_phrase(str(phrases[first]), str(mentions[first]))
+        before = around[0].split() if around else []
         if entity.kind == DESCRIPTION and before and (
                 before[-1].lower() in NUMBER_WORDS or before[-1].isdigit()):
             entity = Entity(f"{before[-1]} {entity.text}", entity.kind, entity.mentions)

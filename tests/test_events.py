@@ -12,6 +12,7 @@ import pytest
 from aesi_lib.events.entities import (
     DESCRIPTION,
     NAME,
+    around_phrase,
     document_entities,
     of_complement,
     strip_titles,
@@ -337,3 +338,8 @@ def test_a_bare_pronoun_fills_no_role_and_an_incident_of_only_such_reports_nothi
     alone = frame[frame["template"] != 2].copy()
     alone.loc[alone["mention"] == "it", ["template", "predicate"]] = [2, "bomb"]
     assert set(rows_of(alone)["template"]) == {1}
+
+
+def test_around_phrase_reads_the_mention_as_the_phrase_writes_it():
+    assert around_phrase("members", "ten members of the\nFMLN") == ("ten", " of the FMLN")
+    assert around_phrase("guerrillas", "they") is None

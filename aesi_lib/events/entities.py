@@ -94,16 +94,27 @@ def strip_titles(name: str, is_title: Callable[[str], bool] | None) -> str:
     return " ".join(words[cut:])
 
 
+def around_phrase(phrase: str, mention: str) -> tuple[str, str] | None:
+    """The text of ``mention`` before and after its first occurrence of ``phrase``, its
+    whitespace read as one blank as the phrase writes it (``("ten", " of the FMLN")`` for
+    ``members`` in ``"ten members of the\nFMLN"``); None when the mention does not hold the
+    phrase (a pronoun's phrase is its antecedent's)."""
+    words = " ".join(mention.split())
+    at = words.find(phrase) if phrase else -1
+    if at < 0:
+        return None
+    return words[:at].rstrip(), words[at + len(phrase):]
+
+
 def of_complement(phrase: str, mention: str, max_words: int = OF_COMPLEMENT_WORDS) -> str:
     """The *of* complement of a mention after its phrase: ``" of the FMLN"`` for the phrase
     ``members`` in ``"ten members of the FMLN"``; ``""`` when the words after the phrase
     (up to a comma, semicolon, colon or bracket) do not begin with *of* or are more than
-    ``max_words`` words. Whitespace is read as one blank, as the phrase writes it."""
-    words = " ".join(mention.split())
-    at = words.find(phrase) if phrase else -1
-    if at < 0:
+    ``max_words`` words (:func:`around_phrase` reads the mention)."""
+    around = around_phrase(phrase, mention)
+    if around is None:
         return ""
-    rest = _COMPLEMENT_END.split(words[at + len(phrase):], maxsplit=1)[0].split()
+    rest = _COMPLEMENT_END.split(around[1], maxsplit=1)[0].split()
     if not rest or rest[0].lower() != "of" or len(rest) > max_words:
         return ""
     return " " + " ".join(rest)
