@@ -67,6 +67,15 @@ def macro(summary: dict[str, Any]) -> float:
                           if r["r_den"] >= LEAST_GOLD]))
 
 
+def annotation_macros(scores: dict[str, Any]) -> dict[str, float]:
+    """The macro-F1s of an ``aesi evaluate --annotations`` JSON: aesi's cells and the
+    (predicate, position) baseline, single- and multi-slot
+    (``aesi_single_macro``, ..., ``predicate_multi_macro``)."""
+    return {f"{name}_{mapping}_macro": macro(scores[f"{system}/{mapping}"])
+            for system, name in (("aesi", "aesi"), ("predicate+position", "predicate"))
+            for mapping in ("single", "multi")}
+
+
 def run_seed(work: Path, corpus: str, corpus_args: list[str], variant: str, seed: int
              ) -> tuple[Path, Path]:
     """One ``aesi run`` of a corpus for one variant and seed, in the variant's project of
@@ -87,10 +96,8 @@ def casie_row(work: Path, variant: str, seed: int, casie: Path) -> dict[str, Any
     scores = json.loads((out / "annotations.json").read_text())
     row: dict[str, Any] = {"corpus": "casie-dev", "variant": variant, "seed": seed,
                            "mentions": len(pd.read_parquet(out / "assignments.parquet",
-                                                           columns=["doc_id"]))}
-    for system, name in (("aesi", "aesi"), ("predicate+position", "predicate")):
-        for mapping in ("single", "multi"):
-            row[f"{name}_{mapping}_macro"] = macro(scores[f"{system}/{mapping}"])
+                                                           columns=["doc_id"])),
+                           **annotation_macros(scores)}
     row.update({f"ceiling_{role}": scores["ceiling"][role] for role in CEILING_ROLES})
     for missed in scores["missed"]:
         key = f"missed_{missed['kind']}"

@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from aesi_lib.run.presets import preset
-from experiments.reach_rules import SHARED, aesi, macro
+from experiments.reach_rules import SHARED, aesi, annotation_macros
 
 #: (|T|, |S|) of each configuration, the default first.
 UNIT_COUNTS = ((20, 36), (10, 36), (15, 36), (30, 36), (20, 24), (20, 48))
@@ -70,12 +70,8 @@ def casie_row(work: Path, casie: Path, templates: int, slots: int, seed: int
           str(casie), "--json", str(out / "annotations.json")],
          work / f"evaluate-{templates}-{slots}-{seed}.log")
     scores = json.loads((out / "annotations.json").read_text())
-    row: dict[str, Any] = {"configuration": configuration_name(templates, slots),
-                           "templates": templates, "slots": slots, "seed": seed}
-    for system, name in (("aesi", "aesi"), ("predicate+position", "predicate")):
-        for mapping in ("single", "multi"):
-            row[f"{name}_{mapping}_macro"] = macro(scores[f"{system}/{mapping}"])
-    return row
+    return {"configuration": configuration_name(templates, slots), "templates": templates,
+            "slots": slots, "seed": seed, **annotation_macros(scores)}
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
