@@ -44,11 +44,8 @@ def test_a_name_inside_a_filler_fills_the_role_too():
     assert set(inner["entity"]) == {1, 2} and list(added.columns) == list(events.columns)
 
 
-def test_a_description_keeps_the_number_before_it_and_bare_pronouns_are_left_out():
+def test_a_description_keeps_the_number_before_it():
     entities = incident_probes.numbered_descriptions(
         ["subversives", "Oqueli"], ["subversives", "Oqueli"], [False, True], None,
         ["THREE subversives", "Mr Oqueli"])
     assert [e.text for e in entities] == ["THREE subversives", "Oqueli"]
-    events = rows(sent_id=[0, 0], entity_text=["they", "soldiers"])
-    assert incident_probes.without_bare_pronouns(events)["entity_text"].tolist() == [
-        "soldiers"]
