@@ -169,7 +169,7 @@ def seed_records(seed: int, export: pd.DataFrame, map_keys: Any, texts: dict[str
         len(default_map.types), 1)
     variants: list[tuple[str, Callable[[], tuple[pd.DataFrame, TemplateMap]]]] = [
         ("default", lambda: (default, default_map)),
-        ("no sub-types", lambda: (default, learn(default, sub_types=False))),
+        ("no sub-types", lambda: (default, learn(default, sub_types=None))),
         ("one cell a role", lambda: (default, learn(default, cells_per_role=1))),
         ("mentions as entities", lambda: _learned(
             events(frame=with_mentions, entity_rule=mentions_as_entities), learn)),
@@ -183,7 +183,7 @@ def seed_records(seed: int, export: pd.DataFrame, map_keys: Any, texts: dict[str
         ("all levers off", lambda: _learned(
             events(of=every_event, frame=with_mentions, entity_rule=mentions_as_entities,
                    min_confidence=0.0),
-            lambda rows: learn(rows, sub_types=False, cells_per_role=1))),
+            lambda rows: learn(rows, sub_types=None, cells_per_role=1))),
     ]
     records: list[dict] = []
     for name, make in variants:

@@ -187,6 +187,32 @@ def test_the_map_learns_types_sub_types_and_several_cells_a_role_on_dev():
     assert score_templates(pred, gold).micro.f1 == pytest.approx(1.0)
 
 
+def test_the_map_learns_a_sub_type_from_sentences_whose_trigger_is_not_the_incidents():
+    # Twelve DEV documents, seven bombings and five arsons (by their keys); in each arson a
+    # second sentence's own trigger is "burn", while every incident's trigger stays "explode".
+    # Learned from the incidents' triggers, "burn" would have no type of its own; from the
+    # sentences', it is arson.
+    keys, events = [], []
+    for i in range(12):
+        doc, arson = f"D{i}", i >= 7
+        keys.append(key(doc, "ARSON" if arson else "BOMBING", Target=[f"HOUSE{i}"]))
+        events += [(doc, 0, 1, "explode", 2, 0, f"house{i}", "description", 0, "explode"),
+                   (doc, 0, 1, "explode", 2, 0, f"house{i}", "description", 0, "explode")]
+        if arson:
+            events.append((doc, 0, 1, "explode", 2, 0, f"house{i}", "description", 1, "burn"))
+    frame = pd.DataFrame(events, columns=["doc_id", "incident", "template", "trigger", "slot",
+                                          "entity", "entity_text", "entity_kind", "sent_id",
+                                          "predicate"])
+    rows = pd.DataFrame([{"doc_id": f"D{i}", "head": f"HOUSE{i}", "template": 1, "slot": 2}
+                         for i in range(12)])
+    tmap = learn_template_map(frame, rows, keys)
+    assert tmap.types == {1: "bombing"}
+    assert tmap.trigger_types == {(1, "burn"): "arson"}
+    # An arson document's incident reads as a bombing (sentence 0) and an arson (sentence 1).
+    assert [t.types for t in predicted_templates(frame, tmap)["D9"]] == [("bombing",),
+                                                                        ("arson",)]
+
+
 def test_aesi_evaluate_prints_the_template_filling_metric_with_dev_keys(tmp_path):
     import json
     import subprocess

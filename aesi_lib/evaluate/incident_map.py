@@ -37,7 +37,8 @@ class TemplateMap:
         For each template that stands for an incident type, its type (lowercase).
     trigger_types : dict of (int, str) to str
         For a (template, trigger) sub-type whose DEV incidents mostly report another type, that
-        type: (19, "kidnap") -> "kidnapping".
+        type: (19, "kidnap") -> "kidnapping". A trigger here is a sentence's, as
+        :func:`predicted_templates` reads an incident sentence by sentence.
     roles : dict of (int, int, str) to str
         The role of an entity of kind ``kind`` (``"name"``, ``"description"``) in slot
         ``slot`` of template ``template``; a role can take several such cells.
@@ -62,9 +63,14 @@ class TemplateMap:
                           for (t, s, k), role in sorted(self.roles.items())}}
 
 
-#: The least DEV incidents of a (template, trigger) sub-type for the map to give it a type of
-#: its own.
+#: The least DEV incidents with a sentence whose trigger is that of a (template, trigger)
+#: sub-type for the map to give it a type of its own.
 MIN_TRIGGER_INCIDENTS = 5
+#: The triggers the map learns sub-types from (``learn_template_map(sub_types=)``): each
+#: sentence's own, as :func:`predicted_templates` reads them, or (for experiments) each
+#: incident's.
+SENTENCE_TRIGGERS = "sentences"
+INCIDENT_TRIGGERS = "incidents"
 #: The least DEV incidents in which a (template, slot, kind) cell holds an entity for the map
 #: to consider it for a role.
 MIN_CELL_INCIDENTS = 5
@@ -72,7 +78,8 @@ MIN_CELL_INCIDENTS = 5
 
 def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
                        dev_keys: Sequence[KeyTemplate],
-                       texts: Mapping[str, str] | None = None, sub_types: bool = True,
+                       texts: Mapping[str, str] | None = None,
+                       sub_types: str | None = SENTENCE_TRIGGERS,
                        cells_per_role: int | None = None) -> TemplateMap:
     """The map of :class:`TemplateMap`, from DEV's keys, in three steps:
 
@@ -80,9 +87,13 @@ def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
        evaluation.md (lenient, on the mentions of ``assignments``) stands for a type.
     2. **Types**: each such template's type is the type most DEV documents with one of its
        incidents report (ties: the first of :data:`EVENT_TYPES`' order, then the rest
-       alphabetically); a (template, trigger) sub-type with at least
-       :data:`MIN_TRIGGER_INCIDENTS` incidents in DEV documents that report one takes the
-       type most of those report, where it differs.
+       alphabetically); a (template, trigger) sub-type that is a sentence's trigger in at
+       least :data:`MIN_TRIGGER_INCIDENTS` incidents of DEV documents that report one takes
+       the type most of those report, where it differs. The sub-types are learned from the
+       sentences' triggers, not the incidents' own, since :func:`predicted_templates` types
+       an incident sentence by sentence: a *burn* sentence in an incident of
+       *destroy/explode/place* whose trigger is *explode* votes for *burn*
+       (docs/experiments/sentence-subtypes.md).
     3. **Roles**: greedily, the (template, slot, entity kind) cell and role whose pairing
        raises the micro-F1 of the five roles most, over the incidents of DEV documents that
        report one, each against the gold entities of its document's templates of its type;
@@ -100,9 +111,10 @@ def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
     dev_keys : sequence of KeyTemplate
     texts : mapping of str to str, optional
         The messages' texts, as :func:`gold_templates` takes them.
-    sub_types : bool
-        Step 2 gives sub-types types of their own (False: every incident of a template takes
-        the template's type; for experiments).
+    sub_types : {"sentences", "incidents"} or None
+        The triggers step 2 learns sub-types from: the sentences' (the rule), the incidents'
+        own (for experiments), or none (every incident of a template takes the template's
+        type; for experiments).
     cells_per_role : int, optional
         At most this many cells a role in step 3 (None: any number; for experiments).
     """
@@ -124,18 +136,25 @@ def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
     template_votes: dict[int, dict[str, int]] = {}
     trigger_votes: dict[tuple[int, str], dict[str, int]] = {}
     trigger_count: dict[tuple[int, str], int] = {}
+    if sub_types not in (SENTENCE_TRIGGERS, INCIDENT_TRIGGERS, None):
+        raise ValueError(f"sub_types must be {SENTENCE_TRIGGERS!r}, {INCIDENT_TRIGGERS!r} or "
+                         f"None, not {sub_types!r}")
     for incident in incidents:
         doc_types = {typ for t in reported[incident.doc_id] for typ in t.types}
-        key = (incident.template, incident.trigger)
-        trigger_count[key] = trigger_count.get(key, 0) + 1
         for typ in doc_types:
             votes = template_votes.setdefault(incident.template, {})
             votes[typ] = votes.get(typ, 0) + 1
-            votes = trigger_votes.setdefault(key, {})
-            votes[typ] = votes.get(typ, 0) + 1
+        triggers = (set(incident.sentence_triggers.values()) if sub_types == SENTENCE_TRIGGERS
+                    else {incident.trigger})
+        for trigger in sorted(triggers):
+            key = (incident.template, trigger)
+            trigger_count[key] = trigger_count.get(key, 0) + 1
+            for typ in doc_types:
+                votes = trigger_votes.setdefault(key, {})
+                votes[typ] = votes.get(typ, 0) + 1
     types = {t: majority(v) for t, v in template_votes.items()}
     trigger_types = {}
-    for key, votes in trigger_votes.items() if sub_types else ():
+    for key, votes in trigger_votes.items() if sub_types is not None else ():
         if trigger_count[key] >= MIN_TRIGGER_INCIDENTS and majority(votes) != types[key[0]]:
             trigger_types[key] = majority(votes)
     provisional = TemplateMap(types, trigger_types, {})
