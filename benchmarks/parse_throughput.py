@@ -69,7 +69,7 @@ def load_messages(muc4_dir: Path) -> list[Document]:
 
 def aesi_chunk(parser: Any, chunk: list[Document], cache_dir: str, batch_size: int,
                in_flight: int) -> tuple[list[ParsedDocument], int, int]:
-    """aesi's side of one chunk, as ``parse_batch_task`` runs in the flow: each batch of
+    """aesi's side of one chunk, as ``parse_batch_step`` runs in the flow: each batch of
     ``batch_size`` documents through the parse cache, then its entities; ``in_flight``
     batches at a time (threads). Returns the parses, how many were parsed, the entities."""
 

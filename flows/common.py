@@ -43,36 +43,38 @@ from aesi_lib.run.carry_plan import (
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import documents_without_mentions, without_mentions_warning
 from aesi_lib.run.pipeline import entity_rules
-from aesi_tasks.events import events_files, events_task, readable_task
-from aesi_tasks.export_changes import keep_export_task, label_changes_task
-from aesi_tasks.features import (
+from aesi_lib.steps.declaration import Step
+from aesi_lib.steps.events import events_files, events_step, readable_step
+from aesi_lib.steps.export_changes import keep_export_step, label_changes_step
+from aesi_lib.steps.features import (
     context_file,
-    context_task,
-    embed_batch_task,
+    context_step,
+    embed_batch_step,
     entities_file,
-    entity_table_task,
+    entity_table_step,
     features_file,
-    features_task,
+    features_step,
     pmi_file,
-    pmi_task,
+    pmi_step,
 )
-from aesi_tasks.ingest import (
-    corpus_fingerprint_task,
-    parse_batch_task,
-    plan_ingest_task,
-    store_batch_task,
+from aesi_lib.steps.ingest import (
+    corpus_fingerprint_step,
+    parse_batch_step,
+    plan_ingest_step,
+    store_batch_step,
 )
-from aesi_tasks.logs import step_logger
-from aesi_tasks.parsers import parse_processes_stopped_on_error, release_parse_processes
-from aesi_tasks.solve import (
-    export_task,
-    place_task,
+from aesi_lib.steps.logs import logging_to, step_logger
+from aesi_lib.steps.parsers import parse_processes_stopped_on_error, release_parse_processes
+from aesi_lib.steps.solve import (
+    export_step,
+    place_step,
     placement_files,
-    renumber_task,
+    renumber_step,
     renumbered_file,
     solve_files,
-    solve_task,
+    solve_step,
 )
+from aesi_tasks import prefect_task
 
 PROJECT_STATE = "project.json"
 log = logging.getLogger("aesi")
@@ -127,7 +129,8 @@ def holds_project_lock(command: str) -> Callable[[FlowFunction], FlowFunction]:
     its ``project_dir`` (``aesi_lib.project_lock``): one writer at a time in a project. When
     another process holds it, the run waits (a scheduled update queues behind an ad-hoc run)
     and logs so. The command line takes the lock before it starts the flow (without waiting,
-    unless ``--wait``), so in its process this takes it again at once."""
+    unless ``--wait``), so in its process this takes it again at once. Under Prefect, the
+    flow's own lines (``aesi_lib.steps.logs.step_logger``) go to the flow run's logger."""
 
     def decorate(fn: FlowFunction) -> FlowFunction:
         signature = inspect.signature(fn)
@@ -145,9 +148,26 @@ def holds_project_lock(command: str) -> Callable[[FlowFunction], FlowFunction]:
             with project_lock(project_dir, command, wait=True, on_wait=waiting):
                 return fn(*args, **kwargs)
 
-        return locked  # type: ignore[return-value]
+        return logs_to_flow_run(locked)  # type: ignore[return-value]
 
     return decorate
+
+
+def logs_to_flow_run(fn: FlowFunction) -> FlowFunction:
+    """Decorate a flow's function (below ``@flow``) so that, under Prefect, the lines the flow
+    and its steps log outside a task run (``aesi_lib.steps.logs.step_logger``) go to the flow
+    run's logger; in process they stay the ``aesi`` logger's."""
+
+    @functools.wraps(fn)
+    def logged(*args: Any, **kwargs: Any) -> Any:
+        logger = None
+        if in_flow_run():
+            from prefect import get_run_logger
+
+            logger = get_run_logger()
+        return logging_to(logger, fn, *args, **kwargs)
+
+    return logged  # type: ignore[return-value]
 
 
 def export_changes_steps(project: Project, steps: Steps, last: dict[str, Any] | None,
@@ -157,12 +177,12 @@ def export_changes_steps(project: Project, steps: Steps, last: dict[str, Any] | 
     that moved since the export of ``last`` (the project's last solution record), counted on
     the exports themselves (``label_changes``; None for a project's first export, or when
     that export is gone)."""
-    kept = steps.run("keep-export", keep_export_task, artifacts["assignments_parquet"],
+    kept = steps.run("keep-export", keep_export_step, artifacts["assignments_parquet"],
                      project.work_dir)
     previous = (last or {}).get("export")
     changes = None
     if previous and Path(previous).is_file():
-        changes = steps.run("label-changes", label_changes_task, previous,
+        changes = steps.run("label-changes", label_changes_step, previous,
                             artifacts["assignments_parquet"], kept)
     return {**artifacts, "kept_export": kept, "label_changes": changes}
 
@@ -280,13 +300,15 @@ class Steps:
         cluster."""
         return self.cluster.submit(task_value, task, args, self._storage(task), pure=False)
 
-    def _storage(self, task: Any) -> Path | None:
-        return self.result_storage if task.persist_result else None
+    def _storage(self, task: Step) -> Path | None:
+        return self.result_storage if task.cached else None
 
-    def _stored(self, task: Any) -> Any:
-        if self.result_storage is not None and task.persist_result:
-            return task.with_options(result_storage=self.result_storage)
-        return task
+    def _stored(self, task: Step) -> Any:
+        """The Prefect task of the step ``task``, persisting into :attr:`result_storage`."""
+        prefect = prefect_task(task)
+        if self.result_storage is not None and task.cached:
+            return prefect.with_options(result_storage=self.result_storage)
+        return prefect
 
     def add(self, name: str, state: str, seconds: float, **extra: Any) -> None:
         """Record a step the flow ran itself (not through :meth:`run`)."""
@@ -311,7 +333,7 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     """Parse the new and changed documents with ``config``'s parser and replace their rows in
     the store, made by ``config``'s entity rules (``aesi_lib.run.pipeline.entity_rules``).
 
-    Parsing is cut into tasks of ``batch_size`` documents (``parse_batch_task``): one task per
+    Parsing is cut into tasks of ``batch_size`` documents (``parse_batch_step``): one task per
     batch keeps the orchestration overhead small next to the parse itself, and each document
     inside a batch still goes through the per-document parse cache. The plan says how many
     processes parse (``aesi_lib.parse.backends.parse_processes``: one per usable core for a
@@ -324,7 +346,7 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     """
     log = step_logger()
     parser_config, rules = config.parser, entity_rules(config)
-    plan = steps.run("plan-ingest", plan_ingest_task, quote(documents), parser_config, project.db,
+    plan = steps.run("plan-ingest", plan_ingest_step, quote(documents), parser_config, project.db,
                      project.parse_cache, rules)
     todo: list[Document] = plan["todo"]
     processes: int = plan["parse_processes"]
@@ -337,7 +359,7 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     # for the batches in flight.
     threads = 2 if processes >= 2 else 1
     with steps.threads(threads) as submit, parse_processes_stopped_on_error():
-        futures: list[Any] = [submit(parse_batch_task, batch, batch_config,
+        futures: list[Any] = [submit(parse_batch_step, batch, batch_config,
                                      project.parse_cache, rules)
                               for batch in batches(todo, batch_size)]
         n_batches = len(futures)
@@ -347,7 +369,7 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
             workers.add(result["worker"])
             worker_mib.update({str(pid): mib
                                for pid, mib in result.get("parse_worker_mib", {}).items()})
-            entities += steps.call(store_batch_task, quote(result), plan["config_id"],
+            entities += steps.call(store_batch_step, quote(result), plan["config_id"],
                                    project.db)
             parsed += result["parsed"]
             reused += result["reused"]
@@ -382,7 +404,7 @@ def _flow_task_runner() -> Any:
 def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config: RunConfig,
                      steps: Steps, tag: str = "") -> None:
     """On a cluster, the encoder's work in about 32 batches of documents (at least 10 a
-    batch), one ``embed-batch`` task each (``aesi_tasks.features.embed_batch_task``): each fills
+    batch), one ``embed-batch`` task each (``aesi_lib.steps.features.embed_batch_step``): each fills
     the per-document vector cache, so the ``context-vectors`` step that follows reads every
     document from it and loads no model. Each finished batch is logged with the documents
     done so far. Recorded as the step ``embed-batches``."""
@@ -393,7 +415,7 @@ def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config
               str(project.root / "context-vectors"), config.vectors_path)
              for batch in batches(sorted(doc_ids), batch_size)]
     results: list[dict[str, Any]] = []
-    for result in steps.spread(embed_batch_task, calls):
+    for result in steps.spread(embed_batch_step, calls):
         results.append(result)
         done = sum(r["documents"] for r in results)
         rate = done / max(time.perf_counter() - started, 1e-9)
@@ -416,23 +438,23 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
     these results. ``tag`` suffixes the step names in ``steps``.
     """
     doc_ids = sorted(doc_ids)
-    corpus_key = steps.run(f"corpus-fingerprint{tag}", corpus_fingerprint_task, project.db,
+    corpus_key = steps.run(f"corpus-fingerprint{tag}", corpus_fingerprint_step, project.db,
                            doc_ids)
-    entities = steps.run(f"entity-table{tag}", entity_table_task, project.db, doc_ids,
+    entities = steps.run(f"entity-table{tag}", entity_table_step, project.db, doc_ids,
                          entities_file(project.work_dir, corpus_key, doc_ids))
-    pmi = steps.run(f"head-pmi{tag}", pmi_task, project.db, doc_ids,
+    pmi = steps.run(f"head-pmi{tag}", pmi_step, project.db, doc_ids,
                     pmi_file(project.work_dir, corpus_key, doc_ids))
     context = None
     if config.features.context:
         if steps.spreads:
             embed_on_workers(entities, doc_ids, project, config, steps, tag)
-        context = steps.run(f"context-vectors{tag}", context_task, entities, project.db,
+        context = steps.run(f"context-vectors{tag}", context_step, entities, project.db,
                             config.features, str(project.root / "context-vectors"),
                             context_file(entities, project.work_dir, config.features,
                                          config.vectors_path),
                             config.vectors_path)
     out_path = features_file(entities, pmi, config, project.work_dir, context)
-    arguments = (features_task, entities, pmi, config, out_path, context)
+    arguments = (features_step, entities, pmi, config, out_path, context)
     features = None
     if steps.spreads:
         # On a cluster the feature build runs on a worker too: the flow's process then holds
@@ -488,21 +510,21 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
     plan = runnable_plan(plan, lambda path: Path(path).is_file())
     if plan.action == PLACE:
         schema = solution_files(plan.previous, PLACE_FILES)
-        placed = steps.run("place", place_task, artifacts["entities"], schema, config,
+        placed = steps.run("place", place_step, artifacts["entities"], schema, config,
                            project.db, str(project.root / "context-vectors"),
                            placement_files(artifacts["entities"], artifacts["features"],
                                            schema, project.work_dir))
         return export_steps(artifacts, placed, config, out_dir, steps, placed["carried"],
                             warm=True, work_dir=project.work_dir)
     previous = solution_files(plan.previous) if plan.action == WARM else None
-    solution = steps.run("solve", solve_task, artifacts["features"], config.model,
+    solution = steps.run("solve", solve_step, artifacts["features"], config.model,
                          solve_files(artifacts["features"], config.model, project.work_dir,
                                      previous, artifacts["entities"]),
                          artifacts["entities"], previous)
     ids_kept = None
     ids_of = previous or solution_files(plan.ids_of)
     if ids_of:
-        renumbered = steps.run("keep-ids", renumber_task, solution["labels"],
+        renumbered = steps.run("keep-ids", renumber_step, solution["labels"],
                                artifacts["entities"], ids_of, config.model,
                                renumbered_file(solution["labels"], ids_of,
                                                artifacts["entities"], project.work_dir))
@@ -518,7 +540,7 @@ def export_steps(artifacts: dict[str, Any], solution: dict[str, str], config: Ru
     """The export of a solution's labels (or a placement's) under the run's configuration,
     its events and what a person reads (:func:`readable_steps`), and the artifacts
     :func:`model_steps` returns."""
-    export = steps.run("export", export_task, artifacts["entities"], solution, config.model,
+    export = steps.run("export", export_step, artifacts["entities"], solution, config.model,
                        out_dir)
     export = {**export, **readable_steps(export["parquet"], config, out_dir, work_dir, steps)}
     return {**artifacts, "labels": solution["labels"], "info": solution["info"],
@@ -535,9 +557,9 @@ def readable_steps(assignments_path: str, config: RunConfig, out_dir: str, work_
     beside it (``readable``): ``schema``, ``schema_md``, ``events``, ``events_parquet``, and
     ``event_reading``, the run's reading kept by the events step (``aesi_lib.run.reading``),
     which ``aesi extract`` reads."""
-    events = steps.run(f"events{tag}", events_task, assignments_path, config.wordnet_path,
+    events = steps.run(f"events{tag}", events_step, assignments_path, config.wordnet_path,
                        events_files(assignments_path, config.wordnet_path, work_dir))
-    readable = steps.run(f"readable{tag}", readable_task, assignments_path, events, out_dir)
+    readable = steps.run(f"readable{tag}", readable_step, assignments_path, events, out_dir)
     return {**readable, "event_reading": events["reading"]}
 
 

@@ -18,6 +18,7 @@ from aesi_flows.common import (
     batches,
     default_task_runner,
     flow_run_id,
+    logs_to_flow_run,
     warn_of_documents_without_mentions,
     write_results,
 )
@@ -27,11 +28,11 @@ from aesi_lib.errors import InputError
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.pipeline import entity_rules
+from aesi_lib.steps.extract import fill_slots_step
+from aesi_lib.steps.ingest import load_corpus_step, parse_batch_step
+from aesi_lib.steps.logs import step_logger
+from aesi_lib.steps.parsers import parse_processes_stopped_on_error
 from aesi_lib.store.database import parse_frames
-from aesi_tasks.extract import fill_slots_task
-from aesi_tasks.ingest import load_corpus_task, parse_batch_task
-from aesi_tasks.logs import step_logger
-from aesi_tasks.parsers import parse_processes_stopped_on_error
 
 
 def read_run(run_dir: str | Path) -> dict[str, Any]:
@@ -75,6 +76,7 @@ def _found_in_run(artifacts: dict[str, Any], run_dir: Path) -> dict[str, Any]:
 
 
 @flow(name="aesi-extract", log_prints=True, task_runner=default_task_runner())
+@logs_to_flow_run
 def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = None,
                  split: str = "user", parse_batch_size: int = 50,
                  encoding: str | None = None, skip_bad: bool = False,
@@ -87,9 +89,9 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     and every entity mention gets the template and slot whose members it is most similar to.
     Writes ``assignments.csv`` / ``.parquet`` (with ``template_score`` and ``slot_score``) and
     ``results.json`` to ``out_dir`` (default ``<run_dir>/extracted``). The reading options
-    are ``aesi_tasks.ingest.load_corpus_task``'s; ``results.json`` lists the documents left out as
-    not English under ``left_out``. ``project_dir`` names the project folder whose parse and
-    vector caches it uses (None: the run's own).
+    are ``aesi_lib.steps.ingest.load_corpus_step``'s; ``results.json`` lists the documents
+    left out as not English under ``left_out``. ``project_dir`` names the project folder
+    whose parse and vector caches it uses (None: the run's own).
     """
     started = time.perf_counter()
     log = step_logger()
@@ -103,14 +105,14 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
                      "parse_cache": project.parse_cache}
     steps = Steps()
 
-    corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False, split,
+    corpus = steps.run("load-documents", load_corpus_step, None, docs_path, False, split,
                        encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars,
                        keep_non_english=keep_non_english)
     t = time.perf_counter()
     frames, parses, parsed, reused = [], [], 0, 0
     rules = entity_rules(config)
     with steps.threads(1) as submit, parse_processes_stopped_on_error():
-        futures = [submit(parse_batch_task, batch, config.parser, artifacts["parse_cache"],
+        futures = [submit(parse_batch_step, batch, config.parser, artifacts["parse_cache"],
                           rules)
                    for batch in batches(corpus.documents, parse_batch_size)]
         for i in range(len(futures)):
@@ -127,7 +129,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     given = [d.doc_id for d in corpus.documents]
     without_mentions = warn_of_documents_without_mentions(given, entities["doc_id"])
     sentences, _ = parse_frames(parses)
-    export = steps.run("fill-slots", fill_slots_task, quote(entities), artifacts, config,
+    export = steps.run("fill-slots", fill_slots_step, quote(entities), artifacts, config,
                        out_dir, quote(sentences))
 
     results = {

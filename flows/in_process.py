@@ -2,15 +2,15 @@
 
 A command whose user configured no Prefect API (``PREFECT_API_URL`` or the profile) runs its
 flow's function here (:func:`run_flow`) instead of starting a Prefect server to report to:
-each task's function runs as :class:`aesi_flows.common.Steps` calls it, with the rules Prefect
-would apply to it:
+each step (``aesi_lib.steps``) runs as :class:`aesi_flows.common.Steps` calls it, with the rules
+its Prefect task would follow:
 
-* **cache**: a task with a cache key function (``aesi_tasks.keys``) and a persisted result is
-  answered from the same result store Prefect writes (the project's ``prefect-results``
-  folder, records named by the key), and its result is written there when it runs; a run
-  made here and one made under a Prefect server share one cache;
-* **retries**: the task's retries, delays and retry condition (``aesi_tasks.retry``);
-* **logs**: the task's lines name it (``aesi_tasks.logs.step_logger``);
+* **cache**: a cached step (``aesi_lib.steps.declaration.Step.cache_key``) is answered from
+  the same result store its Prefect task writes (``aesi_tasks.prefect_task``; the project's
+  ``prefect-results`` folder, records named by the key), and its result is written there
+  when it runs; a run made here and one made under a Prefect server share one cache;
+* **retries**: the step's retries, delays and retry condition (``aesi_lib.steps.retry``);
+* **logs**: the step's lines name it (``aesi_lib.steps.logs.step_logger``);
 * **placement**: with a Dask cluster (``aesi run --dask``, :func:`dask_cluster`), the steps
   that the flows spread (parse batches, encoder batches, the feature build) run on its
   workers, each through :func:`run_task` there; the rest stays in this process.
@@ -28,10 +28,10 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from aesi_tasks.logs import RUNNING_STEP
+from aesi_lib.steps.declaration import Step
+from aesi_lib.steps.logs import RUNNING_STEP
 
 log = logging.getLogger("aesi")
 
@@ -67,46 +67,26 @@ def _result_store(result_storage: Path | None) -> Any:
     return ResultStore(result_storage=LocalFileSystem(basepath=str(result_storage)))
 
 
-def _cache_key(task: Any, parameters: dict[str, Any], store: Any) -> str | None:
-    """The task's cache key as Prefect computes it for a ``cache_key_fn`` (None: the task has
-    none)."""
-    key_fn = getattr(task.cache_policy, "cache_key_fn", None)
-    if key_fn is None:
-        return None
-    return key_fn(SimpleNamespace(result_store=store), parameters)
-
-
-def _retry_delay(task: Any, attempt: int) -> float:
-    delays = task.retry_delay_seconds
-    if isinstance(delays, list | tuple):
-        return float(delays[min(attempt, len(delays) - 1)]) if delays else 0.0
-    return float(delays or 0)
-
-
-def _worth_retrying(task: Any, error: BaseException) -> bool:
-    condition = task.retry_condition_fn
-    return condition is None or bool(condition(task, None, SimpleNamespace(data=error)))
-
-
-def run_task(task: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+def run_task(task: Step, args: tuple[Any, ...], kwargs: dict[str, Any],
              result_storage: Path | None = None, name: str | None = None
              ) -> tuple[Any, str]:
-    """Run the Prefect task ``task`` on ``args`` and ``kwargs`` in this thread, without a
-    Prefect API; its value and the state a flow run would record (``Completed``, or
-    ``Cached`` when its result store already held the result of its cache key).
+    """Run the step ``task`` on ``args`` and ``kwargs`` in this thread, without a Prefect API;
+    its value and the state a flow run would record (``Completed``, or ``Cached`` when its
+    result store already held the result of its cache key).
 
     Parameters
     ----------
-    task : a ``prefect.Task``; its function, cache key function, retries and retry
-        condition are used as Prefect uses them.
+    task : Step
+        Its function, cache key and retries are used as the Prefect task of it
+        (``aesi_tasks.prefect_task``) uses them.
     args, kwargs : its arguments, Prefect annotations (``quote``) allowed.
     result_storage : the folder of its persisted results (None: Prefect's default).
-    name : the step's name in the log (default: the task's name).
+    name : the step's name in the log (default: the step's name).
 
     Raises
     ------
     Exception
-        The task's last error, once its retries are spent or its condition refuses one.
+        The step's last error, once its retries are spent or its condition refuses one.
     """
     args = tuple(plain(a) for a in args)
     kwargs = {k: plain(v) for k, v in kwargs.items()}
@@ -114,23 +94,25 @@ def run_task(task: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
     bound.apply_defaults()
     token = RUNNING_STEP.set(name or task.name)
     try:
-        store = _result_store(result_storage) if task.persist_result else None
-        key = _cache_key(task, dict(bound.arguments), store) if store is not None else None
+        store = _result_store(result_storage) if task.cached else None
+        key = (task.cache_key(dict(bound.arguments), store.exists)
+               if store is not None else None)
         if key is not None and store.exists(key):
             return store.read(key).result, CACHED
         attempt = 0
+        retry = task.retry
         while True:
             try:
                 value = task.fn(*bound.args, **bound.kwargs)
                 break
             except Exception as error:
-                if attempt >= (task.retries or 0) or not _worth_retrying(task, error):
+                if retry is None or attempt >= retry.retries or not retry.worth(error):
                     raise
-                delay = _retry_delay(task, attempt)
+                delay = retry.delay(attempt)
                 attempt += 1
                 log.warning("%s failed (%s: %s); retry %d of %d in %.0f s",
                             name or task.name, type(error).__name__, error, attempt,
-                            task.retries, delay)
+                            retry.retries, delay)
                 time.sleep(delay)
         if key is not None:
             store.write(key=key, obj=value)
@@ -160,7 +142,7 @@ def task_threads(threads: int, result_storage: Path | None = None
     pool.shutdown(wait=True)
 
 
-def task_value(task: Any, args: tuple[Any, ...], result_storage: Path | None = None) -> Any:
+def task_value(task: Step, args: tuple[Any, ...], result_storage: Path | None = None) -> Any:
     """:func:`run_task`'s value alone: what a Dask worker sends back for a spread step."""
     return run_task(task, args, {}, result_storage)[0]
 

@@ -32,10 +32,10 @@ from aesi_lib.run.project_state import (
     run_documents,
     solution_record,
 )
+from aesi_lib.steps.evaluate import evaluate_step, template_filling_step
+from aesi_lib.steps.ingest import load_corpus_step, stored_documents_step
+from aesi_lib.steps.solve import record_run_step
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
-from aesi_tasks.evaluate import evaluate_task, template_filling_task
-from aesi_tasks.ingest import load_corpus_task, stored_documents_task
-from aesi_tasks.solve import record_run_task
 
 
 @flow(name="aesi-induce", log_prints=True, task_runner=default_task_runner())
@@ -104,19 +104,19 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         muc4_dir, docs_path, demo = (reading.pop("muc4_dir"), reading.pop("docs_path"),
                                      reading.pop("demo"))
 
-    corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo, **reading)
+    corpus = steps.run("load-corpus", load_corpus_step, muc4_dir, docs_path, demo, **reading)
     ingested = ingest(corpus.documents, run_config, project, steps, parse_batch_size)
     state = project.read_state()
     doc_ids, added = run_documents(
         [d.doc_id for d in corpus.documents], state,
-        steps.run("stored-documents", stored_documents_task, project.db))
+        steps.run("stored-documents", stored_documents_step, project.db))
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
                             last=None if fresh else state.get("last_solution"),
                             resolve=resolve)
     artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
-    scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
+    scores = steps.run("evaluate", evaluate_step, artifacts["assignments_parquet"],
                        quote(corpus))
-    filling = steps.run("template-filling", template_filling_task,
+    filling = steps.run("template-filling", template_filling_step,
                         artifacts["assignments_parquet"], artifacts["events_parquet"],
                         quote(corpus))
     without_mentions = warn_of_documents_without_mentions(doc_ids, artifacts["entities"])
@@ -139,7 +139,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
         "template_filling": filling,
     }
     run_id = results["flow_run_id"] or f"local-{uuid.uuid4()}"
-    steps.run("record-run", record_run_task, project.db, run_id, run_config.to_dict(),
+    steps.run("record-run", record_run_step, project.db, run_id, run_config.to_dict(),
               artifacts["assignments_parquet"],
               {"scores": scores, "corpus": corpus.name, "out_dir": out_dir},
               keep_runs=keep_runs)

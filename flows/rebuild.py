@@ -11,8 +11,8 @@ from prefect import flow
 from aesi_flows.common import Project, Steps, default_task_runner, holds_project_lock, ingest
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import preset
+from aesi_lib.steps.logs import step_logger
 from aesi_lib.store.database import read_journal
-from aesi_tasks.logs import step_logger
 
 
 @flow(name="aesi-rebuild-store", log_prints=True, task_runner=default_task_runner())

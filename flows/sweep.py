@@ -33,10 +33,10 @@ from aesi_lib.run.experiments import (
     named_configurations,
     seed_run_dir,
 )
-from aesi_tasks.evaluate import score_row_task
-from aesi_tasks.ingest import load_corpus_task
-from aesi_tasks.logs import step_logger
-from aesi_tasks.solve import export_task, solve_files, solve_task
+from aesi_lib.steps.evaluate import score_row_step
+from aesi_lib.steps.ingest import load_corpus_step
+from aesi_lib.steps.logs import step_logger
+from aesi_lib.steps.solve import export_step, solve_files, solve_step
 
 
 @flow(name="aesi-sweep", log_prints=True, task_runner=default_task_runner())
@@ -62,7 +62,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
         raise AesiError("a sweep needs at least one seed")
     project = Project.at(project_dir)
     steps = Steps(project.results)
-    corpus = steps.run("load-corpus", load_corpus_task, muc4_dir, docs_path, demo)
+    corpus = steps.run("load-corpus", load_corpus_step, muc4_dir, docs_path, demo)
     if not corpus.eval_keys:
         raise AesiError(f"corpus {corpus.name!r} has no answer keys: a sweep scores every run, "
                         "use MUC-4 (--muc4-dir) or the demo corpus (--demo)")
@@ -82,16 +82,16 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                 seeded = dataclasses.replace(config, model=dataclasses.replace(config.model,
                                                                                seed=seed))
                 t = time.perf_counter()
-                solution = steps.run(f"solve{tag}", solve_task, artifacts["features"],
+                solution = steps.run(f"solve{tag}", solve_step, artifacts["features"],
                                      seeded.model, solve_files(artifacts["features"],
                                                                seeded.model, project.work_dir))
                 solve_seconds = time.perf_counter() - t
                 run_dir = seed_run_dir(out_dir, name, seed)
-                export = steps.run(f"export{tag}", export_task, artifacts["entities"],
+                export = steps.run(f"export{tag}", export_step, artifacts["entities"],
                                    solution, seeded.model, str(run_dir))
                 readable_steps(export["parquet"], seeded, str(run_dir), project.work_dir,
                                steps, tag)
-                scores = steps.run(f"score{tag}", score_row_task, export["parquet"],
+                scores = steps.run(f"score{tag}", score_row_step, export["parquet"],
                                    quote(corpus))
                 info = load_summary(solution["info"])
                 rows.append({

@@ -27,10 +27,10 @@ from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.project_state import after_update, solution_record, update_configuration
-from aesi_tasks.evaluate import evaluate_task, template_filling_task
-from aesi_tasks.ingest import load_corpus_task, stored_documents_task
-from aesi_tasks.logs import step_logger
-from aesi_tasks.solve import export_documents_task
+from aesi_lib.steps.evaluate import evaluate_step, template_filling_step
+from aesi_lib.steps.ingest import load_corpus_step, stored_documents_step
+from aesi_lib.steps.logs import step_logger
+from aesi_lib.steps.solve import export_documents_step
 
 
 def _nothing_to_read(docs_path: str) -> bool:
@@ -115,7 +115,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     documents = []
     left_out: list[dict[str, Any]] = []
     if docs_path is not None:
-        given_corpus = steps.run("load-documents", load_corpus_task, None, docs_path, False,
+        given_corpus = steps.run("load-documents", load_corpus_step, None, docs_path, False,
                                  split, encoding=encoding, skip_bad=skip_bad,
                                  max_doc_chars=max_doc_chars,
                                  keep_non_english=keep_non_english)
@@ -124,14 +124,14 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     log.info("update: %d documents given: %d new, %d changed, %d unchanged; %d parsed",
              ingested["documents"], ingested["new"], ingested["changed"],
              ingested["unchanged"], ingested["parsed"])
-    doc_ids = steps.run("stored-documents", stored_documents_task, project.db)
+    doc_ids = steps.run("stored-documents", stored_documents_step, project.db)
     artifacts = model_steps(project, doc_ids, run_config, out_dir, steps,
                             last=state.get("last_solution"), update=True,
                             documents_given=docs_path is not None, resolve=resolve)
     artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
     given = [d.doc_id for d in documents]
     without_mentions = warn_of_documents_without_mentions(given, artifacts["entities"])
-    new_export = steps.run("export-new-documents", export_documents_task,
+    new_export = steps.run("export-new-documents", export_documents_step,
                            artifacts["assignments_parquet"], artifacts["events_parquet"],
                            given, out_dir, "new_documents", "new_events")
 
@@ -139,11 +139,11 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     filling: dict[str, Any] = {}
     base = state.get("corpus")
     if evaluate and base:
-        corpus = steps.run("load-corpus", load_corpus_task, base.get("muc4_dir"),
+        corpus = steps.run("load-corpus", load_corpus_step, base.get("muc4_dir"),
                            base.get("docs_path"), bool(base.get("demo")))
-        scores = steps.run("evaluate", evaluate_task, artifacts["assignments_parquet"],
+        scores = steps.run("evaluate", evaluate_step, artifacts["assignments_parquet"],
                            quote(corpus))
-        filling = steps.run("template-filling", template_filling_task,
+        filling = steps.run("template-filling", template_filling_step,
                             artifacts["assignments_parquet"], artifacts["events_parquet"],
                             quote(corpus))
 

@@ -33,15 +33,15 @@ def test_the_loader_reads_with_the_encoding_and_skips_what_it_must(tmp_path):
     from prefect.logging import disable_run_logger
 
     from aesi_lib.errors import InputError
-    from aesi_tasks.ingest import load_corpus_task
+    from aesi_lib.steps.ingest import load_corpus_step
 
     folder = _docs(tmp_path)
     with disable_run_logger():
-        corpus = load_corpus_task.fn(docs_path=str(folder), encoding="latin-1", skip_bad=True)
+        corpus = load_corpus_step.fn(docs_path=str(folder), encoding="latin-1", skip_bad=True)
         assert [d.doc_id for d in corpus.documents] == ["good"]
         assert corpus.documents[0].text == "THE MAYOR OF SAN JOSÉ WAS MURDERED."
         with pytest.raises(InputError, match="empty file"):
-            load_corpus_task.fn(docs_path=str(folder), encoding="latin-1")
+            load_corpus_step.fn(docs_path=str(folder), encoding="latin-1")
 
 
 def test_a_runs_corpus_is_the_demo_when_asked_else_the_documents_given(tmp_path):
@@ -96,7 +96,7 @@ def test_each_file_has_its_encoding_unless_one_is_given_and_non_english_is_a_fla
 def test_the_loader_lists_what_it_leaves_out_as_not_english(tmp_path):
     from prefect.logging import disable_run_logger
 
-    from aesi_tasks.ingest import load_corpus_task
+    from aesi_lib.steps.ingest import load_corpus_step
 
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -105,11 +105,11 @@ def test_the_loader_lists_what_it_leaves_out_as_not_english(tmp_path):
     (folder / "es.txt").write_text("El alcalde de la ciudad fue asesinado el martes por un "
                                    "grupo armado, según informó la policía.")
     with disable_run_logger():
-        corpus = load_corpus_task.fn(docs_path=str(folder))
+        corpus = load_corpus_step.fn(docs_path=str(folder))
         assert [d.doc_id for d in corpus.documents] == ["en"]
         assert corpus.left_out == [{"doc_id": "es", "source": str(folder / "es.txt"),
                                     "reason": "not English (looks like Spanish)"}]
-        kept = load_corpus_task.fn(docs_path=str(folder), keep_non_english=True)
+        kept = load_corpus_step.fn(docs_path=str(folder), keep_non_english=True)
         assert [d.doc_id for d in kept.documents] == ["en", "es"] and kept.left_out == []
 
 

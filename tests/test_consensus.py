@@ -191,7 +191,7 @@ def test_config_without_context_names_the_consensus_switch() -> None:
 
 
 def test_the_solve_logs_each_member_cut_and_the_time_the_others_will_take() -> None:
-    from aesi_tasks.solve import SolveProgress
+    from aesi_lib.steps.solve import SolveProgress
 
     class Log:
         def __init__(self) -> None:

@@ -160,7 +160,7 @@ def test_a_model_folder_is_pooled_as_sentence_transformers_pools_it(tiny_model_f
 
 
 def test_a_pass_reports_each_forward_batch_and_the_step_logs_it(tiny_model_folder, tmp_path):
-    from aesi_tasks.features import EmbeddingProgress
+    from aesi_lib.steps.features import EmbeddingProgress
 
     calls: list[int] = []
     encoder = enc.TransformerEncoder(tmp_path, threads=1, batch_size=2,

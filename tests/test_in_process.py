@@ -1,22 +1,21 @@
-"""The in-process executor of ``aesi_flows.in_process``: a task's cache, retries and log name as
-Prefect would apply them, without a Prefect API."""
+"""The in-process executor of ``aesi_flows.in_process``: a step's cache, retries and log name as
+its Prefect task would apply them, without a Prefect API."""
 
 from __future__ import annotations
 
 import logging
 
 import pytest
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from aesi_flows.in_process import CACHED, COMPLETED, in_flow_run, run_task, task_threads
-from aesi_tasks.logs import step_logger
+from aesi_lib.steps.declaration import Retry, step
+from aesi_lib.steps.logs import step_logger
 
 CALLS: list[str] = []
 
 
-@task(name="double", persist_result=True, cache_key_fn=lambda _, p: f"double-{p['x']}")
+@step("double", key=lambda p: f"double-{p['x']}")
 def double(x: int) -> int:
     CALLS.append(f"double {x}")
     step_logger().info("doubling %d", x)
@@ -26,8 +25,7 @@ def double(x: int) -> int:
 def _fails_then_works(failures: int, error: type[Exception]) -> object:
     attempts: list[int] = []
 
-    @task(name="flaky", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=0,
-          retry_condition_fn=lambda t, r, state: not isinstance(state.data, KeyError))
+    @step("flaky", retry=Retry(retries=2, condition=lambda e: not isinstance(e, KeyError)))
     def flaky() -> int:
         attempts.append(1)
         if len(attempts) <= failures:

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
-import aesi_tasks.features as ftasks
-import aesi_tasks.ingest as itasks
-import aesi_tasks.keys as keys
-import aesi_tasks.parsers as parsers
-import aesi_tasks.solve as stasks
+import aesi_lib.steps.features as ftasks
+import aesi_lib.steps.ingest as itasks
+import aesi_lib.steps.keys as keys
+import aesi_lib.steps.parsers as parsers
+import aesi_lib.steps.solve as stasks
 from aesi_flows.common import batches
 from aesi_lib.parse.backends import ParserConfig
+from aesi_lib.steps.declaration import Step
+from aesi_tasks import prefect_task
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -41,7 +43,7 @@ def test_source_hash_tells_functions_apart():
         return 2
 
     assert keys.source_hash(one) != keys.source_hash(two)
-    assert keys.source_hash(stasks.solve_task.fn) == keys.source_hash(stasks.solve_task.fn)
+    assert keys.source_hash(stasks.solve_step.fn) == keys.source_hash(stasks.solve_step.fn)
 
 
 def test_resource_key_sees_file_changes(tmp_path):
@@ -60,31 +62,25 @@ def test_resource_key_sees_file_changes(tmp_path):
     assert keys.resource_key(tmp_path / "nope")[1] == "missing"
 
 
-class _Store:
-    def __init__(self, existing: set[str]):
-        self.existing = existing
-
-    def exists(self, key: str) -> bool:
-        return key in self.existing
+def _stored(existing: set[str]):
+    """Whether a result is kept under a key, as an executor's result store answers."""
+    return existing.__contains__
 
 
-class _Context:
-    def __init__(self, existing: set[str]):
-        self.result_store = _Store(existing)
-
-
-def test_file_backed_key_rebuilds_only_a_stale_cache_entry(tmp_path):
+def test_a_file_step_key_rebuilds_only_a_stale_cache_entry(tmp_path):
+    step = Step("features", lambda out: out, files="out")
     f = tmp_path / "features-abc.npz"
     # First run: no file and no cached result: the plain key (the result is stored under it).
-    assert keys.file_backed_key(_Context(set()), "features-abc", [f]) == "features-abc"
+    assert step.cache_key({"out": str(f)}, _stored(set())) == "features-abc"
     # File present: the plain key (a cache hit when a result exists).
     f.write_bytes(b"x")
-    assert keys.file_backed_key(_Context({"features-abc"}), "features-abc", [f]) == \
-        "features-abc"
+    assert step.cache_key({"out": str(f)}, _stored({"features-abc"})) == "features-abc"
     # Cached result but its file was deleted: a fresh key, so the step runs again.
     f.unlink()
-    fresh = keys.file_backed_key(_Context({"features-abc"}), "features-abc", [f])
+    fresh = step.cache_key({"out": str(f)}, _stored({"features-abc"}))
     assert fresh.startswith("features-abc-rebuild-")
+    # A step that is not cached has no key.
+    assert Step("plain", lambda: None).cache_key({}) is None
 
 
 def test_step_keys_hold_input_content_and_project(tmp_path):
@@ -112,7 +108,7 @@ def test_step_keys_hold_input_content_and_project(tmp_path):
 
 
 def test_a_step_key_is_read_back_from_the_files_the_caller_names(tmp_path):
-    solve_key = stasks.solve_task.cache_key_fn
+    solve_key = stasks.solve_step.cache_key
     features = tmp_path / "features.npz"
     features.write_bytes(b"features")
     from aesi_lib.run.config import RunConfig
@@ -121,21 +117,21 @@ def test_a_step_key_is_read_back_from_the_files_the_caller_names(tmp_path):
     name = Path(files["labels"]).stem
     assert name == Path(files["info"]).stem and name.startswith("solve-")
     # The key is the files' name, whatever else the parameters hold.
-    assert solve_key(_Context(set()), {"files": files, "features_path": "elsewhere"}) == name
+    assert solve_key({"files": files, "features_path": "elsewhere"}, _stored(set())) == name
     # One of the two files gone while a result is cached under the name: rebuilt.
     Path(files["labels"]).parent.mkdir(parents=True)
     Path(files["labels"]).write_bytes(b"labels")
-    assert solve_key(_Context({name}), {"files": files}).startswith(f"{name}-rebuild-")
+    assert solve_key({"files": files}, _stored({name})).startswith(f"{name}-rebuild-")
     Path(files["info"]).write_text("{}")
-    assert solve_key(_Context({name}), {"files": files}) == name
+    assert solve_key({"files": files}, _stored({name})) == name
     # A step of one file: the same, from its out_path.
     table = tmp_path / "tables" / "pmi-0123.parquet"
-    pmi_key = ftasks.pmi_task.cache_key_fn
-    assert pmi_key(_Context({"pmi-0123"}), {"out_path": str(table)}).startswith(
+    pmi_key = ftasks.pmi_step.cache_key
+    assert pmi_key({"out_path": str(table)}, _stored({"pmi-0123"})).startswith(
         "pmi-0123-rebuild-")
     table.parent.mkdir()
     table.write_bytes(b"pmi")
-    assert pmi_key(_Context({"pmi-0123"}), {"out_path": str(table)}) == "pmi-0123"
+    assert pmi_key({"out_path": str(table)}, _stored({"pmi-0123"})) == "pmi-0123"
 
 
 class _FakeParser:
@@ -180,14 +176,19 @@ def test_transient_steps_retry_with_backoff_but_not_on_user_errors():
 
     from aesi_lib.errors import InputError, StoreLockedError
 
-    for t in (itasks.load_corpus_task, itasks.parse_batch_task, itasks.store_batch_task):
-        assert t.retries == 2
-        delays = t.retry_delay_seconds
-        assert isinstance(delays, list) and delays == sorted(delays) and delays[0] < delays[-1]
-    retry = itasks.store_batch_task.retry_condition_fn
+    for step in (itasks.load_corpus_step, itasks.parse_batch_step, itasks.store_batch_step):
+        delays = step.retry.delays
+        assert step.retry.retries == 2 and delays == tuple(sorted(delays))
+        assert delays[0] < delays[-1]
+        # Its Prefect task retries the same way.
+        task = prefect_task(step)
+        assert task.retries == 2 and task.retry_delay_seconds == list(delays)
+    retry = prefect_task(itasks.store_batch_step).retry_condition_fn
     assert retry(None, None, Failed(data=OSError("disk hiccup"))) is True
     assert retry(None, None, Failed(data=StoreLockedError("held by another run"))) is True
     assert retry(None, None, Failed(data=InputError("x.jsonl", "line 2: malformed"))) is False
+    assert itasks.store_batch_step.retry.worth(OSError("disk hiccup"))
+    assert not itasks.store_batch_step.retry.worth(InputError("x.jsonl", "malformed"))
 
 
 def test_batches():
@@ -261,7 +262,7 @@ def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
     frame.to_parquet(assignments)
     db = str(tmp_path / "aesi.duckdb")
     for i in range(4):
-        stasks.record_run_task.fn(db, f"r{i}", {}, str(assignments), {}, keep_runs=2)
+        stasks.record_run_step.fn(db, f"r{i}", {}, str(assignments), {}, keep_runs=2)
     with Store(db, read_only=True) as store:
         assert list(store.runs()["assignments"]) == [3, 3, 0, 0]
     # The value travels as a parameter: the command line's default is the flow's and the
@@ -269,7 +270,7 @@ def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
     args = cli.build_parser().parse_args(["run"])
     assert args.keep_runs == DEFAULT_KEEP_RUNS
     assert inspect.signature(induce_flow.fn).parameters["keep_runs"].default == DEFAULT_KEEP_RUNS
-    assert inspect.signature(stasks.record_run_task.fn).parameters["keep_runs"].default == \
+    assert inspect.signature(stasks.record_run_step.fn).parameters["keep_runs"].default == \
         DEFAULT_KEEP_RUNS
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 from pathlib import Path
-from types import SimpleNamespace
 
 import duckdb
 import pandas as pd
@@ -19,9 +18,9 @@ from aesi_lib.errors import InputError, StoreLockedError, write_fault, write_fau
 from aesi_lib.files import replacing, writing
 from aesi_lib.parse.parallel import ParsePoolClosed, ParseWorkerError
 from aesi_lib.parse.types import ParsedDocument
+from aesi_lib.steps.retry import worth_retrying
 from aesi_lib.store import Store
 from aesi_lib.store.database import ENTITY_COLUMNS, journal_path, read_journal
-from aesi_tasks.retry import worth_retrying
 
 
 def _full_disk() -> OSError:
@@ -90,19 +89,15 @@ def test_a_fault_is_found_by_its_errno_its_message_or_its_cause():
     assert write_fault_in_text("Finished in state Completed()") is None
 
 
-def _failed(error: BaseException) -> SimpleNamespace:
-    return SimpleNamespace(data=error)
-
-
 def test_faults_user_errors_and_stopped_parse_workers_are_not_retried():
-    assert not worth_retrying(None, None, _failed(_full_disk()))
-    assert not worth_retrying(None, None, _failed(OSError(errno.EIO, "Input/output error")))
-    assert not worth_retrying(None, None, _failed(InputError("/x.txt", "empty file")))
-    assert not worth_retrying(None, None, _failed(ParsePoolClosed("shut down")))
+    assert not worth_retrying(_full_disk())
+    assert not worth_retrying(OSError(errno.EIO, "Input/output error"))
+    assert not worth_retrying(InputError("/x.txt", "empty file"))
+    assert not worth_retrying(ParsePoolClosed("shut down"))
     # Passing troubles are retried: a worker that died (memory), a store locked a moment.
-    assert worth_retrying(None, None, _failed(ParseWorkerError("worker died")))
-    assert worth_retrying(None, None, _failed(StoreLockedError("locked")))
-    assert worth_retrying(None, None, _failed(OSError(errno.EAGAIN, "try again")))
+    assert worth_retrying(ParseWorkerError("worker died"))
+    assert worth_retrying(StoreLockedError("locked"))
+    assert worth_retrying(OSError(errno.EAGAIN, "try again"))
 
 
 class _CommitFailsLikeAFullDisk:

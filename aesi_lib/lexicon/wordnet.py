@@ -362,7 +362,7 @@ def _restore(source: str) -> WordNetLexicon:
 def wordnet_location(lexicon: WordNetLexicon) -> str:
     """The database ``lexicon`` reads: the folder it was opened from, or, for NLTK's own
     corpus, the corpus folder or zip file that ``nltk.data.find`` gives ("nltk" when it is
-    gone since); what names it in a cache key (``aesi_tasks.keys.wordnet_key``)."""
+    gone since); what names it in a cache key (``aesi_lib.steps.keys.wordnet_key``)."""
     if lexicon.source != "nltk":
         return lexicon.source
     root = _nltk_wordnet_root()

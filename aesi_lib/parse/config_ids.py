@@ -2,10 +2,10 @@
 
 Learning a parser's ``config_id`` means loading its model (seconds). The id depends only on
 what the caller's key names (the configuration, aesi's code, the installed parser and model
-versions: ``aesi_tasks.parsers.parser_config_id``), so the cache folder keeps one JSON object that
-maps each such key to its id. The file is rewritten whole through a temporary file of this
-process, so concurrent writers never leave half a file; one that cannot be read counts as
-empty (the ids are learnt again).
+versions: ``aesi_lib.steps.parsers.parser_config_id``), so the cache folder keeps one JSON
+object that maps each such key to its id. The file is rewritten whole through a temporary
+file of this process, so concurrent writers never leave half a file; one that cannot be read
+counts as empty (the ids are learnt again).
 """
 
 from __future__ import annotations

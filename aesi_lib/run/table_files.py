@@ -3,7 +3,7 @@ coreference chains), the chain rows and the head-word PMI.
 
 Each is written whole to a temporary file beside its place and renamed, so a file that exists
 is complete: the steps name their files after their cache keys and reuse a file that exists
-(``aesi_tasks.keys.file_backed_key``). They are read with ``pandas.read_parquet``.
+(``aesi_lib.steps.declaration.Step.cache_key``). They are read with ``pandas.read_parquet``.
 """
 
 from __future__ import annotations

@@ -6,35 +6,33 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run import pipeline
-from aesi_tasks.keys import (
+from aesi_lib.steps.declaration import step
+from aesi_lib.steps.keys import (
     content_key,
     resolved,
-    result_files_key,
     source_hash,
     wordnet_key,
 )
-from aesi_tasks.logs import step_logger
+from aesi_lib.steps.logs import step_logger
 
 
 def events_files(assignments_path: str, wordnet_path: str | None, work_dir: str
                  ) -> dict[str, str]:
-    """Where :func:`events_task` keeps the events of the export ``assignments_path``: a
+    """Where :func:`events_step` keeps the events of the export ``assignments_path``: a
     ``.parquet`` of rows and a ``.json`` of the run's reading (``aesi_lib.run.reading``:
     template kinds, predicate weights, roles, template names) under ``<work_dir>/events``,
     named after their content key."""
-    key = content_key("events", source_hash(events_task.fn), resolved(work_dir),
+    key = content_key("events", source_hash(events_step.fn), resolved(work_dir),
                       file_sha256(assignments_path), wordnet_key(wordnet_path))
     folder = Path(work_dir) / "events"
     return {"rows": str(folder / f"{key}.parquet"), "reading": str(folder / f"{key}.json")}
 
 
-@task(name="events", persist_result=True, cache_key_fn=result_files_key("files"))
-def events_task(assignments_path: str, wordnet_path: str | None, files: dict[str, str]
+@step("events", files="files")
+def events_step(assignments_path: str, wordnet_path: str | None, files: dict[str, str]
                 ) -> dict[str, str]:
     """The incidents of every document of a run's export (``pipeline.document_event_rows``,
     with its reading: template kinds, predicate weights, titles, roles, template names) and
@@ -53,8 +51,8 @@ def events_task(assignments_path: str, wordnet_path: str | None, files: dict[str
     return files
 
 
-@task(name="readable", cache_policy=NO_CACHE)
-def readable_task(assignments_path: str, events: dict[str, str], out_dir: str
+@step("readable")
+def readable_step(assignments_path: str, events: dict[str, str], out_dir: str
                   ) -> dict[str, str]:
     """What a person reads beside the export (``pipeline.write_readable``): ``schema.json``
     and ``schema.md`` (templates with their kinds and roles) and ``events.jsonl`` /

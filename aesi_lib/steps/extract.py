@@ -5,18 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.model.feature_files import load_features
 from aesi_lib.model.solution_files import load_labels
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
-from aesi_tasks.logs import step_logger
+from aesi_lib.steps.declaration import step
+from aesi_lib.steps.logs import step_logger
 
 
-@task(name="fill-slots", cache_policy=NO_CACHE)
-def fill_slots_task(entities: pd.DataFrame, artifacts: dict[str, str],
+@step("fill-slots")
+def fill_slots_step(entities: pd.DataFrame, artifacts: dict[str, str],
                     config: RunConfig, out_dir: str, sentences: pd.DataFrame | None = None
                     ) -> dict[str, str]:
     """Assign the new mentions to the run's templates and slots (``pipeline.fill_documents``)

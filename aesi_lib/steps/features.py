@@ -4,7 +4,7 @@ Each step writes one file named after its cache key inside the project folder (P
 ``.npz``) and returns its path, never the arrays themselves. The caller computes that path once
 with the function beside the step (:func:`entities_file`, :func:`pmi_file`, ...) and passes it
 in as ``out_path``; the step's cache key is read back from it
-(``aesi_tasks.keys.result_files_key``).
+(``aesi_lib.steps.declaration.Step.cache_key``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.errors import NoEntitiesError
 from aesi_lib.fingerprint import file_sha256
@@ -30,30 +28,30 @@ from aesi_lib.model.features import FeatureOptions
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.table_files import save_table
-from aesi_lib.store import Store
-from aesi_tasks.keys import (
+from aesi_lib.steps.declaration import Retry, step
+from aesi_lib.steps.keys import (
     content_key,
     resolved,
     resource_key,
-    result_files_key,
     source_hash,
     wordnet_key,
 )
-from aesi_tasks.logs import step_logger
-from aesi_tasks.retry import RETRY
-from aesi_tasks.workers import worker_name
+from aesi_lib.steps.logs import step_logger
+from aesi_lib.steps.retry import RETRY
+from aesi_lib.steps.workers import worker_name
+from aesi_lib.store import Store
 
 
 def entities_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> str:
-    """Where :func:`entity_table_task` writes the entity table of the stored documents
+    """Where :func:`entity_table_step` writes the entity table of the stored documents
     ``doc_ids`` whose corpus fingerprint is ``corpus_key``."""
-    key = content_key("entities", source_hash(entity_table_task.fn), resolved(work_dir),
+    key = content_key("entities", source_hash(entity_table_step.fn), resolved(work_dir),
                       corpus_key, sorted(doc_ids))
     return str(Path(work_dir) / "tables" / f"{key}.parquet")
 
 
-@task(name="entity-table", persist_result=True, cache_key_fn=result_files_key("out_path"))
-def entity_table_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
+@step("entity-table", files="out_path")
+def entity_table_step(db_path: str, doc_ids: list[str], out_path: str) -> str:
     """The entity table of ``doc_ids`` (SQL ``entity_table.sql``) as Parquet at ``out_path``
     (:func:`entities_file`); returns the path.
 
@@ -73,14 +71,14 @@ def entity_table_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
 
 def context_file(entities_path: str, work_dir: str, features: FeatureOptions,
                  vectors_path: str | None) -> str:
-    """Where :func:`context_task` writes the context vectors of ``entities_path``."""
-    key = content_key("context", source_hash(context_task.fn), resolved(work_dir),
+    """Where :func:`context_step` writes the context vectors of ``entities_path``."""
+    key = content_key("context", source_hash(context_step.fn), resolved(work_dir),
                       file_sha256(entities_path), run_encoder_key(features, vectors_path))
     return str(Path(work_dir) / "features" / f"{key}.npz")
 
 
-@task(name="context-vectors", persist_result=True, cache_key_fn=result_files_key("out_path"))
-def context_task(entities_path: str, db_path: str, features: FeatureOptions,
+@step("context-vectors", files="out_path")
+def context_step(entities_path: str, db_path: str, features: FeatureOptions,
                  vectors_cache: str, out_path: str, vectors_path: str | None = None) -> str:
     """One encoder pass over the sentences that hold mentions (``aesi_lib.lexicon.encoder``):
     the vector of each sentence that holds mentions, once, with each mention's row among
@@ -154,11 +152,11 @@ def _worker_encoder(features: FeatureOptions, vectors_path: str | None) -> Sente
     return _WORKER_ENCODERS.encoder
 
 
-@task(name="embed-batch", cache_policy=NO_CACHE, **RETRY)
-def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
+@step("embed-batch", retry=RETRY)
+def embed_batch_step(entities_path: str, db_path: str, doc_ids: list[str],
                      features: FeatureOptions, vectors_cache: str,
                      vectors_path: str | None = None) -> dict[str, Any]:
-    """Fill the per-document vector cache of :func:`context_task` for the documents
+    """Fill the per-document vector cache of :func:`context_step` for the documents
     ``doc_ids``, wherever the task runs: with ``--dask`` the flow spreads the encoder's work
     over the cluster's workers in such batches, and the step then finds every document in the
     cache (the same function computes the vectors either way). Returns the worker, the
@@ -170,14 +168,14 @@ def embed_batch_task(entities_path: str, db_path: str, doc_ids: list[str],
 
 
 def pmi_file(work_dir: str, corpus_key: str, doc_ids: list[str]) -> str:
-    """Where :func:`pmi_task` writes the PMI of the stored documents ``doc_ids``."""
-    key = content_key("pmi", source_hash(pmi_task.fn), resolved(work_dir), corpus_key,
+    """Where :func:`pmi_step` writes the PMI of the stored documents ``doc_ids``."""
+    key = content_key("pmi", source_hash(pmi_step.fn), resolved(work_dir), corpus_key,
                       sorted(doc_ids))
     return str(Path(work_dir) / "tables" / f"{key}.parquet")
 
 
-@task(name="head-pmi", persist_result=True, cache_key_fn=result_files_key("out_path"))
-def pmi_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
+@step("head-pmi", files="out_path")
+def pmi_step(db_path: str, doc_ids: list[str], out_path: str) -> str:
     """Document-level PMI of head lemmas (SQL ``head_pmi.sql``) as Parquet at ``out_path``
     (:func:`pmi_file`); returns the path."""
     with Store(db_path, read_only=True) as store:
@@ -189,18 +187,17 @@ def pmi_task(db_path: str, doc_ids: list[str], out_path: str) -> str:
 
 def features_file(entities_path: str, pmi_path: str, config: RunConfig, work_dir: str,
                   context_path: str | None = None) -> str:
-    """Where :func:`features_task` writes the features of these inputs: the bytes of the
+    """Where :func:`features_step` writes the features of these inputs: the bytes of the
     tables (and context vectors), the feature options and the lexicon resources."""
-    key = content_key("features", source_hash(features_task.fn), resolved(work_dir),
+    key = content_key("features", source_hash(features_step.fn), resolved(work_dir),
                       file_sha256(entities_path), file_sha256(pmi_path), config.features,
                       resource_key(config.vectors_path), wordnet_key(config.wordnet_path),
                       file_sha256(context_path) if context_path else None)
     return str(Path(work_dir) / "features" / f"{key}.npz")
 
 
-@task(name="build-features", persist_result=True, retries=1,
-      cache_key_fn=result_files_key("out_path"))
-def features_task(entities_path: str, pmi_path: str, config: RunConfig,
+@step("build-features", files="out_path", retry=Retry(retries=1))
+def features_step(entities_path: str, pmi_path: str, config: RunConfig,
                   out_path: str, context_path: str | None = None) -> dict[str, str]:
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one
     ``.npz`` at ``out_path`` (:func:`features_file`;
@@ -209,7 +206,7 @@ def features_task(entities_path: str, pmi_path: str, config: RunConfig,
 
     The key holds the feature options and the lexicon resources but not the model options,
     so runs that differ only in the model (or the seed) share the features. ``context_path``
-    (``context_task``) adds the mentions' context vectors."""
+    (``context_step``) adds the mentions' context vectors."""
     log = step_logger()
     from aesi_lib.model.features import build_features
 

@@ -10,21 +10,20 @@ from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.files import replacing
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run.export_changes import describe_changes, export_changes, unchanged_export
-from aesi_tasks.logs import step_logger
+from aesi_lib.steps.declaration import step
+from aesi_lib.steps.logs import step_logger
 
 #: How many exports the project keeps (``<project>/exports``): the newest, and the ones
 #: before it that another output folder's run may still name as its last.
 KEPT_EXPORTS = 3
 
 
-@task(name="keep-export", cache_policy=NO_CACHE)
-def keep_export_task(assignments_path: str, work_dir: str) -> str:
+@step("keep-export")
+def keep_export_step(assignments_path: str, work_dir: str) -> str:
     """A copy of the export ``assignments_path`` in ``<work_dir>/exports``, named after its
     content; the :data:`KEPT_EXPORTS` newest copies stay."""
     folder = Path(work_dir) / "exports"
@@ -39,12 +38,12 @@ def keep_export_task(assignments_path: str, work_dir: str) -> str:
     return str(kept)
 
 
-@task(name="label-changes", cache_policy=NO_CACHE)
-def label_changes_task(previous_path: str, assignments_path: str, kept_path: str
+@step("label-changes")
+def label_changes_step(previous_path: str, assignments_path: str, kept_path: str
                        ) -> dict[str, Any]:
     """How many labels of the export ``previous_path`` the export ``assignments_path`` kept
     and moved (``export_changes``), logged in one line. When its kept copy ``kept_path``
-    (:func:`keep_export_task`, named after its content) is ``previous_path`` itself, the two
+    (:func:`keep_export_step`, named after its content) is ``previous_path`` itself, the two
     are the same file and only its rows are counted."""
     if Path(previous_path) == Path(kept_path):
         changes = unchanged_export(pq.ParquetFile(kept_path).metadata.num_rows)

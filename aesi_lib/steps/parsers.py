@@ -16,7 +16,7 @@ from typing import Any
 
 from aesi_lib.parse.backends import ParserConfig, make_parser
 from aesi_lib.parse.config_ids import remember_config_id, remembered_config_ids
-from aesi_tasks.keys import content_key, resource_key
+from aesi_lib.steps.keys import content_key, resource_key
 
 
 class _ParserPool:

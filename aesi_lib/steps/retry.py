@@ -7,24 +7,20 @@ started again: none of these is retried."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from prefect.tasks import exponential_backoff
-
 from aesi_lib.errors import AesiError, StoreLockedError, write_fault
 from aesi_lib.parse.parallel import ParsePoolClosed
+from aesi_lib.steps.declaration import Retry
 
 
-def worth_retrying(task: Any, task_run: Any, state: Any) -> bool:
+def worth_retrying(error: BaseException | None) -> bool:
     """Retry a failure unless it is a user error (bad input, missing model), a write the
     machine refused (full disk, I/O error) or parse workers stopped on purpose. A locked store
     is worth waiting for."""
-    error = state.data if isinstance(state.data, BaseException) else None
     if isinstance(error, StoreLockedError):
         return True
     return not (isinstance(error, AesiError | ParsePoolClosed)
                 or write_fault(error) is not None)
 
 
-RETRY = {"retries": 2, "retry_delay_seconds": exponential_backoff(backoff_factor=2),
-         "retry_jitter_factor": 0.5, "retry_condition_fn": worth_retrying}
+#: Two more tries, 2 s and 4 s later (Prefect adds up to half of a delay at random).
+RETRY = Retry(retries=2, delays=(2.0, 4.0), jitter=0.5, condition=worth_retrying)

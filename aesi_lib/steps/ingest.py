@@ -11,9 +11,6 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from prefect import task
-from prefect.cache_policies import NO_CACHE
-
 from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.corpus.types import Document
 from aesi_lib.entities.entity_table import document_entities
@@ -21,15 +18,16 @@ from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
 from aesi_lib.fingerprint import corpus_fingerprint
 from aesi_lib.parse.backends import ParserConfig, parse_processes
 from aesi_lib.parse.cache import parse_with_cache
+from aesi_lib.steps.declaration import step
+from aesi_lib.steps.logs import step_logger
+from aesi_lib.steps.parsers import PARSERS, parser_config_id
+from aesi_lib.steps.retry import RETRY
+from aesi_lib.steps.workers import worker_name
 from aesi_lib.store import Store, document_hash
-from aesi_tasks.logs import step_logger
-from aesi_tasks.parsers import PARSERS, parser_config_id
-from aesi_tasks.retry import RETRY
-from aesi_tasks.workers import worker_name
 
 
-@task(name="load-corpus", cache_policy=NO_CACHE, **RETRY)
-def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
+@step("load-corpus", retry=RETRY)
+def load_corpus_step(muc4_dir: str | None = None, docs_path: str | None = None,
                      demo: bool = False, split: str = "user", encoding: str | None = None,
                      skip_bad: bool = False, max_doc_chars: int | None = None,
                      keep_non_english: bool = False) -> Corpus:
@@ -46,8 +44,8 @@ def load_corpus_task(muc4_dir: str | None = None, docs_path: str | None = None,
     return corpus
 
 
-@task(name="plan-ingest", cache_policy=NO_CACHE)
-def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
+@step("plan-ingest")
+def plan_ingest_step(documents: list[Document], parser_config: ParserConfig,
                      db_path: str, cache_dir: str,
                      rules: EntityRules = DEFAULT_RULES) -> dict[str, Any]:
     """Which documents are new, changed (text, parser or entity rules) or unchanged in the
@@ -83,8 +81,8 @@ def plan_ingest_task(documents: list[Document], parser_config: ParserConfig,
             "unchanged": len(documents) - len(todo), "parse_processes": processes}
 
 
-@task(name="parse-batch", cache_policy=NO_CACHE, **RETRY)
-def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
+@step("parse-batch", retry=RETRY)
+def parse_batch_step(batch: list[Document], parser_config: ParserConfig,
                      cache_dir: str, rules: EntityRules = DEFAULT_RULES) -> dict[str, Any]:
     """Parse a batch of documents through the per-document parse cache; extract entities
     with ``rules`` (``aesi_lib.run.pipeline.entity_rules`` of the run's configuration)."""
@@ -104,8 +102,8 @@ def parse_batch_task(batch: list[Document], parser_config: ParserConfig,
             "parse_worker_mib": worker_mib}
 
 
-@task(name="store-batch", cache_policy=NO_CACHE, **RETRY)
-def store_batch_task(parsed: dict[str, Any], config_id: str, db_path: str) -> int:
+@step("store-batch", retry=RETRY)
+def store_batch_step(parsed: dict[str, Any], config_id: str, db_path: str) -> int:
     """Replace the batch's rows in DuckDB in one transaction; returns the entity rows written."""
     with Store(db_path) as store:
         store.replace_documents(parsed["documents"], parsed["parses"], parsed["entities"],
@@ -113,15 +111,15 @@ def store_batch_task(parsed: dict[str, Any], config_id: str, db_path: str) -> in
     return len(parsed["entities"])
 
 
-@task(name="stored-documents", cache_policy=NO_CACHE)
-def stored_documents_task(db_path: str) -> list[str]:
+@step("stored-documents")
+def stored_documents_step(db_path: str) -> list[str]:
     """Ids of every document in the store, sorted."""
     with Store(db_path, read_only=True) as store:
         return store.document_ids()
 
 
-@task(name="corpus-fingerprint", cache_policy=NO_CACHE)
-def corpus_fingerprint_task(db_path: str, doc_ids: list[str]) -> str:
+@step("corpus-fingerprint")
+def corpus_fingerprint_step(db_path: str, doc_ids: list[str]) -> str:
     """Hash of the stored ids, text hashes and parser configurations of ``doc_ids``."""
     with Store(db_path, read_only=True) as store:
         hashes = store.stored_hashes()

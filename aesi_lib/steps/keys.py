@@ -1,17 +1,15 @@
-"""Cache keys: the inputs' content, the library fingerprint and the task's own source.
+"""Cache keys: the inputs' content, the library fingerprint and the step's own source.
 
-Prefect's ``TASK_SOURCE`` hashes only the task function, so a change in an ``aesi_lib`` function
-it calls would go unnoticed; every key here also holds ``library_fingerprint()`` (all library
+Hashing only the step's function (as Prefect's ``TASK_SOURCE`` does) would miss a change in an
+``aesi_lib`` function it calls; every key here also holds ``library_fingerprint()`` (all library
 source and SQL files). Inputs enter by content: files by their SHA-256, stored documents by the
 corpus fingerprint (ids, text hashes, parser configuration), resources (vectors, WordNet) by
 path, size and modification time.
 
 A cached step returns paths of files named after its key, inside the project folder (whose path
 is part of the key); the flow computes those paths once and passes them to the step, whose key
-is read back from them (:func:`result_files_key`). When one of those files has gone missing (a
-user cleaned the folder),
-:func:`file_backed_key` returns a fresh, unused key so the step runs again and rewrites them,
-instead of handing back paths that no longer exist.
+is read back from them (``aesi_lib.steps.declaration.Step.cache_key``, which also gives a
+fresh key when one of those files has gone).
 """
 
 from __future__ import annotations
@@ -20,8 +18,7 @@ import hashlib
 import inspect
 import json
 import os
-import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -80,35 +77,3 @@ def wordnet_key(path: str | os.PathLike[str] | None) -> Any:
     except ResourceMissingError:
         return "absent"
     return resource_key(wordnet_location(lexicon))
-
-
-def file_backed_key(context: Any, key: str, files: Iterable[str | os.PathLike[str]]) -> str:
-    """The cache key of a step whose result is a set of files named after ``key``.
-
-    ``key`` itself, unless the files are gone while a cached result for ``key`` still exists
-    (someone cleaned the project folder): then a fresh, unused key, so the step runs again and
-    rewrites the files instead of handing back paths that no longer exist. ``context`` is the
-    task run context Prefect passes to a cache key function (its result store is asked).
-    """
-    if all(Path(f).exists() for f in files):
-        return key
-    store = getattr(context, "result_store", None)
-    if store is not None and store.exists(key):
-        return f"{key}-rebuild-{uuid.uuid4().hex[:12]}"
-    return key
-
-
-def result_files_key(parameter: str) -> Callable[[Any, dict[str, Any]], str]:
-    """The cache key function of a step that writes the files its parameter ``parameter``
-    names: one path, or a dict of paths (a solve's labels and summary), all named
-    ``<key>.<suffix>`` after the step's content key by the caller (``solve_files``,
-    ``features_file``, ... beside each task), which computes them once and passes them in.
-
-    The key is that name, read back from the parameter, not computed again;
-    :func:`file_backed_key` makes a fresh one when a file has gone.
-    """
-    def key(context: Any, parameters: dict[str, Any]) -> str:
-        value = parameters[parameter]
-        files = [Path(f) for f in (value.values() if isinstance(value, dict) else [value])]
-        return file_backed_key(context, files[0].stem, files)
-    return key

@@ -3,7 +3,7 @@ carries a previous solution's ids; and the steps that write the labels out: the 
 record, a subset export.
 
 The caller names the files a cached step writes (:func:`solve_files`, :func:`renumbered_file`)
-and passes them in; the cache key is their name (``aesi_tasks.keys.result_files_key``)."""
+and passes them in; the cache key is their name (``aesi_lib.steps.declaration.Step.cache_key``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from prefect import task
-from prefect.cache_policies import NO_CACHE
 
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.model.carry import (
@@ -33,11 +31,12 @@ from aesi_lib.model.solution_files import (
 )
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
+from aesi_lib.steps.declaration import step
+from aesi_lib.steps.keys import content_key, resolved, source_hash
+from aesi_lib.steps.logs import step_logger
+from aesi_lib.steps.retry import RETRY
 from aesi_lib.store import Store
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS
-from aesi_tasks.keys import content_key, resolved, result_files_key, source_hash
-from aesi_tasks.logs import step_logger
-from aesi_tasks.retry import RETRY
 
 
 def _previous_key(previous: dict[str, str] | None, entities_path: str | None) -> Any:
@@ -51,10 +50,10 @@ def _previous_key(previous: dict[str, str] | None, entities_path: str | None) ->
 def solve_files(features_path: str, model: ModelConfig, work_dir: str,
                 previous: dict[str, str] | None = None, entities_path: str | None = None
                 ) -> dict[str, str]:
-    """Where :func:`solve_task` writes the solve of these inputs: ``{"labels": npz, "info":
+    """Where :func:`solve_step` writes the solve of these inputs: ``{"labels": npz, "info":
     json}`` under ``<work_dir>/solutions``, named after their content key (the features' bytes,
     ``model``, the warm start's files, the task's source, the library)."""
-    key = content_key("solve", source_hash(solve_task.fn), resolved(work_dir),
+    key = content_key("solve", source_hash(solve_step.fn), resolved(work_dir),
                       file_sha256(features_path), model, _previous_key(previous, entities_path))
     base = Path(work_dir) / "solutions" / key
     return {"labels": f"{base}.npz", "info": f"{base}.json"}
@@ -90,8 +89,8 @@ def _format_iteration(iteration: int, terms: dict[str, Any], model: ModelConfig)
     return ": ".join(parts[:2]) + (" " + " ".join(parts[2:]) if len(parts) > 2 else "")
 
 
-@task(name="solve", persist_result=True, cache_key_fn=result_files_key("files"))
-def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
+@step("solve", files="files")
+def solve_step(features_path: str, model: ModelConfig, files: dict[str, str],
                entities_path: str | None = None, previous: dict[str, str] | None = None
                ) -> dict[str, str]:
     """The cuts / AMP solve of ``model`` (a ``ModelConfig``); labels (``.npz``) and the history
@@ -101,7 +100,7 @@ def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
     ``previous`` (``{"entities": parquet, "labels": npz}`` of an earlier solution, with
     ``entities_path`` the current entity table) warm-starts the -SC cuts from its labels
     (``aesi_lib.model.induction.induce``); its ids are carried afterwards by
-    :func:`renumber_task`."""
+    :func:`renumber_step`."""
     log = step_logger()
     features, _ = load_features(features_path)
     log.info("solve: |E| = %d, |T| = %d, |S| = %d, mode %s, seed %d", features.n_entities,
@@ -129,11 +128,11 @@ def solve_task(features_path: str, model: ModelConfig, files: dict[str, str],
 
 def placement_files(entities_path: str, features_path: str, previous: dict[str, str],
                     work_dir: str) -> dict[str, str]:
-    """Where :func:`place_task` writes the placement of the current mentions into
+    """Where :func:`place_step` writes the placement of the current mentions into
     ``previous``'s schema: ``{"labels": npz, "info": json}`` under ``<work_dir>/solutions``,
     named after their content key (the current table and features, the previous solution's
     files, the task's source, the library)."""
-    key = content_key("place", source_hash(place_task.fn), resolved(work_dir),
+    key = content_key("place", source_hash(place_step.fn), resolved(work_dir),
                       file_sha256(entities_path), file_sha256(features_path),
                       file_sha256(previous["features"]),
                       _previous_key(previous, entities_path))
@@ -141,8 +140,8 @@ def placement_files(entities_path: str, features_path: str, previous: dict[str, 
     return {"labels": f"{base}.npz", "info": f"{base}.json"}
 
 
-@task(name="place", persist_result=True, cache_key_fn=result_files_key("files"))
-def place_task(entities_path: str, previous: dict[str, str], config: RunConfig, db_path: str,
+@step("place", files="files")
+def place_step(entities_path: str, previous: dict[str, str], config: RunConfig, db_path: str,
                context_cache: str, files: dict[str, str]) -> dict[str, Any]:
     """An update that keeps the schema (``pipeline.place_new_mentions``): the previous
     solution's mentions keep their labels, the new ones are placed by the extraction rule;
@@ -173,9 +172,9 @@ def place_task(entities_path: str, previous: dict[str, str], config: RunConfig, 
 
 def renumbered_file(labels_path: str, previous: dict[str, str], entities_path: str,
                     work_dir: str) -> str:
-    """Where :func:`renumber_task` writes the labels of ``labels_path`` renumbered to
+    """Where :func:`renumber_step` writes the labels of ``labels_path`` renumbered to
     ``previous``: a ``.npz`` under ``<work_dir>/solutions`` named after their content key."""
-    key = content_key("ids", source_hash(renumber_task.fn), resolved(work_dir),
+    key = content_key("ids", source_hash(renumber_step.fn), resolved(work_dir),
                       file_sha256(labels_path), _previous_key(previous, entities_path))
     return str(Path(work_dir) / "solutions" / f"{key}.npz")
 
@@ -204,8 +203,8 @@ class SolveProgress:
                           "template", elapsed)
 
 
-@task(name="keep-ids", persist_result=True, cache_key_fn=result_files_key("out_path"))
-def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str],
+@step("keep-ids", files="out_path")
+def renumber_step(labels_path: str, entities_path: str, previous: dict[str, str],
                   model: ModelConfig, out_path: str) -> dict[str, Any]:
     """The solution of ``labels_path`` with its templates and slots renumbered to the ids of
     the project's previous solution, and how many mentions kept them
@@ -230,12 +229,12 @@ def renumber_task(labels_path: str, entities_path: str, previous: dict[str, str]
     return {"labels": out_path, "carried": c}
 
 
-@task(name="export", cache_policy=NO_CACHE)
-def export_task(entities_path: str, solution: dict[str, str], model: ModelConfig,
+@step("export")
+def export_step(entities_path: str, solution: dict[str, str], model: ModelConfig,
                 out_dir: str) -> dict[str, str]:
     """``assignments.csv`` / ``.parquet``: one row per mention with its template and role
     slot (``pipeline.labelled_export`` under ``model``). The ``events`` and ``readable``
-    steps (``aesi_tasks.events``) write what a person reads beside them."""
+    steps (``aesi_lib.steps.events``) write what a person reads beside them."""
     table = pd.read_parquet(entities_path)
     labels = load_labels(solution["labels"])
     export = pipeline.labelled_export(table, labels.template, labels.slot, model,
@@ -243,8 +242,8 @@ def export_task(entities_path: str, solution: dict[str, str], model: ModelConfig
     return pipeline.write_export(export, out_dir)
 
 
-@task(name="record-run", cache_policy=NO_CACHE, **RETRY)
-def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignments_path: str,
+@step("record-run", retry=RETRY)
+def record_run_step(db_path: str, run_id: str, config: dict[str, Any], assignments_path: str,
                     results: dict[str, Any], keep_runs: int = DEFAULT_KEEP_RUNS) -> str:
     """Keep the run's configuration, assignments and scores in the store's runs tables, and the
     assignments of the ``keep_runs`` newest runs only (``Store.record_run``)."""
@@ -254,8 +253,8 @@ def record_run_task(db_path: str, run_id: str, config: dict[str, Any], assignmen
     return run_id
 
 
-@task(name="export-documents", cache_policy=NO_CACHE)
-def export_documents_task(assignments_path: str, events_path: str, doc_ids: list[str],
+@step("export-documents")
+def export_documents_step(assignments_path: str, events_path: str, doc_ids: list[str],
                           out_dir: str, name: str, events_name: str) -> dict[str, str]:
     """The rows of ``doc_ids`` from an export, as ``<name>.csv`` / ``.parquet``, and their
     events, from the run's events file (``events_path``), as ``<events_name>.jsonl`` /

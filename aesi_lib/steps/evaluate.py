@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from prefect import task
 
 from aesi_lib.corpus.sources import Corpus
 from aesi_lib.fingerprint import file_sha256
 from aesi_lib.run import pipeline
-from aesi_tasks.keys import content_key, source_hash
-from aesi_tasks.logs import step_logger
+from aesi_lib.steps.declaration import step
+from aesi_lib.steps.keys import content_key, source_hash
+from aesi_lib.steps.logs import step_logger
 
 
 def _keys_digest(corpus: Corpus) -> str:
@@ -25,9 +25,8 @@ def _scoring_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
                        _keys_digest(parameters["corpus"]))
 
 
-@task(name="evaluate", persist_result=True,
-      cache_key_fn=lambda _, p: _scoring_key("evaluate", evaluate_task.fn, p))
-def evaluate_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
+@step("evaluate", key=lambda p: _scoring_key("evaluate", evaluate_step.fn, p))
+def evaluate_step(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
     """MUC-4 scores (test-/dev-mapped × lenient/strict) of an export; {} without keys."""
     if not corpus.eval_keys:
         step_logger().info("no answer keys for this corpus: evaluation skipped")
@@ -40,9 +39,8 @@ def evaluate_task(assignments_path: str, corpus: Corpus) -> dict[str, Any]:
     return scores
 
 
-@task(name="score-row", persist_result=True,
-      cache_key_fn=lambda _, p: _scoring_key("score-row", score_row_task.fn, p))
-def score_row_task(assignments_path: str, corpus: Corpus) -> dict[str, float]:
+@step("score-row", key=lambda p: _scoring_key("score-row", score_row_step.fn, p))
+def score_row_step(assignments_path: str, corpus: Corpus) -> dict[str, float]:
     """The sweep's score columns of one run (``aesi_lib.run.experiments.score_row``)."""
     from aesi_lib.run.experiments import score_row
 
@@ -56,9 +54,9 @@ def _events_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
                        file_sha256(parameters["events_path"]))
 
 
-@task(name="template-filling", persist_result=True,
-      cache_key_fn=lambda _, p: _events_key("template-filling", template_filling_task.fn, p))
-def template_filling_task(assignments_path: str, events_path: str, corpus: Corpus
+@step("template-filling",
+      key=lambda p: _events_key("template-filling", template_filling_step.fn, p))
+def template_filling_step(assignments_path: str, events_path: str, corpus: Corpus
                           ) -> dict[str, Any]:
     """The template-filling metric of GTT and IterX of a run's events on the scored split,
     its map learned on the DEV keys (``aesi_lib.evaluate.incident_map``); {} without
