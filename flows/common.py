@@ -109,9 +109,9 @@ class Project:
 
     @property
     def results(self) -> Path:
-        """Where the cached steps persist their Prefect results (``PREFECT_LOCAL_STORAGE_PATH``
-        of the command line points here too)."""
-        return self.root / "prefect-results"
+        """Where the cached steps keep their results (``aesi_lib.steps.executor.ResultStore``),
+        whoever runs them."""
+        return self.root / "step-results"
 
     def read_state(self) -> dict[str, Any]:
         path = self.root / PROJECT_STATE
@@ -191,10 +191,9 @@ class Steps:
     """Runs tasks and records, per step, the final state (``Completed``, ``Cached``, ...) and the
     seconds it took: what ``results.json`` reports under ``steps``.
 
-    ``result_storage`` (the project's ``prefect-results`` folder) is where the cached steps
-    persist their results, whoever starts the flow: the command line, a deployment's worker
-    or a notebook all find the same cache (Prefect's default would be the storage of the
-    process's own settings).
+    ``result_storage`` (the project's ``step-results`` folder) is where the cached steps
+    keep their results (``aesi_lib.steps.executor.ResultStore``), whoever starts the flow: the
+    command line, a deployment's worker or a notebook all find the same cache.
 
     After each step the process hands the heap its allocators hold free back to the system
     (:func:`aesi_flows.memory.release_freed_memory`), so that no step runs on top of the pages the
@@ -239,7 +238,7 @@ class Steps:
                 logging.LoggerAdapter(log, {"task_run_name": name}).info(
                     "%s in %.1f s", state, time.perf_counter() - started)
             return value, state
-        final = self._stored(task)(*args, return_state=True, **kwargs)
+        final = prefect_task(task)(self._results(task), *args, return_state=True, **kwargs)
         return final.result(), final.name     # result() raises the task's exception
 
     def submit(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
@@ -252,7 +251,7 @@ class Steps:
             value, state = self.cluster.submit(run_task, task, args, kwargs,
                                                self._storage(task), name, pure=False).result()
         else:
-            future = self._stored(task).submit(*args, **kwargs)
+            future = prefect_task(task).submit(self._results(task), *args, **kwargs)
             value = future.result()         # raises the task's exception when it failed
             state = future.state.name
         self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
@@ -275,12 +274,14 @@ class Steps:
                 yield submit
             return
         if threads < 2 or not isinstance(_flow_task_runner(), ThreadPoolTaskRunner):
-            yield lambda task, *args: self._stored(task).submit(*args)
+            yield lambda task, *args: prefect_task(task).submit(self._results(task), *args)
             return
         with ThreadPoolTaskRunner(max_workers=threads) as runner:
-            def submit(task: Any, *args: Any) -> Any:
-                names = list(inspect.signature(task.fn).parameters)
-                return runner.submit(self._stored(task), dict(zip(names, args, strict=False)))
+            def submit(task: Step, *args: Any) -> Any:
+                prefect = prefect_task(task)
+                names = list(inspect.signature(prefect.fn).parameters)
+                return runner.submit(prefect, dict(zip(names, (self._results(task), *args),
+                                                       strict=False)))
             yield submit
 
     def spread(self, task: Any, calls: list[tuple[Any, ...]]) -> Iterator[Any]:
@@ -292,7 +293,8 @@ class Steps:
             for future in finished([self._on_cluster(task, args) for args in calls]):
                 yield future.result()
             return
-        for future in as_completed([self._stored(task).submit(*args) for args in calls]):
+        for future in as_completed([prefect_task(task).submit(self._results(task), *args)
+                                    for args in calls]):
             yield future.result()
 
     def _on_cluster(self, task: Any, args: tuple[Any, ...]) -> Any:
@@ -303,12 +305,10 @@ class Steps:
     def _storage(self, task: Step) -> Path | None:
         return self.result_storage if task.cached else None
 
-    def _stored(self, task: Step) -> Any:
-        """The Prefect task of the step ``task``, persisting into :attr:`result_storage`."""
-        prefect = prefect_task(task)
-        if self.result_storage is not None and task.cached:
-            return prefect.with_options(result_storage=self.result_storage)
-        return prefect
+    def _results(self, task: Step) -> str | None:
+        """The result folder the Prefect task of ``task`` is given (None: nothing kept)."""
+        storage = self._storage(task)
+        return str(storage) if storage is not None else None
 
     def add(self, name: str, state: str, seconds: float, **extra: Any) -> None:
         """Record a step the flow ran itself (not through :meth:`run`)."""

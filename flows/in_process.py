@@ -5,12 +5,12 @@ flow's function here (:func:`run_flow`) instead of starting a Prefect server to 
 each step (``aesi_lib.steps``) runs as :class:`aesi_flows.common.Steps` calls it, with the rules
 its Prefect task would follow:
 
-* **cache**: a cached step (``aesi_lib.steps.declaration.Step.cache_key``) is answered from
-  the same result store its Prefect task writes (``aesi_tasks.prefect_task``; the project's
-  ``prefect-results`` folder, records named by the key), and its result is written there
-  when it runs; a run made here and one made under a Prefect server share one cache;
-* **retries**: the step's retries, delays and retry condition (``aesi_lib.steps.retry``);
-* **logs**: the step's lines name it (``aesi_lib.steps.logs.step_logger``);
+* **cache**, **retries** and **logs**: as ``aesi_lib.steps.executor.run_step`` runs every step,
+  its Prefect task included (``aesi_tasks.prefect_task``): a cached step is answered from the
+  project's result store (``step-results``), its result kept there when it runs, so a run
+  made here and one made under a Prefect server share one cache; a failure is retried as the
+  step's policy says (``aesi_lib.steps.retry``); its lines name it
+  (``aesi_lib.steps.logs.step_logger``);
 * **placement**: with a Dask cluster (``aesi run --dask``, :func:`dask_cluster`), the steps
   that the flows spread (parse batches, encoder batches, the feature build) run on its
   workers, each through :func:`run_task` there; the rest stays in this process.
@@ -22,25 +22,18 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import inspect
-import logging
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from aesi_lib.steps.declaration import Step
+from aesi_lib.steps.executor import ResultStore, run_step
 from aesi_lib.steps.logs import RUNNING_STEP
-
-log = logging.getLogger("aesi")
 
 DASK_CLIENT: contextvars.ContextVar[Any] = contextvars.ContextVar("aesi_dask_client",
                                                                 default=None)
 """The Dask client of the flow :func:`run_flow` runs in this context (None: no cluster)."""
-
-COMPLETED = "Completed"
-CACHED = "Cached"
 
 
 def in_flow_run() -> bool:
@@ -58,67 +51,16 @@ def plain(value: Any) -> Any:
     return value.unwrap() if isinstance(value, BaseAnnotation) else value
 
 
-def _result_store(result_storage: Path | None) -> Any:
-    from prefect.filesystems import LocalFileSystem
-    from prefect.results import ResultStore
-
-    if result_storage is None:
-        return ResultStore()
-    return ResultStore(result_storage=LocalFileSystem(basepath=str(result_storage)))
-
-
 def run_task(task: Step, args: tuple[Any, ...], kwargs: dict[str, Any],
              result_storage: Path | None = None, name: str | None = None
              ) -> tuple[Any, str]:
-    """Run the step ``task`` on ``args`` and ``kwargs`` in this thread, without a Prefect API;
-    its value and the state a flow run would record (``Completed``, or ``Cached`` when its
-    result store already held the result of its cache key).
-
-    Parameters
-    ----------
-    task : Step
-        Its function, cache key and retries are used as the Prefect task of it
-        (``aesi_tasks.prefect_task``) uses them.
-    args, kwargs : its arguments, Prefect annotations (``quote``) allowed.
-    result_storage : the folder of its persisted results (None: Prefect's default).
-    name : the step's name in the log (default: the step's name).
-
-    Raises
-    ------
-    Exception
-        The step's last error, once its retries are spent or its condition refuses one.
-    """
-    args = tuple(plain(a) for a in args)
-    kwargs = {k: plain(v) for k, v in kwargs.items()}
-    bound = inspect.signature(task.fn).bind(*args, **kwargs)
-    bound.apply_defaults()
-    token = RUNNING_STEP.set(name or task.name)
-    try:
-        store = _result_store(result_storage) if task.cached else None
-        key = (task.cache_key(dict(bound.arguments), store.exists)
-               if store is not None else None)
-        if key is not None and store.exists(key):
-            return store.read(key).result, CACHED
-        attempt = 0
-        retry = task.retry
-        while True:
-            try:
-                value = task.fn(*bound.args, **bound.kwargs)
-                break
-            except Exception as error:
-                if retry is None or attempt >= retry.retries or not retry.worth(error):
-                    raise
-                delay = retry.delay(attempt)
-                attempt += 1
-                log.warning("%s failed (%s: %s); retry %d of %d in %.0f s",
-                            name or task.name, type(error).__name__, error, attempt,
-                            retry.retries, delay)
-                time.sleep(delay)
-        if key is not None:
-            store.write(key=key, obj=value)
-        return value, COMPLETED
-    finally:
-        RUNNING_STEP.reset(token)
+    """Run the step ``task`` on ``args`` and ``kwargs`` in this thread, without a Prefect API
+    (``aesi_lib.steps.executor.run_step``, its results kept in ``result_storage``; None: not
+    kept); its value and the state a flow run would record (``Completed``, or ``Cached``).
+    Prefect's annotations (``quote``) are taken off the arguments."""
+    return run_step(task, tuple(plain(a) for a in args),
+                    {k: plain(v) for k, v in kwargs.items()},
+                    ResultStore(result_storage) if result_storage is not None else None, name)
 
 
 @contextlib.contextmanager

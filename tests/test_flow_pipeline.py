@@ -757,7 +757,7 @@ def test_the_cache_is_the_project_folders_whoever_starts_the_flow(server, refere
               json.loads((tmp_path / "out" / "results.json").read_text())["steps"].items()}
     for step in ("entity-table", "head-pmi", "build-features", "solve", "evaluate"):
         assert states[step] == "Cached", (step, states)
-    assert (reference["project"] / "prefect-results").is_dir()
+    assert list((reference["project"] / "step-results").glob("*.pickle"))
     assert not (tmp_path / "other-storage").exists()
 
 

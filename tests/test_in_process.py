@@ -8,8 +8,9 @@ import logging
 import pytest
 from prefect.utilities.annotations import quote
 
-from aesi_flows.in_process import CACHED, COMPLETED, in_flow_run, run_task, task_threads
+from aesi_flows.in_process import in_flow_run, run_task, task_threads
 from aesi_lib.steps.declaration import Retry, step
+from aesi_lib.steps.executor import CACHED, COMPLETED
 from aesi_lib.steps.logs import step_logger
 
 CALLS: list[str] = []
@@ -42,7 +43,7 @@ def test_a_cached_task_runs_once_and_is_answered_from_its_store(tmp_path, caplog
     assert run_task(double, (), {"x": 3}, tmp_path) == (6, CACHED)
     assert run_task(double, (4,), {}, tmp_path) == (8, COMPLETED)
     assert CALLS == ["double 3", "double 4"]
-    assert (tmp_path / "double-3").is_file()       # the record Prefect's result store reads
+    assert (tmp_path / "double-3.pickle").is_file()    # the result store's record of the key
     assert [r.task_run_name for r in caplog.records if r.getMessage() == "doubling 3"] \
         == ["double"]
     assert not in_flow_run()

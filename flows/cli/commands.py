@@ -63,7 +63,7 @@ def writing_project(args: argparse.Namespace, command: str, store: bool = True,
     from aesi_lib.project_lock import project_lock
 
     if flow:
-        prefect_environment(args.project_dir)
+        prefect_environment()
         check_configured_api()
     with project_lock(args.project_dir, command, wait=args.wait,
                       on_wait=_waiting_message(args)):
@@ -210,7 +210,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     check_writable(project_dir, "--project-dir" if args.project_dir
                    else "the run's project folder (parse cache)")
     check_writable(args.out or str(Path(args.run) / "extracted"), "--out")
-    prefect_environment(project_dir)
+    prefect_environment()
     with flow_runner(args, "aesi_flows.extract", "extract_flow") as extract_flow:
         results = extract_flow(
             docs_path=args.docs, run_dir=args.run, out_dir=args.out, split=args.split,

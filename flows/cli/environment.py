@@ -49,14 +49,13 @@ def telemetry_off() -> None:
     os.environ.setdefault("DO_NOT_TRACK", "1")
 
 
-def prefect_environment(project_dir: str) -> None:
-    """Offline Prefect whose cached results live in the project folder (telemetry is off
-    already: :func:`telemetry_off`).
+def prefect_environment() -> None:
+    """Offline Prefect that logs at INFO (telemetry is off already: :func:`telemetry_off`;
+    the cached steps keep their results in the project folder themselves,
+    ``aesi_flows.common.Project.results``).
 
     Must run before ``prefect`` is imported. Values already in the environment win.
     """
-    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH",
-                          str(Path(project_dir).expanduser().resolve() / "prefect-results"))
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     # The temporary API server needs more than the default 20 s on a busy small machine.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
