@@ -24,8 +24,7 @@ from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
-from aesi_flows.in_process import DASK_CLIENT, in_flow_run, run_task, task_threads, task_value
-from aesi_flows.memory import release_freed_memory
+from aesi_flows.in_process import DASK_CLIENT, in_flow_run
 from aesi_lib.corpus.types import Document
 from aesi_lib.files import replacing
 from aesi_lib.model.carry import MENTION_KEY, known_share
@@ -45,6 +44,7 @@ from aesi_lib.run.outputs import documents_without_mentions, without_mentions_wa
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.steps.declaration import Step
 from aesi_lib.steps.events import events_files, events_step, readable_step
+from aesi_lib.steps.executor import Executor
 from aesi_lib.steps.export_changes import keep_export_step, label_changes_step
 from aesi_lib.steps.features import (
     context_file,
@@ -64,6 +64,7 @@ from aesi_lib.steps.ingest import (
     store_batch_step,
 )
 from aesi_lib.steps.logs import logging_to, step_logger
+from aesi_lib.steps.memory import release_freed_memory
 from aesi_lib.steps.parsers import parse_processes_stopped_on_error, release_parse_processes
 from aesi_lib.steps.solve import (
     export_step,
@@ -187,74 +188,50 @@ def export_changes_steps(project: Project, steps: Steps, last: dict[str, Any] | 
     return {**artifacts, "kept_export": kept, "label_changes": changes}
 
 
-class Steps:
-    """Runs tasks and records, per step, the final state (``Completed``, ``Cached``, ...) and the
-    seconds it took: what ``results.json`` reports under ``steps``.
+def Steps(result_storage: Path | None = None) -> Executor:  # noqa: N802 - a class to its callers
+    """The executor of a flow's steps: under a Prefect flow run, :class:`PrefectSteps` (each
+    step a task run of the flow's task runner); otherwise the in-process
+    ``aesi_lib.steps.executor.Executor``, whose spread steps go to the Dask client
+    :func:`aesi_flows.in_process.run_flow` was given (``aesi run --dask``). ``result_storage``
+    (the project's ``step-results`` folder) is where the cached steps keep their results,
+    whoever starts the flow: the command line, a deployment's worker or a notebook all find
+    the same cache."""
+    if in_flow_run():
+        return PrefectSteps(result_storage)
+    return Executor(result_storage, cluster=DASK_CLIENT.get())
 
-    ``result_storage`` (the project's ``step-results`` folder) is where the cached steps
-    keep their results (``aesi_lib.steps.executor.ResultStore``), whoever starts the flow: the
-    command line, a deployment's worker or a notebook all find the same cache.
 
-    After each step the process hands the heap its allocators hold free back to the system
-    (:func:`aesi_flows.memory.release_freed_memory`), so that no step runs on top of the pages the
-    steps before it freed."""
+class PrefectSteps(Executor):
+    """The executor of a flow's steps under a Prefect flow run: each step runs as its Prefect
+    task (``aesi_tasks.prefect_task``) on the flow's task runner (one worker thread, or a Dask
+    cluster under ``--dask``), with the records of ``Executor``."""
 
-    def __init__(self, result_storage: Path | None = None) -> None:
-        self.records: dict[str, dict[str, Any]] = {}
-        self.result_storage = result_storage
-        self.in_process = not in_flow_run()
-        """No Prefect flow run around: the tasks run here (``aesi_flows.in_process``)."""
-        self.cluster = DASK_CLIENT.get() if self.in_process else None
-        """In process, the Dask client whose workers take the spread steps (``--dask``)."""
+    @property
+    def run_id(self) -> str | None:  # type: ignore[override]
+        from prefect.runtime import flow_run
+
+        run_id = flow_run.id
+        return str(run_id) if run_id else None
 
     @property
     def spreads(self) -> bool:
-        """Whether the steps that may be spread run on a cluster (``--dask``): the flow's
-        Dask task runner under Prefect, the Dask client in process."""
-        if self.in_process:
-            return self.cluster is not None
         runner = _flow_task_runner()
         return runner is not None and not isinstance(runner, ThreadPoolTaskRunner)
 
-    def run(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
-        """``task(*args, **kwargs)`` here, in the flow's process; its value."""
-        started = time.perf_counter()
-        value, state = self._call(name, task, args, kwargs)
-        self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
-        release_freed_memory()
-        return value
+    def whole(self, value: Any) -> Any:
+        return quote(value)
 
-    def call(self, task: Any, *args: Any, **kwargs: Any) -> Any:
-        """``task(*args, **kwargs)`` here, as a part of a step that records itself; its
-        value."""
-        return self._call(task.name, task, args, kwargs, announce=False)[0]
-
-    def _call(self, name: str, task: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+    def _call(self, name: str, step: Step, args: tuple[Any, ...], kwargs: dict[str, Any],
               announce: bool = True) -> tuple[Any, str]:
-        if self.in_process:
-            started = time.perf_counter()
-            value, state = run_task(task, args, kwargs, self._storage(task), name)
-            if announce:
-                logging.LoggerAdapter(log, {"task_run_name": name}).info(
-                    "%s in %.1f s", state, time.perf_counter() - started)
-            return value, state
-        final = prefect_task(task)(self._results(task), *args, return_state=True, **kwargs)
+        final = prefect_task(step)(self._results(step), *args, return_state=True, **kwargs)
         return final.result(), final.name     # result() raises the task's exception
 
-    def submit(self, name: str, task: Any, *args: Any, **kwargs: Any) -> Any:
-        """``task`` submitted to the flow's task runner (a cluster worker under ``--dask``),
-        waited for; its value. A ``worker`` in the value is recorded with the step."""
+    def submit(self, name: str, step: Step, *args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
-        if self.in_process and self.cluster is None:
-            value, state = self._call(name, task, args, kwargs)
-        elif self.in_process:
-            value, state = self.cluster.submit(run_task, task, args, kwargs,
-                                               self._storage(task), name, pure=False).result()
-        else:
-            future = prefect_task(task).submit(self._results(task), *args, **kwargs)
-            value = future.result()         # raises the task's exception when it failed
-            state = future.state.name
-        self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
+        future = prefect_task(step).submit(self._results(step), *args, **kwargs)
+        value = future.result()         # raises the task's exception when it failed
+        self.records[name] = {"state": future.state.name,
+                              "seconds": time.perf_counter() - started}
         if isinstance(value, dict) and "worker" in value:
             self.records[name]["worker"] = value["worker"]
         release_freed_memory()
@@ -262,63 +239,28 @@ class Steps:
 
     @contextmanager
     def threads(self, threads: int) -> Iterator[Callable[..., Any]]:
-        """A ``submit(task, *args)`` for the ``with`` block that runs tasks ``threads`` at a
-        time and returns a future of each (``.result()``): the flow's task runner, or a
-        runner of ``threads`` threads where the flow runs its tasks in threads and asks for
-        more than one; in process, threads of this process."""
-        if self.in_process and self.cluster is not None:
-            yield lambda task, *args: self._on_cluster(task, args)
-            return
-        if self.in_process:
-            with task_threads(threads, self.result_storage) as submit:
-                yield submit
-            return
+        """The flow's task runner, or a runner of ``threads`` threads where the flow runs its
+        tasks in threads and asks for more than one."""
         if threads < 2 or not isinstance(_flow_task_runner(), ThreadPoolTaskRunner):
-            yield lambda task, *args: prefect_task(task).submit(self._results(task), *args)
+            yield lambda step, *args: prefect_task(step).submit(self._results(step), *args)
             return
         with ThreadPoolTaskRunner(max_workers=threads) as runner:
-            def submit(task: Step, *args: Any) -> Any:
-                prefect = prefect_task(task)
-                names = list(inspect.signature(prefect.fn).parameters)
-                return runner.submit(prefect, dict(zip(names, (self._results(task), *args),
-                                                       strict=False)))
+            def submit(step: Step, *args: Any) -> Any:
+                task = prefect_task(step)
+                names = list(inspect.signature(task.fn).parameters)
+                return runner.submit(task, dict(zip(names, (self._results(step), *args),
+                                                    strict=False)))
             yield submit
 
-    def spread(self, task: Any, calls: list[tuple[Any, ...]]) -> Iterator[Any]:
-        """The values of ``task`` on each argument tuple of ``calls``, submitted at once to
-        the cluster (:attr:`spreads`), as they finish."""
-        if self.in_process:
-            from distributed import as_completed as finished
-
-            for future in finished([self._on_cluster(task, args) for args in calls]):
-                yield future.result()
-            return
-        for future in as_completed([prefect_task(task).submit(self._results(task), *args)
+    def spread(self, step: Step, calls: list[tuple[Any, ...]]) -> Iterator[Any]:
+        for future in as_completed([prefect_task(step).submit(self._results(step), *args)
                                     for args in calls]):
             yield future.result()
 
-    def _on_cluster(self, task: Any, args: tuple[Any, ...]) -> Any:
-        """A future of ``task``'s value on ``args``, run by a worker of the in-process
-        cluster."""
-        return self.cluster.submit(task_value, task, args, self._storage(task), pure=False)
-
-    def _storage(self, task: Step) -> Path | None:
-        return self.result_storage if task.cached else None
-
-    def _results(self, task: Step) -> str | None:
-        """The result folder the Prefect task of ``task`` is given (None: nothing kept)."""
-        storage = self._storage(task)
-        return str(storage) if storage is not None else None
-
-    def add(self, name: str, state: str, seconds: float, **extra: Any) -> None:
-        """Record a step the flow ran itself (not through :meth:`run`)."""
-        self.records[name] = {"state": state, "seconds": seconds, **extra}
-        release_freed_memory()
-
-    def ran(self) -> list[str]:
-        """The steps that did work (neither answered from the cache nor skipped)."""
-        return [name for name, r in self.records.items()
-                if r["state"] not in ("Cached", "Skipped")]
+    def _results(self, step: Step) -> str | None:
+        """The result folder the Prefect task of ``step`` is given (None: nothing kept)."""
+        store = self._store(step)
+        return str(store.folder) if store is not None else None
 
 
 def batches(items: list[Any], size: int) -> list[list[Any]]:
@@ -346,8 +288,8 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
     """
     log = step_logger()
     parser_config, rules = config.parser, entity_rules(config)
-    plan = steps.run("plan-ingest", plan_ingest_step, quote(documents), parser_config, project.db,
-                     project.parse_cache, rules)
+    plan = steps.run("plan-ingest", plan_ingest_step, steps.whole(documents), parser_config,
+                     project.db, project.parse_cache, rules)
     todo: list[Document] = plan["todo"]
     processes: int = plan["parse_processes"]
     batch_config = replace(parser_config, n_process=processes)
@@ -369,7 +311,7 @@ def ingest(documents: list[Document], config: RunConfig, project: Project, steps
             workers.add(result["worker"])
             worker_mib.update({str(pid): mib
                                for pid, mib in result.get("parse_worker_mib", {}).items()})
-            entities += steps.call(store_batch_step, quote(result), plan["config_id"],
+            entities += steps.call(store_batch_step, steps.whole(result), plan["config_id"],
                                    project.db)
             parsed += result["parsed"]
             reused += result["reused"]
@@ -600,14 +542,6 @@ def grouped_timings(steps: Steps, total: float) -> dict[str, float]:
     return timings
 
 
-def flow_run_id() -> str | None:
-    """Id of the current flow run (to find its task runs in the UI or through the API)."""
-    from prefect.runtime import flow_run
-
-    run_id = flow_run.id
-    return str(run_id) if run_id else None
-
-
 def run_summary(ingested: dict[str, Any], config: RunConfig, steps: Steps, started: float,
                 artifacts: dict[str, str], scores: dict[str, Any]) -> dict[str, Any]:
     """The part of ``results.json`` that every flow which solves shares."""
@@ -621,7 +555,7 @@ def run_summary(ingested: dict[str, Any], config: RunConfig, steps: Steps, start
         "timings": grouped_timings(steps, time.perf_counter() - started),
         "steps": steps.records,
         "steps_run": steps.ran(),
-        "flow_run_id": flow_run_id(),
+        "flow_run_id": steps.run_id,
         # The ids kept from the last solution (keep-ids), also under the solve's own
         # ``carried`` when the solve was warm-started from it.
         "solve": {**solve_summary(artifacts["info"]),

@@ -10,14 +10,12 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow
-from prefect.utilities.annotations import quote
 
 from aesi_flows.common import (
     Project,
     Steps,
     batches,
     default_task_runner,
-    flow_run_id,
     logs_to_flow_run,
     warn_of_documents_without_mentions,
     write_results,
@@ -129,8 +127,8 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
     given = [d.doc_id for d in corpus.documents]
     without_mentions = warn_of_documents_without_mentions(given, entities["doc_id"])
     sentences, _ = parse_frames(parses)
-    export = steps.run("fill-slots", fill_slots_step, quote(entities), artifacts, config,
-                       out_dir, quote(sentences))
+    export = steps.run("fill-slots", fill_slots_step, steps.whole(entities), artifacts, config,
+                       out_dir, steps.whole(sentences))
 
     results = {
         "flow": "extract",
@@ -143,7 +141,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
         "mentions": len(entities),
         "config": run["config"],
         "steps": steps.records,
-        "flow_run_id": flow_run_id(),
+        "flow_run_id": steps.run_id,
         "seconds": time.perf_counter() - started,
         "export": export,
         "summary": event_summary(pd.read_parquet(export["events_parquet"]), given),

@@ -8,7 +8,6 @@ import uuid
 from typing import Any
 
 from prefect import flow
-from prefect.utilities.annotations import quote
 
 from aesi_flows.common import (
     Project,
@@ -115,10 +114,10 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
                             resolve=resolve)
     artifacts = export_changes_steps(project, steps, state.get("last_solution"), artifacts)
     scores = steps.run("evaluate", evaluate_step, artifacts["assignments_parquet"],
-                       quote(corpus))
+                       steps.whole(corpus))
     filling = steps.run("template-filling", template_filling_step,
                         artifacts["assignments_parquet"], artifacts["events_parquet"],
-                        quote(corpus))
+                        steps.whole(corpus))
     without_mentions = warn_of_documents_without_mentions(doc_ids, artifacts["entities"])
 
     found = corpus.choice.path if corpus.choice and corpus.name == "muc4" else None

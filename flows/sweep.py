@@ -10,14 +10,12 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow
-from prefect.utilities.annotations import quote
 
 from aesi_flows.common import (
     Project,
     Steps,
     default_task_runner,
     feature_steps,
-    flow_run_id,
     holds_project_lock,
     ingest,
     readable_steps,
@@ -92,7 +90,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
                 readable_steps(export["parquet"], seeded, str(run_dir), project.work_dir,
                                steps, tag)
                 scores = steps.run(f"score{tag}", score_row_step, export["parquet"],
-                                   quote(corpus))
+                                   steps.whole(corpus))
                 info = load_summary(solution["info"])
                 rows.append({
                     "configuration": name, "seed": seed, "config": config_json(seeded),
@@ -112,7 +110,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     paths = append_results(pd.DataFrame(rows), out_dir)
     return {"flow": "sweep", "corpus": corpus.name, "configurations": list(configurations),
             "seeds": list(seeds), "rows": rows, "results": paths, "steps": steps.records,
-            "flow_run_id": flow_run_id(),
+            "flow_run_id": steps.run_id,
             "seconds": time.perf_counter() - started}
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pandas as pd
 from prefect import flow
-from prefect.utilities.annotations import quote
 
 from aesi_flows.common import (
     Project,
@@ -142,10 +141,10 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
         corpus = steps.run("load-corpus", load_corpus_step, base.get("muc4_dir"),
                            base.get("docs_path"), bool(base.get("demo")))
         scores = steps.run("evaluate", evaluate_step, artifacts["assignments_parquet"],
-                           quote(corpus))
+                           steps.whole(corpus))
         filling = steps.run("template-filling", template_filling_step,
                             artifacts["assignments_parquet"], artifacts["events_parquet"],
-                            quote(corpus))
+                            steps.whole(corpus))
 
     project.write_state(after_update(state, docs_path, given, ingested["parsed"],
                                      artifacts["ids_kept"],

@@ -233,7 +233,8 @@ def flow_runner(args: argparse.Namespace, module: str, name: str
         finally:
             _drain_prefect()
         return
-    from aesi_flows.in_process import dask_cluster, run_flow
+    from aesi_flows.in_process import run_flow
+    from aesi_lib.steps.executor import dask_cluster
 
     log.info("no Prefect API configured: the flow runs in this process (set "
              "PREFECT_API_URL to record its runs in a Prefect server)")

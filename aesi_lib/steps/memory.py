@@ -1,4 +1,4 @@
-"""Freed heap handed back to the system after each step of a flow.
+"""Freed heap handed back to the system after each step of a run.
 
 A flow's process runs every step in turn, and the allocators under them keep what a step
 freed for the next allocation instead of returning it: Arrow's pool (mimalloc), which every

@@ -1,4 +1,5 @@
-"""The heap a step freed goes back to the system before the next step (aesi_flows.memory)."""
+"""The heap a step freed goes back to the system before the next step
+(aesi_lib.steps.memory)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import aesi_flows.common as common
-from aesi_flows.memory import malloc_trim, release_freed_memory
+import aesi_lib.steps.executor as executor
+from aesi_lib.steps.executor import Executor
+from aesi_lib.steps.memory import malloc_trim, release_freed_memory
 
 
 def _resident_mib() -> float:
@@ -41,8 +43,8 @@ def test_glibc_trim_is_found_on_linux():
 
 def test_every_recorded_step_releases_freed_memory(monkeypatch):
     releases = []
-    monkeypatch.setattr(common, "release_freed_memory", lambda: releases.append(1))
-    steps = common.Steps()
+    monkeypatch.setattr(executor, "release_freed_memory", lambda: releases.append(1))
+    steps = Executor()
     steps.add("parse+store", "Completed", 1.5, batches=3)
     steps.add("embed-batches", "Skipped", 0.0)
     assert len(releases) == 2
