@@ -11,15 +11,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow
 
-from aesi_flows.common import (
-    Project,
-    Steps,
-    batches,
-    default_task_runner,
-    logs_to_flow_run,
-    warn_of_documents_without_mentions,
-    write_results,
-)
+from aesi_flows.common import Steps, default_task_runner, logs_to_flow_run
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 from aesi_lib.entities.entity_table import unstored_entity_table
 from aesi_lib.errors import InputError
@@ -27,6 +19,7 @@ from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import event_summary
 from aesi_lib.run.pipeline import entity_rules
 from aesi_lib.steps.extract import fill_slots_step
+from aesi_lib.steps.graph import Project, batches, warn_of_documents_without_mentions, write_results
 from aesi_lib.steps.ingest import load_corpus_step, parse_batch_step
 from aesi_lib.steps.logs import step_logger
 from aesi_lib.steps.parsers import parse_processes_stopped_on_error

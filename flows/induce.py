@@ -9,18 +9,7 @@ from typing import Any
 
 from prefect import flow
 
-from aesi_flows.common import (
-    Project,
-    Steps,
-    default_task_runner,
-    export_changes_steps,
-    holds_project_lock,
-    ingest,
-    model_steps,
-    run_summary,
-    warn_of_documents_without_mentions,
-    write_results,
-)
+from aesi_flows.common import Steps, default_task_runner, holds_project_lock
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.project_state import (
@@ -32,6 +21,15 @@ from aesi_lib.run.project_state import (
     solution_record,
 )
 from aesi_lib.steps.evaluate import evaluate_step, template_filling_step
+from aesi_lib.steps.graph import (
+    Project,
+    export_changes_steps,
+    ingest,
+    model_steps,
+    run_summary,
+    warn_of_documents_without_mentions,
+    write_results,
+)
 from aesi_lib.steps.ingest import load_corpus_step, stored_documents_step
 from aesi_lib.steps.solve import record_run_step
 from aesi_lib.store.database import DEFAULT_KEEP_RUNS

@@ -8,9 +8,10 @@ from typing import Any
 
 from prefect import flow
 
-from aesi_flows.common import Project, Steps, default_task_runner, holds_project_lock, ingest
+from aesi_flows.common import Steps, default_task_runner, holds_project_lock
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import preset
+from aesi_lib.steps.graph import Project, ingest
 from aesi_lib.steps.logs import step_logger
 from aesi_lib.store.database import read_journal
 

@@ -11,15 +11,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow
 
-from aesi_flows.common import (
-    Project,
-    Steps,
-    default_task_runner,
-    feature_steps,
-    holds_project_lock,
-    ingest,
-    readable_steps,
-)
+from aesi_flows.common import Steps, default_task_runner, holds_project_lock
 from aesi_lib.errors import AesiError
 from aesi_lib.fingerprint import source_commit
 from aesi_lib.model.solution_files import load_summary
@@ -32,6 +24,7 @@ from aesi_lib.run.experiments import (
     seed_run_dir,
 )
 from aesi_lib.steps.evaluate import score_row_step
+from aesi_lib.steps.graph import Project, feature_steps, ingest, readable_steps
 from aesi_lib.steps.ingest import load_corpus_step
 from aesi_lib.steps.logs import step_logger
 from aesi_lib.steps.solve import export_step, solve_files, solve_step

@@ -10,23 +10,21 @@ from typing import Any
 import pandas as pd
 from prefect import flow
 
-from aesi_flows.common import (
+from aesi_flows.common import Steps, default_task_runner, holds_project_lock
+from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
+from aesi_lib.run.config import RunConfig
+from aesi_lib.run.outputs import event_summary
+from aesi_lib.run.project_state import after_update, solution_record, update_configuration
+from aesi_lib.steps.evaluate import evaluate_step, template_filling_step
+from aesi_lib.steps.graph import (
     Project,
-    Steps,
-    default_task_runner,
     export_changes_steps,
-    holds_project_lock,
     ingest,
     model_steps,
     run_summary,
     warn_of_documents_without_mentions,
     write_results,
 )
-from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
-from aesi_lib.run.config import RunConfig
-from aesi_lib.run.outputs import event_summary
-from aesi_lib.run.project_state import after_update, solution_record, update_configuration
-from aesi_lib.steps.evaluate import evaluate_step, template_filling_step
 from aesi_lib.steps.ingest import load_corpus_step, stored_documents_step
 from aesi_lib.steps.logs import step_logger
 from aesi_lib.steps.solve import export_documents_step

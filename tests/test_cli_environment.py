@@ -57,7 +57,7 @@ def test_read_only_folder_and_file(tmp_path):
 
 
 def test_the_store_file_is_the_projects(tmp_path):
-    from aesi_flows.common import Project
+    from aesi_lib.steps.graph import Project
 
     assert store_path(tmp_path) == tmp_path.resolve() / STORE_FILE
     assert Project.at(tmp_path).db == str(store_path(tmp_path))

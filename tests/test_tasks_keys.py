@@ -16,9 +16,9 @@ import aesi_lib.steps.ingest as itasks
 import aesi_lib.steps.keys as keys
 import aesi_lib.steps.parsers as parsers
 import aesi_lib.steps.solve as stasks
-from aesi_flows.common import batches
 from aesi_lib.parse.backends import ParserConfig
 from aesi_lib.steps.declaration import Step
+from aesi_lib.steps.graph import batches
 from aesi_tasks import prefect_task
 
 REPO = Path(__file__).resolve().parents[1]
@@ -280,7 +280,7 @@ def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path
     this machine (no shared project folder), the flow builds the features itself."""
     import logging
 
-    import aesi_flows.common as common
+    import aesi_lib.steps.graph as graph
     from aesi_lib.run.config import RunConfig
     from aesi_lib.run.presets import preset
 
@@ -304,10 +304,10 @@ def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path
             calls.append(("submit", name))
             return {"features": "/on/the/worker/features.npz", "worker": "tcp://10.0.0.9:1"}
 
-    monkeypatch.setattr(common, "embed_on_workers", lambda *a, **k: calls.append("embed"))
+    monkeypatch.setattr(graph, "embed_on_workers", lambda *a, **k: calls.append("embed"))
     config = RunConfig.from_dict(preset("default"))
     with caplog.at_level(logging.WARNING, logger="aesi"):
-        out = common.feature_steps(common.Project.at(tmp_path / "project"), ["d1"], config,
+        out = graph.feature_steps(graph.Project.at(tmp_path / "project"), ["d1"], config,
                                    RecordingSteps())
     assert calls[-4:] == ["embed", ("run", "context-vectors"), ("submit", "build-features"),
                           ("run", "build-features")]

@@ -202,7 +202,7 @@ def features_step(entities_path: str, pmi_path: str, config: RunConfig,
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one
     ``.npz`` at ``out_path`` (:func:`features_file`;
     ``aesi_lib.model.feature_files.save_features``); returns its path, the table's and where
-    it ran (a cluster worker under ``--dask``: :func:`aesi_flows.common.feature_steps`).
+    it ran (a cluster worker under ``--dask``: :func:`aesi_lib.steps.graph.feature_steps`).
 
     The key holds the feature options and the lexicon resources but not the model options,
     so runs that differ only in the model (or the seed) share the features. ``context_path``

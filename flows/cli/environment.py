@@ -33,7 +33,7 @@ from aesi_lib.errors import (
 )
 
 STORE_FILE = "aesi.duckdb"
-"""The store's file name inside a project folder (``aesi_flows.common.Project.db``)."""
+"""The store's file name inside a project folder (``aesi_lib.steps.graph.Project.db``)."""
 API_CHECK_TIMEOUT_S = 5.0
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
@@ -52,7 +52,7 @@ def telemetry_off() -> None:
 def prefect_environment() -> None:
     """Offline Prefect that logs at INFO (telemetry is off already: :func:`telemetry_off`;
     the cached steps keep their results in the project folder themselves,
-    ``aesi_flows.common.Project.results``).
+    ``aesi_lib.steps.graph.Project.results``).
 
     Must run before ``prefect`` is imported. Values already in the environment win.
     """
