@@ -10,10 +10,10 @@
     model.transform(new_documents)                           # the events of new documents
     model.save("my-schema"); model = SchemaInducer.load("my-schema")
 
-:class:`SchemaInducer` calls the functions the Prefect tasks call (``aesi_lib.run.pipeline``):
-the same parse, entity rules, features and solve as ``aesi run``, and for new documents the
-extraction rule of ``aesi extract``, so a notebook and the command line give the same labels
-for the same documents, configuration and seed.
+:class:`SchemaInducer` runs the step graph ``aesi run`` runs (``aesi_lib.steps.graph``, in
+this process): the same parse, entity rules, features, solve and events, and for new documents
+the extraction rule of ``aesi extract``, so a notebook and the command line give the same
+labels for the same documents, configuration and seed.
 """
 
 from __future__ import annotations
@@ -154,41 +154,56 @@ class SchemaInducer:
     def fit(self, documents: Any) -> SchemaInducer:
         """Induce the schema of ``documents`` (see :func:`as_documents` for what they may be).
 
-        The documents go into a DuckDB store in a temporary folder (PMI is counted there)
-        that is removed afterwards; parses and sentence vectors stay in ``cache_dir``.
+        The documents go through the step graph of ``aesi run --fresh``
+        (``aesi_lib.steps.graph``: ingest, features, the solve, the export and the events), in
+        this process, in a project in a temporary folder (its DuckDB store, where PMI is
+        counted, tables, features and solution) that is removed afterwards; parses and
+        sentence vectors stay in ``cache_dir``.
 
         Returns
         -------
         SchemaInducer
             ``self``, fitted.
         """
-        from aesi_lib.model.solution_files import SolutionLabels
-        from aesi_lib.parse.backends import make_parser
+        from aesi_lib.model.feature_files import load_features
+        from aesi_lib.model.solution_files import load_labels
         from aesi_lib.run import pipeline
-        from aesi_lib.store import Store
+        from aesi_lib.steps.executor import Executor
+        from aesi_lib.steps.graph import Project, ingest, model_steps
 
         config = self._run_config
         docs = as_documents(documents, keep_non_english=self.keep_non_english)
         with tempfile.TemporaryDirectory(prefix="aesi-fit-") as folder:
-            with Store(Path(folder) / "aesi.duckdb") as store:
-                pipeline.ingest_documents(store, docs, make_parser(config.parser),
-                                          self.cache_dir / "parse-cache",
-                                          rules=pipeline.entity_rules(config))
-                vectors, wordnet = pipeline.load_lexicon(config)
-                table, features, vocab = pipeline.model_inputs(
-                    store, config, vectors, wordnet,
-                    context_cache=self.cache_dir / "context-vectors")
-        result = pipeline.run_induction(features, config)
-        assignments = pipeline.assignments_frame(table, result)
-        self._set_fitted(assignments, features, vocab, SolutionLabels.of(result))
+            project = Project.at(folder, caches=self.cache_dir)
+            steps = Executor()
+            ingest(docs, config, project, steps)
+            artifacts = model_steps(project, sorted(d.doc_id for d in docs), config,
+                                    str(Path(folder) / "out"), steps)
+            assignments = pd.read_parquet(artifacts["assignments_parquet"])
+            features, vocab = load_features(artifacts["features"])
+            # The events step's reading, with the title test of the run's WordNet (what
+            # transform reads new documents with).
+            reading = pipeline.kept_run_reading(artifacts["event_reading"],
+                                                artifacts["assignments_parquet"],
+                                                config.wordnet_path)
+            events = (pd.read_parquet(artifacts["events_parquet"]), reading)
+            self._set_fitted(assignments, features, vocab, load_labels(artifacts["labels"]),
+                             events)
         return self
 
     def _set_fitted(self, assignments: pd.DataFrame, features: Any, vocab: Any,
-                    labels: Any) -> None:
+                    labels: Any, events: tuple[pd.DataFrame, Any] | None = None) -> None:
+        """Keep a fitted model: its export, features, labels and what a person reads of them;
+        ``events`` (the event rows and the reading of the run's events step) when the graph
+        made them, else made here by the same functions."""
         from aesi_lib.run import pipeline
         from aesi_lib.run.roles import roles_frame
 
-        reading = pipeline.run_reading(assignments, self._run_config.wordnet_path)
+        if events is None:
+            reading = pipeline.run_reading(assignments, self._run_config.wordnet_path)
+            rows = pipeline.document_event_rows(assignments, reading)
+        else:
+            rows, reading = events
         kinds = reading.events.kinds
         schema = roles_frame(reading.roles)
         schema.insert(1, "template_name", schema["template"].map(reading.names))
@@ -196,8 +211,7 @@ class SchemaInducer:
                       schema["template"].map(lambda t: kinds[int(t)].kind))
         self._fitted = {"assignments": assignments, "features": features, "vocab": vocab,
                         "labels": labels, "roles": reading.roles, "names": reading.names,
-                        "schema": schema, "reading": reading,
-                        "events": pipeline.document_event_rows(assignments, reading)}
+                        "schema": schema, "reading": reading, "events": rows}
 
     def _state(self, name: str) -> Any:
         if self._fitted is None:

@@ -18,12 +18,15 @@ from aesi_lib.corpus.sources import Corpus, load_corpus
 from aesi_lib.errors import InputError
 from aesi_lib.fingerprint import source_commit
 from aesi_lib.model.config import ModelConfig
+from aesi_lib.model.feature_files import load_features
 from aesi_lib.model.features import EntityFeatures
 from aesi_lib.model.induction import InductionResult
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.experiments import RECORD_COLUMNS, results_table, score_row, summarize
-from aesi_lib.run.pipeline import labelled_export, load_lexicon, model_inputs, run_induction
+from aesi_lib.run.pipeline import labelled_export, run_induction
 from aesi_lib.run.presets import preset
+from aesi_lib.steps.executor import Executor
+from aesi_lib.steps.graph import Project, feature_steps
 from aesi_lib.store import Store
 
 #: Records one scored setting of one seed: (configuration, seed, assignments, changed).
@@ -114,11 +117,14 @@ def default_project_inputs(script: str, args: argparse.Namespace
     corpus = muc4_corpus(script, args.muc4_dir)
     store_path = project_store(script, args.project_dir)
     config = RunConfig.from_dict(preset("default"))
-    vectors, wordnet = load_lexicon(config)
     with Store(store_path, read_only=True) as store:
-        table, features, _ = model_inputs(store, config, vectors, wordnet,
-                                          context_cache=Path(args.project_dir) / "context-vectors")
-    return corpus, config, table, features
+        doc_ids = store.document_ids()
+    # The feature steps of the run's graph, answered from the project's cache when the
+    # run's code made them.
+    project = Project.at(args.project_dir)
+    artifacts = feature_steps(project, doc_ids, config, Executor(project.results))
+    features, _ = load_features(artifacts["features"])
+    return corpus, config, pd.read_parquet(artifacts["entities"]), features
 
 
 def solved_seeds(seeds: list[int], features: EntityFeatures, model: ModelConfig

@@ -42,8 +42,9 @@ JSONL = [("j1", "A car bomb\n  exploded near\t\tthe embassy.\n\n\nThe police arr
 
 @pytest.mark.parametrize("kind", ["txt", "jsonl"])
 def test_every_entity_row_slices_the_users_own_text(kind, tmp_path):
-    from aesi_lib.parse.backends import ParserConfig, make_parser
-    from aesi_lib.run import pipeline
+    from aesi_lib.run.config import RunConfig
+    from aesi_lib.steps.executor import Executor
+    from aesi_lib.steps.graph import Project, ingest
     from aesi_lib.store import Store
 
     if kind == "txt":
@@ -58,9 +59,9 @@ def test_every_entity_row_slices_the_users_own_text(kind, tmp_path):
         originals = dict(JSONL)
     documents = read_plain_documents(path)
     assert any(d.original for d in documents)
-    with Store(tmp_path / "aesi.duckdb") as store:
-        pipeline.ingest_documents(store, documents, make_parser(ParserConfig()),
-                                  tmp_path / "cache")
+    project = Project.at(tmp_path / "project")
+    ingest(documents, RunConfig(), project, Executor())
+    with Store(project.db, read_only=True) as store:
         table = store.entity_table()
         assert {d.doc_id: d.original for d in store.documents()} == {
             d.doc_id: d.original for d in documents}

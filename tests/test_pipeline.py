@@ -1,4 +1,5 @@
-"""The notebook path (no Prefect): ingest, features, induction, export, evaluation."""
+"""The step graph of a run in this process (``aesi_lib.steps.graph``), as a notebook runs it:
+ingest, features, induction, export, evaluation."""
 
 from __future__ import annotations
 
@@ -6,34 +7,34 @@ import pandas as pd
 
 from aesi_lib.corpus.demo import load_demo_corpus
 from aesi_lib.entities.rules import stored_config_id
-from aesi_lib.parse.backends import make_parser
 from aesi_lib.run import pipeline
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import preset
+from aesi_lib.steps.executor import Executor
+from aesi_lib.steps.graph import Project, ingest, model_steps
 from aesi_lib.store import Store
 
 
-def test_notebook_path_on_the_demo_corpus(tmp_path):
+def _entity_table(project: Project) -> pd.DataFrame:
+    with Store(project.db, read_only=True) as store:
+        return store.entity_table()
+
+
+def test_the_step_graph_in_process_on_the_demo_corpus(tmp_path):
     config = RunConfig.from_dict(preset("default"))
     corpus = load_demo_corpus()
-    parser = make_parser(config.parser)
-    rules = pipeline.entity_rules(config)
-    with Store(tmp_path / "aesi.duckdb") as store:
-        stats = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache",
-                                          rules=rules)
-        assert stats.parsed == len(corpus.documents) and stats.unchanged == 0
-        again = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache",
-                                          rules=rules)
-        assert again.parsed == 0 and again.unchanged == len(corpus.documents)
-        vectors, wordnet = pipeline.load_lexicon(config)
-        table, features, vocab = pipeline.model_inputs(store, config, vectors, wordnet)
-    result = pipeline.run_induction(features, config)
-    assignments = pipeline.assignments_frame(table, result)
+    project, n = Project.at(tmp_path / "project"), len(corpus.documents)
+    stats = ingest(corpus.documents, config, project, Executor())
+    assert stats["parsed"] == n and stats["unchanged"] == 0
+    again = ingest(corpus.documents, config, project, Executor())
+    assert again["parsed"] == 0 and again["unchanged"] == n
+    artifacts = model_steps(project, sorted(d.doc_id for d in corpus.documents), config,
+                            str(tmp_path / "out"), Executor(project.results))
+    assignments = pd.read_parquet(artifacts["assignments_parquet"])
+    table = pd.read_parquet(artifacts["entities"])
     assert list(assignments.columns) == pipeline.EXPORT_COLUMNS
-    assert len(assignments) == features.n_entities == len(table)
+    assert len(assignments) == len(table) == len(_entity_table(project))
     assert assignments["template"].between(0, config.model.n_templates - 1).all()
-    paths = pipeline.write_export(assignments, tmp_path / "out")
-    pd.testing.assert_frame_equal(pd.read_parquet(paths["parquet"]), assignments)
     scores = pipeline.evaluate_assignments(assignments, corpus.keys)
     # The demo corpus, default preset, seed 0: pinned (the flow test pins the same counts).
     assert [scores["test-mapped/lenient"][k] for k in ("tp", "fp", "fn")] == [36, 7, 95]
@@ -67,20 +68,15 @@ def test_event_nouns_re_extract_the_stored_rows_and_back(tmp_path):
     if rules.event_nouns is None:
         pytest.skip("no WordNet here: scripts/setup.sh installs wordnet-base")
     corpus = load_demo_corpus()
-    parser = make_parser(config.parser)
-    n = len(corpus.documents)
-    with Store(tmp_path / "aesi.duckdb") as store:
-        pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache",
-                                  rules=pipeline.entity_rules(base))
-        plain = store.entity_table()
-        on = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache",
-                                       rules=rules)
-        assert (on.parsed, on.reused_from_cache, on.unchanged) == (0, n, 0)
-        with_events = store.entity_table()
-        off = pipeline.ingest_documents(store, corpus.documents, parser, tmp_path / "cache",
-                                        rules=pipeline.entity_rules(base))
-        assert (off.parsed, off.unchanged) == (0, 0)
-        again = store.entity_table()
+    project, n = Project.at(tmp_path / "project"), len(corpus.documents)
+    ingest(corpus.documents, base, project, Executor())
+    plain = _entity_table(project)
+    on = ingest(corpus.documents, config, project, Executor())
+    assert (on["parsed"], on["from_parse_cache"], on["unchanged"]) == (0, n, 0)
+    with_events = _entity_table(project)
+    off = ingest(corpus.documents, base, project, Executor())
+    assert (off["parsed"], off["unchanged"]) == (0, 0)
+    again = _entity_table(project)
     assert len(with_events) > len(plain)
     key = ["doc_id", "sent_id", "head_index", "predicate", "dep"]
     added = with_events.merge(plain[key], on=key, how="left", indicator=True)

@@ -1,8 +1,7 @@
-"""The steps of one induction run, as plain functions (the Prefect flow wraps each one).
-
-corpus → ingest (parse only what changed, entities into DuckDB) → entity table and PMI (SQL) →
-features (vectors, WordNet) → induce (cuts / AMP) → assignments export → evaluation.
-Every function here is usable from a notebook.
+"""The functions the steps of a run call (``aesi_lib.steps``, composed in
+``aesi_lib.steps.graph``): the entity rules and lexicon of a configuration, the solve, the
+export, the placement and filling of new mentions, the events and what a person reads, the
+evaluation. Every function here is usable from a notebook.
 """
 
 from __future__ import annotations
@@ -13,17 +12,15 @@ import json
 import logging
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from aesi_lib.corpus.types import Document, KeyTemplate
-from aesi_lib.entities.entity_table import document_entities, document_mention_ids
-from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules, stored_config_id
-from aesi_lib.errors import NoEntitiesError
+from aesi_lib.corpus.types import KeyTemplate
+from aesi_lib.entities.entity_table import document_mention_ids
+from aesi_lib.entities.rules import DEFAULT_RULES, EntityRules
 from aesi_lib.events.kinds import TemplateKind
 from aesi_lib.events.schema import EventSchema
 from aesi_lib.files import writing
@@ -34,57 +31,15 @@ from aesi_lib.model.induction import InductionResult, induce
 from aesi_lib.model.parts import DEFAULT_PARTS, ModelParts
 from aesi_lib.model.solution_files import SolutionLabels
 from aesi_lib.model.subject_merge import SUBJECT_MERGE_COSINE, merged_slots, subject_merge_table
-from aesi_lib.parse.base import Parser
-from aesi_lib.parse.cache import parse_with_cache
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.reading import RunReading, load_reading, save_reading
 from aesi_lib.run.roles import Role, template_name, template_roles
-from aesi_lib.store import Store
 
 log = logging.getLogger("aesi")
 
 #: The export (evaluation.md's columns, then the mention's character span in its document).
 EXPORT_COLUMNS = ["doc_id", "sent_id", "entity_id", "head", "mention", "predicate", "dep",
                   "template", "slot", "start_char", "end_char", "phrase", "proper"]
-Progress = Callable[[str], None]
-
-
-@dataclass
-class IngestStats:
-    documents: int
-    parsed: int
-    reused_from_cache: int
-    unchanged: int
-    entities_added: int
-
-
-def ingest_documents(store: Store, docs: Sequence[Document], parser: Parser,
-                     cache_dir: str | Path, batch_size: int = 100,
-                     progress: Progress | None = None,
-                     rules: EntityRules = DEFAULT_RULES) -> IngestStats:
-    """Parse the documents whose text, parser or entity rules changed and replace their rows
-    in the store. ``rules`` are :func:`entity_rules` of the run's configuration (the default
-    preset's include R12, which the plain defaults here do not).
-
-    Work is committed in batches of ``batch_size`` documents, so a killed run keeps every batch
-    it finished; the parse cache keeps even the parses of an unfinished batch.
-    """
-    config_id = stored_config_id(parser.config_id, rules)
-    todo = store.documents_to_parse(docs, config_id)
-    parsed_total = reused_total = entity_total = 0
-    for start in range(0, len(todo), batch_size):
-        batch = todo[start:start + batch_size]
-        parses, stats = parse_with_cache(parser, batch, cache_dir)
-        entities = document_entities(parses, batch, rules)
-        store.replace_documents(batch, parses, entities, config_id)
-        parsed_total += stats.parsed
-        reused_total += stats.reused
-        entity_total += len(entities)
-        if progress is not None:
-            progress(f"ingested {min(start + batch_size, len(todo))}/{len(todo)} changed "
-                     f"documents ({parsed_total} parsed, {reused_total} from the parse cache)")
-    return IngestStats(documents=len(docs), parsed=parsed_total, reused_from_cache=reused_total,
-                       unchanged=len(docs) - len(todo), entities_added=entity_total)
 
 
 def entity_rules(config: RunConfig) -> EntityRules:
@@ -155,36 +110,6 @@ def optional_wordnet(wordnet_path: str | None, without: str) -> Any:
             raise
         log.warning("WordNet unavailable, %s: %s", without, exc)
         return None
-
-
-def model_inputs(store: Store, config: RunConfig, vectors: Any, wordnet: Any,
-                 splits: Sequence[str] | None = None,
-                 context_cache: str | Path | None = None,
-                 ) -> tuple[pd.DataFrame, EntityFeatures, FeatureVocabulary]:
-    """Entity table, PMI (SQL) and features of the documents of ``splits`` (all when None).
-
-    With ``features.context``, the features carry the context vectors of every mention
-    (:func:`aesi_lib.lexicon.mention_context.mention_context_vectors`, the function the flow's
-    ``context-vectors`` step calls), embedded through the per-document cache
-    ``context_cache`` (a temporary folder when None).
-    """
-    table = store.entity_table(splits)
-    if table.empty:
-        raise NoEntitiesError()
-    doc_ids = sorted(table["doc_id"].unique())
-    pmi = store.head_pmi(doc_ids)
-    features, vocab = build_features(table, pmi, vectors, wordnet, config.features)
-    if config.features.context:
-        from aesi_lib.lexicon.encoder import run_encoder
-        from aesi_lib.lexicon.mention_context import mention_context_vectors
-
-        sentences = store.sentence_texts(doc_ids)
-        with contextlib.ExitStack() as stack:
-            cache = context_cache or stack.enter_context(tempfile.TemporaryDirectory())
-            context = mention_context_vectors(
-                table, sentences, run_encoder(config.features, config.vectors_path), cache)
-        features = dataclasses.replace(features, **context.feature_arrays())
-    return table, features, vocab
 
 
 def run_induction(features: EntityFeatures, config: RunConfig | ModelConfig,

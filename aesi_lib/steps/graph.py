@@ -76,17 +76,21 @@ PROJECT_STATE = "project.json"
 
 @dataclass(frozen=True)
 class Project:
-    """The files of a project folder: DuckDB store, parse cache, cached tables, features and
-    solutions (named by their cache keys), and ``project.json`` (the last full run's corpus and
-    configuration, which ``aesi update`` starts from)."""
+    """The files of a project folder: DuckDB store, parse cache, context-vector cache, cached
+    tables, features and solutions (named by their cache keys), and ``project.json`` (the last
+    full run's corpus and configuration, which ``aesi update`` starts from).
+
+    ``caches``, when given, holds the parse and context-vector caches instead of ``root`` (a
+    notebook's models share one, ``aesi_lib.inducer.SchemaInducer``)."""
 
     root: Path
+    caches: Path | None = None
 
     @classmethod
-    def at(cls, project_dir: str | Path) -> Project:
+    def at(cls, project_dir: str | Path, caches: str | Path | None = None) -> Project:
         root = Path(project_dir).expanduser().resolve()
         root.mkdir(parents=True, exist_ok=True)
-        return cls(root)
+        return cls(root, Path(caches).expanduser().resolve() if caches is not None else None)
 
     @property
     def db(self) -> str:
@@ -94,7 +98,12 @@ class Project:
 
     @property
     def parse_cache(self) -> str:
-        return str(self.root / "parse-cache")
+        return str((self.caches or self.root) / "parse-cache")
+
+    @property
+    def vector_cache(self) -> str:
+        """The per-document cache of sentence vectors (``aesi_lib.lexicon.mention_context``)."""
+        return str((self.caches or self.root) / "context-vectors")
 
     @property
     def work_dir(self) -> str:
@@ -217,7 +226,7 @@ def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config
     started = time.perf_counter()
     batch_size = max(_MIN_EMBED_BATCH, math.ceil(len(doc_ids) / _EMBED_BATCHES))
     calls = [(entities, project.db, batch, config.features,
-              str(project.root / "context-vectors"), config.vectors_path)
+              project.vector_cache, config.vectors_path)
              for batch in batches(sorted(doc_ids), batch_size)]
     results: list[dict[str, Any]] = []
     for result in steps.spread(embed_batch_step, calls):
@@ -254,7 +263,7 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
         if steps.spreads:
             embed_on_workers(entities, doc_ids, project, config, steps, tag)
         context = steps.run(f"context-vectors{tag}", context_step, entities, project.db,
-                            config.features, str(project.root / "context-vectors"),
+                            config.features, project.vector_cache,
                             context_file(entities, project.work_dir, config.features,
                                          config.vectors_path),
                             config.vectors_path)
@@ -316,7 +325,7 @@ def model_steps(project: Project, doc_ids: list[str], config: RunConfig, out_dir
     if plan.action == PLACE:
         schema = solution_files(plan.previous, PLACE_FILES)
         placed = steps.run("place", place_step, artifacts["entities"], schema, config,
-                           project.db, str(project.root / "context-vectors"),
+                           project.db, project.vector_cache,
                            placement_files(artifacts["entities"], artifacts["features"],
                                            schema, project.work_dir))
         return export_steps(artifacts, placed, config, out_dir, steps, placed["carried"],
