@@ -74,7 +74,7 @@ def logs_to_flow_run(fn: FlowFunction) -> FlowFunction:
     return logged  # type: ignore[return-value]
 
 
-def Steps(result_storage: Path | None = None) -> Executor:  # noqa: N802 - a class to its callers
+def flow_executor(result_storage: Path | None = None) -> Executor:
     """The executor of a flow's steps: under a Prefect flow run, :class:`PrefectSteps` (each
     step a task run of the flow's task runner); otherwise the in-process
     ``aesi_lib.steps.executor.Executor``, whose spread steps go to the Dask client
@@ -166,7 +166,8 @@ def default_task_runner() -> ThreadPoolTaskRunner:
     """One worker thread: parse batches run one after another (one spaCy model in memory)
     while the flow thread stores finished batches. On a small machine, several threads that
     each load a model and parse compete for the same cores and only add memory. (A large
-    ingest parses in processes of its own, fed from two threads: :func:`ingest`.)"""
+    ingest parses in processes of its own, fed from two threads:
+    ``aesi_lib.steps.graph.ingest``.)"""
     return ThreadPoolTaskRunner(max_workers=1)
 
 

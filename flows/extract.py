@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow
 
-from aesi_flows.common import Steps, default_task_runner, logs_to_flow_run
+from aesi_flows.common import default_task_runner, flow_executor, logs_to_flow_run
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 from aesi_lib.entities.entity_table import unstored_entity_table
 from aesi_lib.errors import InputError
@@ -94,7 +94,7 @@ def extract_flow(docs_path: str, run_dir: str = "out", out_dir: str | None = Non
         project = Project.at(project_dir)
         artifacts = {**artifacts, "project_dir": str(project.root),
                      "parse_cache": project.parse_cache}
-    steps = Steps()
+    steps = flow_executor()
 
     corpus = steps.run("load-documents", load_corpus_step, None, docs_path, False, split,
                        encoding=encoding, skip_bad=skip_bad, max_doc_chars=max_doc_chars,

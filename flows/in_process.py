@@ -3,7 +3,7 @@
 A command whose user configured no Prefect API (``PREFECT_API_URL`` or the profile) runs its
 flow's function here (:func:`run_flow`) instead of starting a Prefect server to report to: its
 steps run by the in-process executor (``aesi_lib.steps.executor.Executor``, which
-:func:`aesi_flows.common.Steps` gives a flow outside a Prefect flow run), with the cache,
+:func:`aesi_flows.common.flow_executor` gives a flow outside a Prefect flow run), with the cache,
 retries and log names of the step's Prefect task, both being
 ``aesi_lib.steps.executor.run_step``; a run made here and one made under a Prefect server
 share one cache. With a Dask cluster (``aesi run --dask``,

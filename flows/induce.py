@@ -9,7 +9,7 @@ from typing import Any
 
 from prefect import flow
 
-from aesi_flows.common import Steps, default_task_runner, holds_project_lock
+from aesi_flows.common import default_task_runner, flow_executor, holds_project_lock
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.project_state import (
@@ -93,7 +93,7 @@ def induce_flow(project_dir: str = ".aesi", out_dir: str = "out", muc4_dir: str 
     started = time.perf_counter()
     run_config = RunConfig.from_dict(run_configuration(config, config_path, preset))
     project = Project.at(project_dir)
-    steps = Steps(project.results)
+    steps = flow_executor(project.results)
     reading = {"encoding": encoding, "skip_bad": skip_bad, "max_doc_chars": max_doc_chars,
                "keep_non_english": keep_non_english}
     if project_corpus and muc4_dir is None and docs_path is None and not demo:

@@ -8,7 +8,7 @@ from typing import Any
 
 from prefect import flow
 
-from aesi_flows.common import Steps, default_task_runner, holds_project_lock
+from aesi_flows.common import default_task_runner, flow_executor, holds_project_lock
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.presets import preset
 from aesi_lib.steps.graph import Project, ingest
@@ -45,7 +45,7 @@ def rebuild_store_flow(project_dir: str, journal: str, parse_batch_size: int = 5
     run_config = RunConfig.from_dict(config)
     documents = read_journal(journal)
     step_logger().info("rebuild: %d documents in %s", len(documents), journal)
-    steps = Steps()
+    steps = flow_executor()
     ingested = ingest(documents, run_config, project, steps, parse_batch_size)
     return {"flow": "rebuild-store", "documents": len(documents), "ingest": ingested,
             "steps": steps.records, "seconds": time.perf_counter() - started}

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow
 
-from aesi_flows.common import Steps, default_task_runner, holds_project_lock
+from aesi_flows.common import default_task_runner, flow_executor, holds_project_lock
 from aesi_lib.errors import AesiError
 from aesi_lib.fingerprint import source_commit
 from aesi_lib.model.solution_files import load_summary
@@ -52,7 +52,7 @@ def sweep_flow(spec: dict[str, Any], seeds: list[int], out_dir: str = "sweep",
     if not seeds:
         raise AesiError("a sweep needs at least one seed")
     project = Project.at(project_dir)
-    steps = Steps(project.results)
+    steps = flow_executor(project.results)
     corpus = steps.run("load-corpus", load_corpus_step, muc4_dir, docs_path, demo)
     if not corpus.eval_keys:
         raise AesiError(f"corpus {corpus.name!r} has no answer keys: a sweep scores every run, "

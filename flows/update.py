@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 from prefect import flow
 
-from aesi_flows.common import Steps, default_task_runner, holds_project_lock
+from aesi_flows.common import default_task_runner, flow_executor, holds_project_lock
 from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS, move_to_done
 from aesi_lib.run.config import RunConfig
 from aesi_lib.run.outputs import event_summary
@@ -107,7 +107,7 @@ def update_flow(docs_path: str | None, project_dir: str = ".aesi", out_dir: str 
     project = Project.at(project_dir)
     state = project.read_state()
     run_config = RunConfig.from_dict(update_configuration(state, config, config_path, preset))
-    steps = Steps(project.results)
+    steps = flow_executor(project.results)
 
     documents = []
     left_out: list[dict[str, Any]] = []
