@@ -19,9 +19,9 @@ def _keys_digest(corpus: Corpus) -> str:
     return content_key("keys", corpus.name, repr(corpus.eval_keys), repr(corpus.map_keys))
 
 
-def _scoring_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
-    """Key of a task that scores an export: its source, the export's bytes, the keys."""
-    return content_key(step, source_hash(task_fn), file_sha256(parameters["assignments_path"]),
+def _scoring_key(step: str, step_fn: Any, parameters: dict[str, Any]) -> str:
+    """Key of a step that scores an export: its source, the export's bytes, the keys."""
+    return content_key(step, source_hash(step_fn), file_sha256(parameters["assignments_path"]),
                        _keys_digest(parameters["corpus"]))
 
 
@@ -48,9 +48,9 @@ def score_row_step(assignments_path: str, corpus: Corpus) -> dict[str, float]:
                      corpus.map_keys)
 
 
-def _events_key(step: str, task_fn: Any, parameters: dict[str, Any]) -> str:
-    """Key of a task that scores a run's events: the scoring key and the events' bytes."""
-    return content_key(step, _scoring_key(step, task_fn, parameters),
+def _events_key(step: str, step_fn: Any, parameters: dict[str, Any]) -> str:
+    """Key of a step that scores a run's events: the scoring key and the events' bytes."""
+    return content_key(step, _scoring_key(step, step_fn, parameters),
                        file_sha256(parameters["events_path"]))
 
 

@@ -143,8 +143,8 @@ _WORKER_ENCODERS = threading.local()
 
 
 def _worker_encoder(features: FeatureOptions, vectors_path: str | None) -> SentenceEncoder:
-    """The encoder of this worker thread, loaded once for all the ``embed-batch`` tasks it
-    runs (a cluster worker runs one task at a time a thread: ``dask_task_runner``)."""
+    """The encoder of this worker thread, loaded once for all the ``embed-batch`` steps it
+    runs (a cluster worker runs one step at a time a thread)."""
     key = (features.encoder, vectors_path, features.encoder_device, features.encoder_model)
     if getattr(_WORKER_ENCODERS, "key", None) != key:
         _WORKER_ENCODERS.key = key
@@ -157,7 +157,7 @@ def embed_batch_step(entities_path: str, db_path: str, doc_ids: list[str],
                      features: FeatureOptions, vectors_cache: str,
                      vectors_path: str | None = None) -> dict[str, Any]:
     """Fill the per-document vector cache of :func:`context_step` for the documents
-    ``doc_ids``, wherever the task runs: with ``--dask`` the flow spreads the encoder's work
+    ``doc_ids``, wherever the step runs: with ``--dask`` the flow spreads the encoder's work
     over the cluster's workers in such batches, and the step then finds every document in the
     cache (the same function computes the vectors either way). Returns the worker, the
     number of documents of the batch and the number embedded now (the others were cached)."""

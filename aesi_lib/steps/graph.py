@@ -218,7 +218,7 @@ _MIN_EMBED_BATCH = 10
 def embed_on_workers(entities: str, doc_ids: list[str], project: Project, config: RunConfig,
                      steps: Executor, tag: str = "") -> None:
     """On a cluster, the encoder's work in about 32 batches of documents (at least 10 a
-    batch), one ``embed-batch`` task each (``aesi_lib.steps.features.embed_batch_step``): each fills
+    batch), one ``embed-batch`` step each (``aesi_lib.steps.features.embed_batch_step``): each fills
     the per-document vector cache, so the ``context-vectors`` step that follows reads every
     document from it and loads no model. Each finished batch is logged with the documents
     done so far. Recorded as the step ``embed-batches``."""

@@ -1,8 +1,8 @@
 """Ingest steps: the corpus, which documents changed, parse batches and their store writes.
 
 Ingest is incremental by itself (the store keeps each document's text hash and parser
-configuration; the parse cache keeps each document's parse), so these tasks are not cached by
-Prefect.
+configuration; the parse cache keeps each document's parse), so these steps are not cached
+by key.
 """
 
 from __future__ import annotations

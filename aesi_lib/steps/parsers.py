@@ -1,7 +1,7 @@
-"""Loaded parsers, shared by the parse tasks of one process, and the parser configuration id.
+"""Loaded parsers, shared by the parse steps of one process, and the parser configuration id.
 
 Loading a spaCy or Stanza model takes seconds: a process keeps the parsers it loaded and hands
-them to whichever parse task needs one next (:class:`_ParserPool`); :func:`parser_config_id`
+them to whichever parse step needs one next (:class:`_ParserPool`); :func:`parser_config_id`
 remembers each configuration's id so that planning an ingest loads no model at all.
 """
 
@@ -21,18 +21,18 @@ from aesi_lib.steps.keys import content_key, resource_key
 
 class _ParserPool:
     """Loaded parsers by configuration. A parser is used by one thread at a time; a thread that
-    finds none free makes another (so N concurrent parse tasks hold N parsers, sequential
-    tasks share one, and a parser loaded to learn the configuration id is reused by the
+    finds none free makes another (so N concurrent parse steps hold N parsers, sequential
+    steps share one, and a parser loaded to learn the configuration id is reused by the
     first parse batch). The parsers of a configuration that parses in several processes are
     handles on one pool of worker processes (``aesi_lib.parse.parallel``), which concurrent
-    tasks share."""
+    steps share."""
 
     def __init__(self) -> None:
         self._free: dict[ParserConfig, list[Any]] = {}
         self._lock = threading.Lock()
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:
-        # Task functions travel to Dask workers by value, with the globals they use: the pool
+        # Step functions travel to Dask workers by value, with the globals they use: the pool
         # arrives as the receiving process's own pool (parsers and locks do not travel).
         return (_parser_pool, ())
 

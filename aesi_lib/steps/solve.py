@@ -52,7 +52,7 @@ def solve_files(features_path: str, model: ModelConfig, work_dir: str,
                 ) -> dict[str, str]:
     """Where :func:`solve_step` writes the solve of these inputs: ``{"labels": npz, "info":
     json}`` under ``<work_dir>/solutions``, named after their content key (the features' bytes,
-    ``model``, the warm start's files, the task's source, the library)."""
+    ``model``, the warm start's files, the step's source, the library)."""
     key = content_key("solve", source_hash(solve_step.fn), resolved(work_dir),
                       file_sha256(features_path), model, _previous_key(previous, entities_path))
     base = Path(work_dir) / "solutions" / key
@@ -131,7 +131,7 @@ def placement_files(entities_path: str, features_path: str, previous: dict[str, 
     """Where :func:`place_step` writes the placement of the current mentions into
     ``previous``'s schema: ``{"labels": npz, "info": json}`` under ``<work_dir>/solutions``,
     named after their content key (the current table and features, the previous solution's
-    files, the task's source, the library)."""
+    files, the step's source, the library)."""
     key = content_key("place", source_hash(place_step.fn), resolved(work_dir),
                       file_sha256(entities_path), file_sha256(features_path),
                       file_sha256(previous["features"]),
