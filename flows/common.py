@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +21,6 @@ from aesi_lib.project_lock import project_lock
 from aesi_lib.steps.declaration import Step
 from aesi_lib.steps.executor import Executor
 from aesi_lib.steps.logs import logging_to, step_logger
-from aesi_lib.steps.memory import release_freed_memory
 from aesi_tasks import prefect_task
 
 FlowFunction = TypeVar("FlowFunction", bound=Callable[..., Any])
@@ -89,8 +87,9 @@ def flow_executor(result_storage: Path | None = None) -> Executor:
 
 class PrefectSteps(Executor):
     """The executor of a flow's steps under a Prefect flow run: each step runs as its Prefect
-    task (``aesi_tasks.prefect_task``) on the flow's task runner (one worker thread, or a Dask
-    cluster under ``--dask``), with the records of ``Executor``."""
+    task (``aesi_tasks.prefect_task``), in the flow's thread, or, for a step declared
+    ``spread`` when the flow's task runner is a Dask cluster (``--dask``) and for the batches
+    of :meth:`threads`, submitted to the task runner; with the records of ``Executor``."""
 
     @property
     def run_id(self) -> str | None:  # type: ignore[override]
@@ -112,16 +111,11 @@ class PrefectSteps(Executor):
         final = prefect_task(step)(self._results(step), *args, return_state=True, **kwargs)
         return final.result(), final.name     # result() raises the task's exception
 
-    def submit(self, name: str, step: Step, *args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
+    def _on_worker(self, name: str, step: Step, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> tuple[Any, str]:
         future = prefect_task(step).submit(self._results(step), *args, **kwargs)
         value = future.result()         # raises the task's exception when it failed
-        self.records[name] = {"state": future.state.name,
-                              "seconds": time.perf_counter() - started}
-        if isinstance(value, dict) and "worker" in value:
-            self.records[name]["worker"] = value["worker"]
-        release_freed_memory()
-        return value
+        return value, future.state.name
 
     @contextmanager
     def threads(self, threads: int) -> Iterator[Callable[..., Any]]:

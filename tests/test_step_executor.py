@@ -4,12 +4,20 @@ whoever runs it, and steps run in threads beside the caller."""
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 
 import pytest
 
 from aesi_flows.in_process import in_flow_run
 from aesi_lib.steps.declaration import Retry, step
-from aesi_lib.steps.executor import CACHED, COMPLETED, ResultStore, run_step, step_threads
+from aesi_lib.steps.executor import (
+    CACHED,
+    COMPLETED,
+    Executor,
+    ResultStore,
+    run_step,
+    step_threads,
+)
 from aesi_lib.steps.logs import step_logger
 
 CALLS: list[str] = []
@@ -69,3 +77,33 @@ def test_step_threads_run_steps_beside_the_caller_and_drop_the_rest_on_an_error(
         futures = [submit(double, x) for x in range(100, 150)]
         raise RuntimeError("stop")
     assert any(f.cancelled() for f in futures)
+
+
+class _Cluster:
+    """A Dask client's ``submit`` that runs the function here and names the steps it got."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+    def submit(self, fn, *args, pure=True):
+        self.ran.append(args[0].name)
+        value = fn(*args)
+        return SimpleNamespace(result=lambda: value)
+
+
+def test_a_step_declared_spread_runs_on_the_cluster_and_the_others_here():
+    spread = step("spread", spread=True)(lambda x: {"worker": "w1", "x": x})
+    here = step("here")(lambda x: x)
+    cluster = _Cluster()
+    steps = Executor(cluster=cluster)
+    assert steps.run("s", spread, 1) == {"worker": "w1", "x": 1}
+    assert steps.run("h", here, 2) == 2
+    assert steps.run_here("s2", spread, 3)["x"] == 3
+    assert cluster.ran == ["spread"]
+    assert steps.records["s"]["worker"] == "w1" and "worker" not in steps.records["h"]
+    with steps.threads(2) as submit:
+        futures = [submit(spread, 4), submit(here, 5)]
+    assert [f.result() for f in futures] == [{"worker": "w1", "x": 4}, 5]
+    assert cluster.ran == ["spread", "spread"]
+    # Without a cluster every step runs here.
+    assert Executor().run("s", spread, 6)["x"] == 6 and cluster.ran == ["spread", "spread"]

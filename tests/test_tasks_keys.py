@@ -292,25 +292,26 @@ def test_features_a_cluster_worker_wrote_elsewhere_are_built_here_again(tmp_path
     calls = []
 
     class RecordingSteps:
-        def run(self, name, task, *args, **kwargs):
-            calls.append(("run", name))
-            return {"corpus-fingerprint": "corpus", "entity-table": str(entities),
-                    "head-pmi": str(pmi), "context-vectors": str(context)
-                    }.get(name, {"features": here})
-
         spreads = True
 
-        def submit(self, name, task, *args, **kwargs):
-            calls.append(("submit", name))
-            return {"features": "/on/the/worker/features.npz", "worker": "tcp://10.0.0.9:1"}
+        def run(self, name, task, *args, **kwargs):
+            calls.append(("run", name))
+            if task.spread:       # on a worker, whose files this machine does not see
+                return {"features": "/on/the/worker/features.npz", "worker": "tcp://10.0.0.9:1"}
+            return {"corpus-fingerprint": "corpus", "entity-table": str(entities),
+                    "head-pmi": str(pmi), "context-vectors": str(context)}[name]
+
+        def run_here(self, name, task, *args, **kwargs):
+            calls.append(("here", name))
+            return {"features": here}
 
     monkeypatch.setattr(graph, "embed_on_workers", lambda *a, **k: calls.append("embed"))
     config = RunConfig.from_dict(preset("default"))
     with caplog.at_level(logging.WARNING, logger="aesi"):
         out = graph.feature_steps(graph.Project.at(tmp_path / "project"), ["d1"], config,
                                    RecordingSteps())
-    assert calls[-4:] == ["embed", ("run", "context-vectors"), ("submit", "build-features"),
-                          ("run", "build-features")]
+    assert calls[-4:] == ["embed", ("run", "context-vectors"), ("run", "build-features"),
+                          ("here", "build-features")]
     assert out["features"] == here
     assert "/on/the/worker/features.npz" in caplog.text and "shared file" in caplog.text
 

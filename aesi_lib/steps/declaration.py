@@ -1,6 +1,6 @@
-"""A step of a run, declared once: its function, the files it writes, its cache key and its
-retry policy, for whoever runs it (the in-process executor, ``aesi_flows.in_process``, or
-Prefect, through ``aesi_tasks.prefect_task``).
+"""A step of a run, declared once: its function, the files it writes, its cache key, its retry
+policy and whether it runs on a cluster's worker, for whoever runs it (the in-process
+executor, ``aesi_lib.steps.executor``, or Prefect, through ``aesi_tasks.prefect_task``).
 
 A cached step writes files named after its content key, which the caller computes once (the
 ``*_file`` and ``*_files`` functions beside each step) and passes in, so the step's key is that
@@ -66,6 +66,10 @@ class Step:
         The cache key of a cached step that writes no file, from its parameters by name.
     retry : Retry, optional
         None: a failure is final.
+    spread : bool
+        Whether it runs on a worker of the run's Dask cluster when the run has one
+        (``aesi run --dask``): the parse batches, the encoder batches and the feature build,
+        whose memory and time the run's own process need not hold.
     """
 
     name: str
@@ -73,6 +77,7 @@ class Step:
     files: str | None = None
     key: Callable[[Mapping[str, Any]], str] | None = None
     retry: Retry | None = None
+    spread: bool = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -105,8 +110,9 @@ class Step:
 
 def step(name: str, *, files: str | None = None,
          key: Callable[[Mapping[str, Any]], str] | None = None,
-         retry: Retry | None = None) -> Callable[[Callable[..., Any]], Step]:
+         retry: Retry | None = None, spread: bool = False
+         ) -> Callable[[Callable[..., Any]], Step]:
     """Declare the decorated function a :class:`Step`."""
     def declare(fn: Callable[..., Any]) -> Step:
-        return Step(name, fn, files, key, retry)
+        return Step(name, fn, files, key, retry, spread)
     return declare

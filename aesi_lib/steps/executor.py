@@ -161,8 +161,8 @@ class Executor:
 
     ``result_storage`` (the project's ``step-results`` folder) is where the cached steps keep
     their results, whoever runs them (None: none is kept). ``cluster``, a Dask client, takes
-    the steps a run spreads (parse batches, encoder batches, the feature build: ``aesi run
-    --dask``); without one they run here too. After each step the process hands the heap its
+    the steps declared ``spread`` (parse batches, encoder batches, the feature build: ``aesi
+    run --dask``); without one they run here too. After each step the process hands the heap its
     allocators hold free back to the system (:func:`aesi_lib.steps.memory.release_freed_memory`),
     so that no step runs on top of the pages the steps before it freed.
 
@@ -190,17 +190,31 @@ class Executor:
         return value
 
     def run(self, name: str, step: Step, *args: Any, **kwargs: Any) -> Any:
-        """``step(*args, **kwargs)`` here, recorded as ``name``; its value."""
-        started = time.perf_counter()
-        value, state = self._call(name, step, args, kwargs)
-        self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
-        release_freed_memory()
-        return value
+        """``step(*args, **kwargs)``, recorded as ``name``: on a worker of the cluster for a
+        step declared ``spread`` when there is one (a ``worker`` in its value is recorded
+        with it), else here; its value."""
+        if step.spread and self.spreads:
+            return self._recorded(name, lambda: self._on_worker(name, step, args, kwargs))
+        return self.run_here(name, step, *args, **kwargs)
+
+    def run_here(self, name: str, step: Step, *args: Any, **kwargs: Any) -> Any:
+        """``step(*args, **kwargs)`` in this process whatever its declaration, recorded as
+        ``name``; its value."""
+        return self._recorded(name, lambda: self._call(name, step, args, kwargs))
 
     def call(self, step: Step, *args: Any, **kwargs: Any) -> Any:
         """``step(*args, **kwargs)`` here, as a part of a step that records itself; its
         value."""
         return self._call(step.name, step, args, kwargs, announce=False)[0]
+
+    def _recorded(self, name: str, run: Callable[[], tuple[Any, str]]) -> Any:
+        started = time.perf_counter()
+        value, state = run()
+        self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
+        if isinstance(value, dict) and "worker" in value:
+            self.records[name]["worker"] = value["worker"]
+        release_freed_memory()
+        return value
 
     def _call(self, name: str, step: Step, args: tuple[Any, ...], kwargs: dict[str, Any],
               announce: bool = True) -> tuple[Any, str]:
@@ -211,36 +225,27 @@ class Executor:
                 "%s in %.1f s", state, time.perf_counter() - started)
         return value, state
 
-    def submit(self, name: str, step: Step, *args: Any, **kwargs: Any) -> Any:
-        """``step`` run by a worker of the cluster (here without one), waited for; its value.
-        A ``worker`` in the value is recorded with the step."""
-        started = time.perf_counter()
-        if self.cluster is None:
-            value, state = self._call(name, step, args, kwargs)
-        else:
-            value, state = self.cluster.submit(run_step, step, args, kwargs,
-                                               self._store(step), name, pure=False).result()
-        self.records[name] = {"state": state, "seconds": time.perf_counter() - started}
-        if isinstance(value, dict) and "worker" in value:
-            self.records[name]["worker"] = value["worker"]
-        release_freed_memory()
-        return value
+    def _on_worker(self, name: str, step: Step, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> tuple[Any, str]:
+        return self.cluster.submit(run_step, step, args, kwargs, self._store(step), name,
+                                   pure=False).result()
 
     @contextlib.contextmanager
     def threads(self, threads: int) -> Iterator[Callable[..., Any]]:
         """A ``submit(step, *args)`` for the ``with`` block that runs steps ``threads`` at a
-        time (threads of this process, or the cluster's workers) and returns a future of each
-        (``.result()``)."""
-        if self.cluster is not None:
-            yield lambda step, *args: self._on_cluster(step, args)
-            return
-        with step_threads(threads, ResultStore(self.result_storage)
-                          if self.result_storage is not None else None) as submit:
+        time and returns a future of each (``.result()``): a step declared ``spread`` on the
+        cluster's workers when there is one, the others in threads of this process."""
+        store = ResultStore(self.result_storage) if self.result_storage is not None else None
+        with step_threads(threads, store) as here:
+            def submit(step: Step, *args: Any) -> Any:
+                if step.spread and self.spreads:
+                    return self._on_cluster(step, args)
+                return here(step, *args)
             yield submit
 
     def spread(self, step: Step, calls: list[tuple[Any, ...]]) -> Iterator[Any]:
-        """The values of ``step`` on each argument tuple of ``calls``, submitted at once to
-        the cluster (:attr:`spreads`), as they finish."""
+        """The values of ``step`` (declared ``spread``) on each argument tuple of ``calls``,
+        submitted at once to the cluster (:attr:`spreads`), as they finish."""
         from distributed import as_completed
 
         for future in as_completed([self._on_cluster(step, args) for args in calls]):

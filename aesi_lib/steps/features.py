@@ -152,7 +152,7 @@ def _worker_encoder(features: FeatureOptions, vectors_path: str | None) -> Sente
     return _WORKER_ENCODERS.encoder
 
 
-@step("embed-batch", retry=RETRY)
+@step("embed-batch", retry=RETRY, spread=True)
 def embed_batch_step(entities_path: str, db_path: str, doc_ids: list[str],
                      features: FeatureOptions, vectors_cache: str,
                      vectors_path: str | None = None) -> dict[str, Any]:
@@ -196,7 +196,7 @@ def features_file(entities_path: str, pmi_path: str, config: RunConfig, work_dir
     return str(Path(work_dir) / "features" / f"{key}.npz")
 
 
-@step("build-features", files="out_path", retry=Retry(retries=1))
+@step("build-features", files="out_path", retry=Retry(retries=1), spread=True)
 def features_step(entities_path: str, pmi_path: str, config: RunConfig,
                   out_path: str, context_path: str | None = None) -> dict[str, str]:
     """Word vectors, WordNet types and the PMI matrix of the entity table, saved as one

@@ -269,19 +269,15 @@ def feature_steps(project: Project, doc_ids: list[str], config: RunConfig, steps
                             config.vectors_path)
     out_path = features_file(entities, pmi, config, project.work_dir, context)
     arguments = (features_step, entities, pmi, config, out_path, context)
-    features = None
-    if steps.spreads:
-        # On a cluster the feature build runs on a worker too: the flow's process then holds
-        # neither the word vectors nor the features while they are built.
-        features = steps.submit(f"build-features{tag}", *arguments)
-        if not Path(features["features"]).is_file():
-            step_logger().warning(
-                "the features a cluster worker built (%s) are not on this machine's file "
-                "system: building them here too (put the project folder on a shared file "
-                "system, docs/operations.md)", features["features"])
-            features = None
-    if features is None:
-        features = steps.run(f"build-features{tag}", *arguments)
+    # On a cluster the feature build runs on a worker (the step is declared spread): the
+    # run's process then holds neither the word vectors nor the features while they are built.
+    features = steps.run(f"build-features{tag}", *arguments)
+    if not Path(features["features"]).is_file():
+        step_logger().warning(
+            "the features a cluster worker built (%s) are not on this machine's file "
+            "system: building them here too (put the project folder on a shared file "
+            "system, docs/operations.md)", features["features"])
+        features = steps.run_here(f"build-features{tag}", *arguments)
     return {"project_dir": str(project.root), "parse_cache": project.parse_cache,
             "entities": entities, "pmi": pmi, "context": context,
             "features": features["features"]}

@@ -81,7 +81,7 @@ def plan_ingest_step(documents: list[Document], parser_config: ParserConfig,
             "unchanged": len(documents) - len(todo), "parse_processes": processes}
 
 
-@step("parse-batch", retry=RETRY)
+@step("parse-batch", retry=RETRY, spread=True)
 def parse_batch_step(batch: list[Document], parser_config: ParserConfig,
                      cache_dir: str, rules: EntityRules = DEFAULT_RULES) -> dict[str, Any]:
     """Parse a batch of documents through the per-document parse cache; extract entities
