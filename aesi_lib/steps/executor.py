@@ -4,10 +4,11 @@ runs it, and the in-process executor of a run's steps (:class:`Executor`).
 :func:`run_step` runs a step (``aesi_lib.steps.declaration.Step``) in this thread: a cached
 step is answered from a :class:`ResultStore` when it holds the result of the step's key
 (``Step.cache_key``) and its result is kept there when it runs; a failure is tried again as
-the step's retry policy says. The in-process executor of the flows
-(``aesi_flows.in_process``) and the Prefect task of a step (``aesi_tasks.prefect_task``, which
-leaves the retries to Prefect) both call it, with the project's store, so a run made in
-process and one made under a Prefect server share one cache.
+the step's retry policy says. The in-process :class:`Executor` (a flow run by
+``aesi_flows.in_process``, ``SchemaInducer``) and the Prefect task of a step
+(``aesi_tasks.prefect_task``, which leaves the retries to Prefect) both call it, with the
+project's store, so a run made in process and one made under a Prefect server share one
+cache.
 """
 
 from __future__ import annotations
