@@ -110,12 +110,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def configuration_records(scoring: Any, configurations: Callable[
-        [pd.DataFrame, Callable[..., pd.DataFrame]], dict[str, pd.DataFrame]]) -> list[dict]:
+        [pd.DataFrame, Callable[..., pd.DataFrame]],
+        dict[str, pd.DataFrame | tuple[pd.DataFrame, dict[str, Any]]]],
+        on_map: Callable[[int, str, TemplateMap], None] | None = None) -> list[dict]:
     """The rows of each configuration of each seed's export, for experiments whose
-    configurations are event rows: ``configurations(export, events)`` gives them by name,
-    ``events(**kwargs)`` being the product's rule on the export (``event_rows`` with
-    ``kwargs``: an entity rule, a least confidence). Each configuration's map is learned on
-    its own rows."""
+    configurations are event rows, or event rows and options of the map:
+    ``configurations(export, events)`` gives them by name, ``events(**kwargs)`` being the
+    product's rule on the export (``event_rows`` with ``kwargs``: an entity rule, a least
+    confidence), each either rows or ``(rows, options)`` (``learn_template_map``'s keyword
+    arguments). Each configuration's map is learned on its own rows; ``on_map(seed, name,
+    map)`` is told each map."""
     wordnet = load_wordnet(None)
     records: list[dict] = []
     for seed, path in scoring.exports:
@@ -124,8 +128,12 @@ def configuration_records(scoring: Any, configurations: Callable[
         roles, names = run_schema(export)
         events = functools.partial(event_rows, export, event_schema(export, wordnet), roles,
                                    names)
-        for name, rows in configurations(export, events).items():
-            tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts)
+        for name, configured in configurations(export, events).items():
+            rows, options = configured if isinstance(configured, tuple) else (configured, {})
+            tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts,
+                                      **options)
+            if on_map is not None:
+                on_map(seed, name, tmap)
             records += score_rows(name, seed, rows, tmap, scoring.golds,
                                   export["doc_id"].nunique(), float("nan"))
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)

@@ -26,20 +26,13 @@ table, as CSV.
 from __future__ import annotations
 
 import sys
-import time
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
-from aesi_lib.evaluate.incident_map import (
-    INCIDENT_TRIGGERS,
-    SENTENCE_TRIGGERS,
-    learn_template_map,
-)
-from aesi_lib.events.incidents import event_rows
-from aesi_lib.events.schema import event_schema
-from aesi_lib.lexicon.wordnet import load_wordnet
-from aesi_lib.run.pipeline import run_schema
-from experiments.event_levers import score_rows, write_records
+from aesi_lib.evaluate.incident_map import INCIDENT_TRIGGERS, SENTENCE_TRIGGERS, TemplateMap
+from experiments.event_levers import configuration_records, write_records
 from experiments.muc4_inputs import sweep_scoring, sweep_scoring_parser
 
 #: Each configuration's ``sub_types`` argument.
@@ -48,25 +41,24 @@ CONFIGURATIONS = {"no sub-types": None,
                   "sub-types of the sentences' triggers": SENTENCE_TRIGGERS}
 
 
+def print_sub_types(seed: int, name: str, tmap: TemplateMap) -> None:
+    """One line of the sub-types ``tmap`` learned."""
+    learned = ", ".join(f"{t}/{p} {typ}" for (t, p), typ in
+                        sorted(tmap.trigger_types.items())) or "none"
+    print(f"seed {seed}  {name}: {learned}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sweep_scoring_parser(__doc__.split("\n\n")[0]).parse_args(argv)
     scoring = sweep_scoring("sentence_subtypes", args)
-    wordnet = load_wordnet(None)
-    records: list[dict] = []
-    for seed, path in scoring.exports:
-        started = time.perf_counter()
-        export = pd.read_parquet(path)
-        roles, names = run_schema(export)
-        rows = event_rows(export, event_schema(export, wordnet), roles, names)
-        for name, sub_types in CONFIGURATIONS.items():
-            tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts,
-                                      sub_types=sub_types)
-            records += score_rows(name, seed, rows, tmap, scoring.golds,
-                                  export["doc_id"].nunique(), float("nan"))
-            learned = ", ".join(f"{t}/{p} {typ}" for (t, p), typ in
-                                sorted(tmap.trigger_types.items())) or "none"
-            print(f"seed {seed}  {name}: {learned}", flush=True)
-        print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
+
+    def configurations(export: pd.DataFrame, events: Callable[..., pd.DataFrame]
+                       ) -> dict[str, tuple[pd.DataFrame, dict[str, Any]]]:
+        rows = events()
+        return {name: (rows, {"sub_types": sub_types})
+                for name, sub_types in CONFIGURATIONS.items()}
+
+    records = configuration_records(scoring, configurations, on_map=print_sub_types)
     write_records(records, args.rows, args.table)
     return 0
 
