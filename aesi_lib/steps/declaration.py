@@ -51,7 +51,7 @@ class Retry:
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a run (module docstring). Calling it calls its function.
+    """One step of a run (module docstring).
 
     Attributes
     ----------
@@ -78,9 +78,6 @@ class Step:
     key: Callable[[Mapping[str, Any]], str] | None = None
     retry: Retry | None = None
     spread: bool = False
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
 
     @property
     def cached(self) -> bool:

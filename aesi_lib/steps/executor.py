@@ -175,6 +175,8 @@ class Executor:
         self.records: dict[str, dict[str, Any]] = {}
         self.result_storage = Path(result_storage) if result_storage is not None else None
         self.cluster = cluster
+        self._result_store = (ResultStore(self.result_storage)
+                              if self.result_storage is not None else None)
 
     run_id: str | None = None
     """The id of the Prefect flow run the steps report to (None: none)."""
@@ -236,8 +238,7 @@ class Executor:
         """A ``submit(step, *args)`` for the ``with`` block that runs steps ``threads`` at a
         time and returns a future of each (``.result()``): a step declared ``spread`` on the
         cluster's workers when there is one, the others in threads of this process."""
-        store = ResultStore(self.result_storage) if self.result_storage is not None else None
-        with step_threads(threads, store) as here:
+        with step_threads(threads, self._result_store) as here:
             def submit(step: Step, *args: Any) -> Any:
                 if step.spread and self.spreads:
                     return self._on_cluster(step, args)
@@ -257,9 +258,7 @@ class Executor:
         return self.cluster.submit(step_value, step, args, self._store(step), pure=False)
 
     def _store(self, step: Step) -> ResultStore | None:
-        if self.result_storage is None or not step.cached:
-            return None
-        return ResultStore(self.result_storage)
+        return self._result_store if step.cached else None
 
     def add(self, name: str, state: str, seconds: float, **extra: Any) -> None:
         """Record a step the run ran itself (not through :meth:`run`)."""
