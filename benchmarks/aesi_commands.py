@@ -4,7 +4,7 @@ their ``aesi`` commands run.
 Cache keys hold a fingerprint of ``aesi_lib``, so a benchmark runs a copy of the code taken
 at its start (edits made meanwhile would turn a cached stage into a new one), with a fresh
 PREFECT_HOME of its own. The ``aesi`` commands turn Prefect's telemetry off themselves
-(``aesi_flows.cli.environment.telemetry_off``).
+(``aesi_cli.environment.telemetry_off``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 #: Each package as the commands import it, and its folder in the repository.
-PACKAGES = {"aesi_lib": "aesi_lib", "aesi_flows": "flows", "aesi_tasks": "tasks"}
+PACKAGES = {"aesi_lib": "aesi_lib", "aesi_cli": "cli", "aesi_flows": "flows",
+            "aesi_tasks": "tasks"}
 
 
 def code_snapshot(work: Path) -> Path:

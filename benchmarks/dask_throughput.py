@@ -52,7 +52,7 @@ def timed_run(work: Path, env: dict[str, str], corpus: Path, name: str, extra: l
     """One cold ``aesi run`` and its per-document seconds."""
     folder = work / f"{round_}-{len(extra)}-{extra[-1] if extra else 'none'}"
     done = subprocess.run(
-        [sys.executable, "-m", "aesi_flows.cli", "run", "--docs", str(corpus), "--project-dir",
+        [sys.executable, "-m", "aesi_cli", "run", "--docs", str(corpus), "--project-dir",
          str(folder / "project"), "--out", str(folder / "out"), *extra],
         env=env, capture_output=True, text=True)
     if done.returncode != 0:

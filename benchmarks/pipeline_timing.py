@@ -61,7 +61,7 @@ def run_stage(name: str, args: list[str], env: dict[str, str], cwd: Path, out: P
     log = cwd / f"{name}.log"
     started = time.perf_counter()
     with open(log, "w") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "aesi_flows.cli", *args], env=env, cwd=cwd,
+        proc = subprocess.Popen([sys.executable, "-m", "aesi_cli", *args], env=env, cwd=cwd,
                                 stdout=fh, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
@@ -187,12 +187,12 @@ def startup_table(unchanged: dict[str, Any], env: dict[str, str], cwd: Path) -> 
     and the flow (each the fastest of three fresh processes), the flow itself, and the rest
     (Prefect's temporary API server started and stopped, the printing)."""
     interpreter = _seconds_to_run("pass", env, cwd)
-    cli = _seconds_to_run("import aesi_flows.cli", env, cwd) - interpreter
+    cli = _seconds_to_run("import aesi_cli", env, cwd) - interpreter
     flow = _seconds_to_run("import aesi_flows.induce", env, cwd) - interpreter
     run = unchanged["results"]["timings"]["total"]
     rest = unchanged["wall_s"] - interpreter - flow - run
     rows = [("Python interpreter", interpreter),
-            ("import aesi_flows.cli (shares most of the next)", cli),
+            ("import aesi_cli (shares most of the next)", cli),
             ("import aesi_flows.induce (the flow, its tasks, the library)", flow),
             ("the flow run", run),
             ("the rest: temporary Prefect server, its start and stop, printing", rest),

@@ -180,7 +180,7 @@ def run_scale(copies: int, corpus: Path, env: dict[str, str], work: Path) -> dic
     started = time.perf_counter()
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "aesi_flows.cli", "run", "--docs", str(corpus),
+            [sys.executable, "-m", "aesi_cli", "run", "--docs", str(corpus),
              "--project-dir", str(project), "--out", str(out)],
             env=env, cwd=work, stdout=fh, stderr=subprocess.STDOUT)
         done = threading.Event()

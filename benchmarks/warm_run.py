@@ -7,7 +7,7 @@ Usage::
     .venv/bin/python benchmarks/warm_run.py --project-dir DIR --out OUT --repeat 3 \
         [--code PATH ...] [-- extra aesi run arguments, e.g. --demo]
 
-Each repetition is one ``python -m aesi_flows.cli run --project-dir DIR --out OUT ...`` in a fresh
+Each repetition is one ``python -m aesi_cli run --project-dir DIR --out OUT ...`` in a fresh
 process, without ``PREFECT_API_URL`` (so it starts its own temporary server) and with the rest
 of the environment as it is. The project must have had one full run with the same arguments
 first (a run that parses a document is refused as not warm). ``--code`` names the source trees
@@ -42,16 +42,19 @@ REPO = Path(__file__).resolve().parents[1]
 
 def import_path(code: Path, links: Path) -> tuple[str, Path]:
     """The command's module and the folder to put first on ``PYTHONPATH`` for the source tree
-    ``code``: a tree that installs its folders as ``aesi_flows`` and ``aesi_tasks`` gets a
-    folder of links under those names in ``links``; an older tree, whose names were
-    ``flows`` and ``tasks``, is its own folder."""
-    if "aesi_flows" not in (code / "pyproject.toml").read_text():
+    ``code``: a tree that installs its folders under the project's own names (``aesi_cli``,
+    ``aesi_flows``, ``aesi_tasks``; before ``aesi_cli`` the command line was
+    ``aesi_flows.cli``) gets a folder of links under those names in ``links``; an older
+    tree, whose names were ``flows`` and ``tasks``, is its own folder."""
+    installs = (code / "pyproject.toml").read_text()
+    if "aesi_flows" not in installs:
         return "flows.cli", code
+    own_cli = "aesi_cli" in installs
     links.mkdir(parents=True, exist_ok=True)
     for name, folder in PACKAGES.items():
-        if not (links / name).is_symlink():
+        if (own_cli or name != "aesi_cli") and not (links / name).is_symlink():
             (links / name).symlink_to(code / folder, target_is_directory=True)
-    return "aesi_flows.cli", links
+    return ("aesi_cli" if own_cli else "aesi_flows.cli"), links
 
 
 def run_once(code: Path, project: Path, out: Path, extra: list[str], log: Path

@@ -51,7 +51,7 @@ MUC4_SCORES = ("test-mapped/lenient", "dev-mapped/lenient", "test-mapped/strict"
 def aesi(args: list[str], log: Path) -> None:
     """One ``aesi`` command of this interpreter's installation; its output in ``log``."""
     with log.open("w") as fh:
-        done = subprocess.run([sys.executable, "-m", "aesi_flows.cli", *args], stdout=fh,
+        done = subprocess.run([sys.executable, "-m", "aesi_cli", *args], stdout=fh,
                               stderr=subprocess.STDOUT, check=False)
     if done.returncode != 0:
         raise SystemExit(f"aesi {' '.join(args[:1])} failed; see {log}")

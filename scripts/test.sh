@@ -5,7 +5,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$repo_root/scripts/setup.sh"
 cd "$repo_root"
-"$repo_root/.venv/bin/ruff" check aesi_lib tasks flows tests benchmarks experiments
+"$repo_root/.venv/bin/ruff" check aesi_lib cli tasks flows tests benchmarks experiments
 # The documentation: its generated regions current (the configuration reference, the
 # experiments' tables), then the site built with every link and page checked.
 "$repo_root/.venv/bin/aesi" docs --check

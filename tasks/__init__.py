@@ -9,7 +9,7 @@ same step without Prefect; both through ``aesi_lib.steps.executor.run_step``, in
 result store.
 
 Importing this package changes no setting: Prefect's environment is set by whoever starts the
-flows (the ``aesi`` command line, ``aesi_flows.cli.environment``; a deployment's ``job_variables``
+flows (the ``aesi`` command line, ``aesi_cli.environment``; a deployment's ``job_variables``
 in ``prefect.yaml``).
 """
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from threadpoolctl import threadpool_limits
 
-from aesi_flows.cli.environment import telemetry_off
+from aesi_cli.environment import telemetry_off
 from aesi_lib.corpus.muc4 import MUC4_DIR_ENV, resolve_muc4_dir
 from aesi_lib.errors import InputError
 
@@ -29,7 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workers' BLAS threads.
 
     The tests call flows in this process, without the command line that switches telemetry
-    off for its commands (``aesi_flows.cli.main``), so they do it here, before a test module
+    off for its commands (``aesi_cli.main``), so they do it here, before a test module
     imports Prefect (whose client starts its analytics on import); values already in the
     environment win, as on the command line.
 
@@ -128,7 +128,7 @@ def _make_demo_seed(root: Path) -> None:
     env.update({"PREFECT_HOME": str(root / "prefect-home"), "PYTHONPATH": str(REPO),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
     done = subprocess.run(
-        [sys.executable, "-m", "aesi_flows.cli", "run", "--demo", "--project-dir",
+        [sys.executable, "-m", "aesi_cli", "run", "--demo", "--project-dir",
          str(root / "project"), "--out", str(root / "out")],
         env=env, cwd=root, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]

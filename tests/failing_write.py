@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from aesi_flows.cli import main
+from aesi_cli import main
 
 
 def _fail_with(number: int) -> Any:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aesi_flows.cli import main
+from aesi_cli import main
 from aesi_lib.run import pipeline
 
 

@@ -16,9 +16,9 @@ from unittest import mock
 import pandas as pd
 import pytest
 
-from aesi_flows import cli
-from aesi_flows.cli.options import CONFIG_FLAGS, check_runner, run_config, with_runner
-from aesi_flows.cli.printing import print_scores
+import aesi_cli as cli
+from aesi_cli.options import CONFIG_FLAGS, check_runner, run_config, with_runner
+from aesi_cli.printing import print_scores
 from aesi_lib import __version__
 from aesi_lib.run.config import RunConfig, config_keys
 from aesi_lib.run.presets import preset
@@ -199,7 +199,7 @@ def test_dask_options_choose_the_dask_runner():
 
     args = cli.build_parser().parse_args(["run", "--dask", "tcp://10.0.0.5:8786", "--demo"])
     assert args.dask == "tcp://10.0.0.5:8786" and args.demo
-    with mock.patch("aesi_flows.cli.options.check_dask_scheduler") as checked:
+    with mock.patch("aesi_cli.options.check_dask_scheduler") as checked:
         check_runner(args)
     checked.assert_called_once_with("tcp://10.0.0.5:8786")
     flow = with_runner(induce_flow, args)
@@ -250,7 +250,7 @@ def test_scores_print_where_the_missed_entities_are(capsys):
 
 def _no_work(monkeypatch) -> None:
     """Make any step after the configuration check fail the test."""
-    from aesi_flows.cli import commands
+    from aesi_cli import commands
 
     def started(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("work started before the configuration was checked")
@@ -484,7 +484,7 @@ def test_sizes_above_the_corpus_fail_in_one_line_without_a_traceback(tmp_path, d
            if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
     done = subprocess.run(
-        [sys.executable, "-m", "aesi_flows.cli", "run", "--demo", "--templates", "900",
+        [sys.executable, "-m", "aesi_cli", "run", "--demo", "--templates", "900",
          "--project-dir", str(tmp_path / "project"), "--out", str(tmp_path / "out")],
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr[-3000:]
@@ -504,7 +504,7 @@ def test_a_corpus_without_entities_fails_in_one_line_without_retries(tmp_path, d
            if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
     done = subprocess.run(
-        [sys.executable, "-m", "aesi_flows.cli", "run", "--docs", str(docs), "--set",
+        [sys.executable, "-m", "aesi_cli", "run", "--docs", str(docs), "--set",
          "features.context=false", "--set", "model.similarity.context_weight=0",
          "--set", "model.consensus_members=1", "--project-dir", str(tmp_path / "project"),
          "--out", str(tmp_path / "out")],
@@ -524,7 +524,7 @@ def test_an_unknown_encoding_fails_even_without_docs(capsys):
 def test_log_lines_name_their_step():
     import logging
 
-    from aesi_flows.cli import _StepName
+    from aesi_cli import _StepName
 
     record = logging.LogRecord("prefect.task_runs", logging.INFO, __file__, 1,
                                "Finished in state Completed()", None, None)
@@ -540,7 +540,7 @@ def test_log_lines_name_their_step():
 
 
 def test_the_document_length_limit_of_the_help_is_the_readers():
-    from aesi_flows.cli.options import MAX_DOC_CHARS_DEFAULT
+    from aesi_cli.options import MAX_DOC_CHARS_DEFAULT
     from aesi_lib.corpus.plain import DEFAULT_MAX_DOC_CHARS
 
     assert MAX_DOC_CHARS_DEFAULT == DEFAULT_MAX_DOC_CHARS
@@ -571,7 +571,7 @@ def test_documents_that_give_no_mention_are_named_in_one_warning_and_in_the_resu
            if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
     done = subprocess.run(
-        [sys.executable, "-m", "aesi_flows.cli", "run", "--docs", str(docs), "--project-dir",
+        [sys.executable, "-m", "aesi_cli", "run", "--docs", str(docs), "--project-dir",
          str(tmp_path / "project"), "--out", str(tmp_path / "out"),
          "--keep-non-english"],   # else the figures-only document is left out as no words
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -603,7 +603,7 @@ def test_update_move_done_moves_the_files_it_read_aside(tmp_path, demo_seed):
            if not k.startswith("PREFECT_") and k != "AESI_MUC4_DIR"}
     env.update({"PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)})
     done = subprocess.run(
-        [sys.executable, "-m", "aesi_flows.cli", "update", "--docs", str(inbox), "--move-done",
+        [sys.executable, "-m", "aesi_cli", "update", "--docs", str(inbox), "--move-done",
          "--skip-bad", "--project-dir", str(tmp_path / "project"), "--out",
          str(tmp_path / "out")], env=env, cwd=tmp_path, capture_output=True, text=True,
         timeout=300)

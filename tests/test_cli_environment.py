@@ -1,4 +1,4 @@
-"""The checks of ``aesi_flows.cli.environment`` in this process: writable folders, the store file's
+"""The checks of ``aesi_cli.environment`` in this process: writable folders, the store file's
 name, the Prefect API check, and signals turned into exceptions."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import socket
 
 import pytest
 
-from aesi_flows.cli import commands
-from aesi_flows.cli.environment import (
+from aesi_cli import commands
+from aesi_cli.environment import (
     STORE_FILE,
     Terminated,
     check_api,
@@ -107,7 +107,7 @@ def test_whatever_the_engine_raises_after_a_signal_ends_as_the_signal(
     import argparse
     import logging
 
-    import aesi_flows.cli as cli
+    import aesi_cli as cli
 
     def command(args):
         try:
@@ -120,7 +120,7 @@ def test_whatever_the_engine_raises_after_a_signal_ends_as_the_signal(
         def parse_args(self, argv):
             return argparse.Namespace(func=command, verbose=False)
 
-    from aesi_flows.cli import environment
+    from aesi_cli import environment
 
     root = logging.getLogger()
     filters = {h: list(h.filters) for h in root.handlers}
@@ -158,7 +158,7 @@ def test_a_signal_during_garbage_collection_is_not_lost():
 def test_an_error_without_a_signal_is_raised_as_it_is(monkeypatch):
     import argparse
 
-    import aesi_flows.cli as cli
+    import aesi_cli as cli
 
     def command(args):
         raise ValueError("a bug")

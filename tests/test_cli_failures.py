@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aesi_flows.cli.environment import STORE_FILE
+from aesi_cli.environment import STORE_FILE
 from aesi_lib.corpus.demo import demo_data_dir
 from aesi_lib.corpus.types import Document
 from aesi_lib.parse.types import ParsedDocument, Sentence, Token
@@ -43,7 +43,7 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def aesi(tmp_path: Path, *args: str, timeout: float = 120, **env: str
          ) -> subprocess.CompletedProcess[str]:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "aesi_flows.cli", *args],
+    done = subprocess.run([sys.executable, "-m", "aesi_cli", *args],
                           env=_env(tmp_path, **env), capture_output=True, text=True,
                           timeout=timeout, cwd=tmp_path)
     done.seconds = time.monotonic() - started  # type: ignore[attr-defined]
@@ -421,8 +421,8 @@ def test_a_dask_address_that_is_malformed_or_answers_nothing_stops_before_any_wo
 def test_a_writer_holds_an_existing_project_while_it_checks_its_input(tmp_path, monkeypatch):
     """Two updates started at the same moment: the second stops at once, not after the
     first's checks of its options and documents (which may take seconds)."""
-    from aesi_flows import cli
-    from aesi_flows.cli import commands
+    import aesi_cli as cli
+    from aesi_cli import commands
     from aesi_lib.errors import InputError
     from aesi_lib.project_lock import _HELD, lock_path
 

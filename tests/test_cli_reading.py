@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aesi_flows import cli
+import aesi_cli as cli
 
 
 def _docs(tmp_path: Path) -> Path:
@@ -66,7 +66,7 @@ def test_update_and_extract_take_the_reading_options():
 def test_the_early_check_leaves_the_skip_warnings_to_the_flow(tmp_path, caplog):
     import logging
 
-    from aesi_flows.cli.options import check_docs
+    from aesi_cli.options import check_docs
 
     folder = _docs(tmp_path)
     with caplog.at_level(logging.WARNING):
@@ -88,7 +88,7 @@ def test_each_file_has_its_encoding_unless_one_is_given_and_non_english_is_a_fla
         assert (args.encoding, args.keep_non_english) == (None, False)
         args = parser.parse_args([*command, "--keep-non-english"])
         assert args.keep_non_english is True
-    from aesi_flows.cli.options import reading
+    from aesi_cli.options import reading
 
     assert reading(parser.parse_args(["run", "--keep-non-english"]))["keep_non_english"] is True
 

@@ -1,7 +1,7 @@
-"""How a command runs its flow (``aesi_flows.cli.environment.flow_runner``): in its own process when
+"""How a command runs its flow (``aesi_cli.environment.flow_runner``): in its own process when
 no Prefect API is configured, its spread steps on a Dask cluster's workers under ``--dask``,
 and as a Prefect flow run only when an API is configured, which must answer. At exit the
-garbage collector is frozen (``aesi_flows.cli.main``)."""
+garbage collector is frozen (``aesi_cli.main``)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def _aesi(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "aesi_flows.cli", *argv], env=_env(tmp_path),
+    return subprocess.run([sys.executable, "-m", "aesi_cli", *argv], env=_env(tmp_path),
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
 
 
@@ -76,7 +76,7 @@ def test_a_configured_api_that_does_not_answer_stops_the_command_before_the_flow
 
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from aesi_flows.cli.environment import flow_runner
+    from aesi_cli.environment import flow_runner
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -89,7 +89,7 @@ def test_a_configured_api_that_does_not_answer_stops_the_command_before_the_flow
 def test_a_run_starts_no_server_process(tmp_path, demo_seed):
     project = tmp_path / "project"
     demo_seed.copy_to(project, tmp_path / "prefect-home")
-    proc = subprocess.Popen([sys.executable, "-m", "aesi_flows.cli", "run", "--demo",
+    proc = subprocess.Popen([sys.executable, "-m", "aesi_cli", "run", "--demo",
                              "--project-dir", str(project), "--out", str(tmp_path / "out")],
                             env=_env(tmp_path), cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -106,7 +106,7 @@ def test_a_run_starts_no_server_process(tmp_path, demo_seed):
 def test_the_garbage_collector_is_frozen_at_exit_after_a_command():
     code = ("import atexit, gc, sys\n"
             "if sys.argv[1] == 'command':\n"
-            "    from aesi_flows.cli import main\n"
+            "    from aesi_cli import main\n"
             "    main(['config'])\n"
             "atexit._run_exitfuncs()\n"
             "print(gc.get_freeze_count(), file=sys.stderr)\n")

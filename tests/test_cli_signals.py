@@ -51,7 +51,7 @@ def _alive(pid: int) -> bool:
 def _servers() -> dict[int, dict[str, object]]:
     """Live Prefect server processes (aesi's temporary one, or Prefect's own uvicorn)."""
     return {pid: p for pid, p in _processes().items() if p["state"] != "Z"
-            and ("aesi_flows.cli.server" in str(p["cmd"]) or "uvicorn" in str(p["cmd"]))}
+            and ("aesi_cli.server" in str(p["cmd"]) or "uvicorn" in str(p["cmd"]))}
 
 
 def _leaked_servers(root: int, before: set[int]) -> dict[int, str]:
@@ -100,7 +100,7 @@ def paused_run(tmp_path, demo_seed):
             time.sleep(0.2)
         assert marker.exists(), out["stderr"].read_text()[-3000:]
         members = _run_processes(proc.pid)
-        servers = [pid for pid, cmd in members.items() if "aesi_flows.cli.server" in cmd]
+        servers = [pid for pid, cmd in members.items() if "aesi_cli.server" in cmd]
         assert servers == [], members              # the flow runs in the command's process
         yield {"proc": proc, "members": members, "out": out, "before": before}
     finally:
@@ -185,7 +185,7 @@ def parsing_run(tmp_path, demo_seed):
     out = {"stdout": tmp_path / "stdout.txt", "stderr": tmp_path / "stderr.txt"}
     with out["stdout"].open("w") as so, out["stderr"].open("w") as se:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "aesi_flows.cli", "run", "--docs",
+            [sys.executable, "-m", "aesi_cli", "run", "--docs",
              str(_large_corpus(tmp_path / "docs")), "--parse-processes", "2",
              "--project-dir", str(tmp_path / "project"), "--out", str(tmp_path / "out")],
             env=env, cwd=tmp_path, stdout=so, stderr=se, start_new_session=True)

@@ -352,7 +352,7 @@ def test_json_schema_describes_every_key():
 
 
 def test_the_schema_shows_the_defaults_of_the_preset_a_run_starts_from(capsys):
-    from aesi_flows import cli
+    import aesi_cli as cli
 
     assert cli.main(["config", "--schema"]) == 0
     schema = json.loads(capsys.readouterr().out)

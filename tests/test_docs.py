@@ -142,7 +142,7 @@ def test_a_missing_or_empty_rows_file_is_named(tmp_path):
 def test_aesi_docs_check_fails_on_a_stale_page_and_docs_writes_it(tmp_path):
     page = tmp_path / "p.md"
     page.write_text(f"<!-- aesi:generated presets -->\n{END}\n")
-    command = [sys.executable, "-m", "aesi_flows.cli", "docs", "--dir", str(tmp_path)]
+    command = [sys.executable, "-m", "aesi_cli", "docs", "--dir", str(tmp_path)]
     check = subprocess.run([*command, "--check"], capture_output=True, text=True, cwd=REPO)
     assert check.returncode == 1
     assert f"{page}: generated regions are not current" in check.stderr

@@ -125,7 +125,7 @@ def _assignments(out: Path) -> pd.DataFrame:
 
 
 def _aesi(args: list[str], env: dict[str, str], cwd: Path, **kwargs: Any) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "aesi_flows.cli", *args], env=env, cwd=cwd,
+    return subprocess.Popen([sys.executable, "-m", "aesi_cli", *args], env=env, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             **kwargs)
 
@@ -671,7 +671,7 @@ def test_the_per_document_work_on_a_dask_cluster_started_apart(server, prefect_h
     """``--dask ADDRESS``: a scheduler and a worker process started on their own, as on a
     real cluster, take the parse, the encoder pass and the feature build; the labels are a
     run's without Dask."""
-    from aesi_flows.cli.options import check_dask_scheduler
+    from aesi_cli.options import check_dask_scheduler
     from aesi_flows.common import dask_task_runner
     from aesi_flows.induce import induce_flow
 
@@ -784,7 +784,7 @@ def test_context_vector_step_feeds_the_context_term(prefect_here, reference, tmp
 
 def test_report_command_writes_the_report(reference, tmp_path):
     pytest.importorskip("aesi_lib.report", reason="aesi_lib.report is not written yet")
-    from aesi_flows import cli
+    import aesi_cli as cli
 
     assert cli.main(["report", "--run", str(reference["out"]), "--out",
                      str(tmp_path / "report")]) == 0
@@ -856,7 +856,7 @@ def test_aesi_worker_stops_on_one_sigterm_when_started_with_sigint_ignored(serve
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     with open(log, "w") as out:
-        worker = subprocess.Popen([sys.executable, "-m", "aesi_flows.cli", "worker", "--pool",
+        worker = subprocess.Popen([sys.executable, "-m", "aesi_cli", "worker", "--pool",
                                    "aesi-stop-test"], env=env, cwd=REPO, stdout=out,
                                   stderr=subprocess.STDOUT, preexec_fn=sigint_ignored,
                                   start_new_session=True)

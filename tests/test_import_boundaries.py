@@ -14,7 +14,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 #: Each package folder and the name it is installed (and imported) as.
-PACKAGES = {"aesi_lib": "aesi_lib", "tasks": "aesi_tasks", "flows": "aesi_flows"}
+PACKAGES = {"aesi_lib": "aesi_lib", "tasks": "aesi_tasks", "flows": "aesi_flows",
+            "cli": "aesi_cli"}
 
 
 def _module_name(path: Path) -> str:
@@ -70,7 +71,7 @@ def test_the_library_does_not_import_prefect():
         (name, imported) for name, path in MODULES.items() if _within(name, "aesi_lib")
         for imported in _imports(path, name) if _within(imported, "prefect")
         or _within(imported, "prefect_dask") or _within(imported, "aesi_tasks")
-        or _within(imported, "aesi_flows"))
+        or _within(imported, "aesi_flows") or _within(imported, "aesi_cli"))
     assert offenders == []
 
 
@@ -82,6 +83,10 @@ def test_the_model_does_not_import_the_evaluation_or_the_keys(forbidden):
 
 def test_tasks_do_not_import_flows():
     assert _edges("aesi_tasks", "aesi_flows") == []
+
+
+def test_flows_and_tasks_do_not_import_the_command_line():
+    assert _edges("aesi_flows", "aesi_cli") + _edges("aesi_tasks", "aesi_cli") == []
 
 
 def _cycle() -> list[str] | None:
@@ -142,11 +147,12 @@ def test_no_package_name_hides_one_of_its_modules():
 
 
 def test_nothing_imports_the_folders_by_their_folder_names():
-    # flows/ and tasks/ are installed as aesi_flows and aesi_tasks (pyproject.toml): an import
-    # of the bare names would find a user's own tasks.py first, or nothing once installed.
+    # cli/, flows/ and tasks/ are installed as aesi_cli, aesi_flows and aesi_tasks
+    # (pyproject.toml): an import of the bare names would find a user's own tasks.py first,
+    # or nothing once installed.
     offenders = sorted((name, imported) for name, path in MODULES.items()
                        for imported in _imports(path, name)
-                       if imported.split(".")[0] in {"flows", "tasks"})
+                       if imported.split(".")[0] in {"cli", "flows", "tasks"})
     assert offenders == []
 
 
@@ -156,7 +162,7 @@ def test_a_command_that_reads_no_vectors_does_not_import_gensim():
     import subprocess
     import sys
 
-    code = ("import sys, aesi_flows.cli, aesi_flows.extract, aesi_flows.induce; "
+    code = ("import sys, aesi_cli, aesi_flows.extract, aesi_flows.induce; "
             "print('gensim' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                          text=True, check=True)

@@ -47,7 +47,7 @@ def _aesi(args: list[str], cwd: Path, log: Path) -> None:
     env.update({"PYTHONPATH": str(REPO), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
                 "DO_NOT_TRACK": "1", "PREFECT_HOME": str(cwd / "prefect-home")})
     with open(log, "w") as fh:
-        proc = subprocess.run([sys.executable, "-m", "aesi_flows.cli", *args], cwd=cwd, env=env,
+        proc = subprocess.run([sys.executable, "-m", "aesi_cli", *args], cwd=cwd, env=env,
                               stdout=fh, stderr=subprocess.STDOUT, timeout=1200)
     assert proc.returncode == 0, log.read_text()[-4000:]
 

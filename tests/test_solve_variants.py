@@ -11,10 +11,10 @@ from aesi_lib.model.parts import DEFAULT_PARTS, ModelParts
 from aesi_lib.model.similarity import template_terms
 
 REPO = Path(__file__).resolve().parents[1]
-CHECKED = ("aesi_lib", "tasks", "flows", "benchmarks", "experiments")
+CHECKED = ("aesi_lib", "cli", "tasks", "flows", "benchmarks", "experiments")
 
 
-OWN = {"aesi_lib", "tasks", "flows", "experiments"} | {
+OWN = {"aesi_lib", "aesi_cli", "aesi_flows", "aesi_tasks", "experiments"} | {
     p.stem for p in (REPO / "benchmarks").glob("*.py")}
 
 

@@ -209,7 +209,7 @@ def test_importing_flows_or_tasks_changes_no_setting():
 
 
 def test_the_command_line_switches_telemetry_off_before_its_command(monkeypatch):
-    from aesi_flows import cli
+    import aesi_cli as cli
 
     monkeypatch.delenv("DO_NOT_TRACK", raising=False)
     monkeypatch.delenv("PREFECT_SERVER_ANALYTICS_ENABLED", raising=False)
@@ -250,7 +250,7 @@ def test_record_run_keeps_the_number_of_runs_it_is_given(tmp_path):
 
     import pandas as pd
 
-    from aesi_flows import cli
+    import aesi_cli as cli
     from aesi_flows.induce import induce_flow
     from aesi_lib.store import Store
     from aesi_lib.store.database import DEFAULT_KEEP_RUNS

@@ -226,7 +226,7 @@ def test_aesi_evaluate_prints_the_template_filling_metric_with_dev_keys(tmp_path
     pd.DataFrame([{"doc_id": f"DEMO-{i:04d}", "head": "GUERRILLAS", "mention": "the guerrillas",
                    "template": 0, "slot": 0} for i in range(1, 41)]).to_csv(export, index=False)
     repo = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-m", "aesi_flows.cli", "evaluate", "--assignments",
+    done = subprocess.run([sys.executable, "-m", "aesi_cli", "evaluate", "--assignments",
                            str(export), "--keys", str(keys), "--map-keys", str(keys), "--json",
                            str(tmp_path / "scores.json")],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120,

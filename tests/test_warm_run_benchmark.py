@@ -27,14 +27,20 @@ def test_a_folder_without_a_project_is_refused(tmp_path):
 
 
 def test_a_tree_is_imported_under_the_names_it_installs(tmp_path):
-    new, old = tmp_path / "new", tmp_path / "old"
-    for tree, names in ((new, '"aesi_flows" = "flows"'), (old, 'include = ["flows*"]')):
-        for folder in ("aesi_lib", "flows", "tasks"):
+    new, middle, old = tmp_path / "new", tmp_path / "middle", tmp_path / "old"
+    for tree, names in ((new, '"aesi_cli" = "cli"\n"aesi_flows" = "flows"'),
+                        (middle, '"aesi_flows" = "flows"'), (old, 'include = ["flows*"]')):
+        for folder in ("aesi_lib", "cli", "flows", "tasks"):
             (tree / folder).mkdir(parents=True)
         (tree / "pyproject.toml").write_text(names)
     module, path = warm_run.import_path(new, tmp_path / "links")
-    assert module == "aesi_flows.cli" and path == tmp_path / "links"
+    assert module == "aesi_cli" and path == tmp_path / "links"
     assert {p.name: p.resolve() for p in path.iterdir()} == {
-        "aesi_lib": new / "aesi_lib", "aesi_flows": new / "flows", "aesi_tasks": new / "tasks"}
+        "aesi_lib": new / "aesi_lib", "aesi_cli": new / "cli", "aesi_flows": new / "flows",
+        "aesi_tasks": new / "tasks"}
+    # A tree whose command line was aesi_flows.cli.
+    module, path = warm_run.import_path(middle, tmp_path / "middle-links")
+    assert module == "aesi_flows.cli"
+    assert sorted(p.name for p in path.iterdir()) == ["aesi_flows", "aesi_lib", "aesi_tasks"]
     # An older tree, whose folders were installed under their own names.
     assert warm_run.import_path(old, tmp_path / "other") == ("flows.cli", old)

@@ -2,7 +2,7 @@
 ``delete`` and ``store rebuild`` / ``store prune``.
 
 Each checks its options and paths first (the folders it writes, the project's store, the
-Prefect API: :mod:`aesi_flows.cli.environment`), then sets up Prefect's environment and calls a flow
+Prefect API: :mod:`aesi_cli.environment`), then sets up Prefect's environment and calls a flow
 (or, for ``evaluate``, ``report``, ``delete`` and ``store prune``, the library directly) and
 prints what it did.
 """
@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aesi_flows.cli.environment import (
+from aesi_cli.environment import (
     check_api,
     check_configured_api,
     check_file_writable,
@@ -29,14 +29,14 @@ from aesi_flows.cli.environment import (
     prefect_environment,
     store_path,
 )
-from aesi_flows.cli.options import (
+from aesi_cli.options import (
     check_corpus,
     check_docs,
     check_runner,
     reading,
     run_config,
 )
-from aesi_flows.cli.printing import (
+from aesi_cli.printing import (
     print_annotation_scores,
     print_bounds,
     print_documents,

@@ -44,7 +44,7 @@ log = logging.getLogger("aesi")
 def telemetry_off() -> None:
     """No analytics from Prefect or its server, for this process and those it starts (values
     already in the environment win). Prefect's client starts its analytics when ``prefect`` is
-    imported, so this must run before that: :func:`aesi_flows.cli.main` calls it once, first."""
+    imported, so this must run before that: :func:`aesi_cli.main` calls it once, first."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
 
@@ -223,7 +223,7 @@ def flow_runner(args: argparse.Namespace, module: str, name: str
     ApiUnreachableError
         The configured API does not answer.
     """
-    from aesi_flows.cli.options import dask_options, with_runner
+    from aesi_cli.options import dask_options, with_runner
 
     url = configured_api()
     if url is not None:

@@ -1,4 +1,5 @@
-"""The ``aesi`` command line: the outer shell around the flows and the library.
+"""The ``aesi`` command line: the outer shell around the flows and the library (installed and
+imported as ``aesi_cli``; the folder is ``cli/``).
 
 Subcommands: ``run`` (the main flow), ``update`` (incremental flow), ``extract`` (slot filling
 with an existing schema), ``evaluate`` (score an export), ``report`` (schema report of a run),
@@ -9,10 +10,10 @@ machine refused (a full disk, an I/O error: ``aesi_lib.errors.write_fault``) pri
 naming the file and exits with status 1; Ctrl-C (SIGINT)
 and SIGTERM end a command cleanly (its parse workers stopped, its project lock released) with
 one line and status 130 or 143. A command runs its flow in its own process unless a Prefect
-API is configured (:func:`aesi_flows.cli.environment.flow_runner`).
-:mod:`aesi_flows.cli.parser` builds the parser, :mod:`aesi_flows.cli.commands` runs the
-commands, :mod:`aesi_flows.cli.options` holds the shared options and
-:mod:`aesi_flows.cli.printing` what they print.
+API is configured (:func:`aesi_cli.environment.flow_runner`).
+:mod:`aesi_cli.parser` builds the parser, :mod:`aesi_cli.commands` runs the
+commands, :mod:`aesi_cli.options` holds the shared options and
+:mod:`aesi_cli.printing` what they print.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import logging
 import sys
 from pathlib import Path
 
-from aesi_flows.cli.environment import (
+from aesi_cli.environment import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     SignalsReceived,
@@ -32,7 +33,7 @@ from aesi_flows.cli.environment import (
     signals_as_exceptions,
     telemetry_off,
 )
-from aesi_flows.cli.parser import build_parser
+from aesi_cli.parser import build_parser
 from aesi_lib.errors import AesiError, write_fault
 
 EXIT_WRITE_FAULT = 1

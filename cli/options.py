@@ -1,6 +1,6 @@
 """Options shared by several subcommands, and turning them into a run configuration, a task
 runner and early checks of the corpus (the environment Prefect needs before it is imported is
-in :mod:`aesi_flows.cli.environment`)."""
+in :mod:`aesi_cli.environment`)."""
 
 from __future__ import annotations
 

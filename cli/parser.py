@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from aesi_flows.cli.commands import (
+from aesi_cli.commands import (
     cmd_evaluate,
     cmd_extract,
     cmd_report,
@@ -12,7 +12,7 @@ from aesi_flows.cli.commands import (
     cmd_sweep,
     cmd_update,
 )
-from aesi_flows.cli.options import (
+from aesi_cli.options import (
     ConfigHelpFormatter,
     add_config_options,
     add_corpus_options,
@@ -178,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     cf.set_defaults(preset="default", func=cmd_config)
 
     # Store maintenance: delete, store rebuild / prune, and run's --keep-runs.
-    from aesi_flows.cli.commands import (
+    from aesi_cli.commands import (
         KEEP_RUNS_DEFAULT,
         cmd_delete,
         cmd_store_prune,
@@ -235,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--keep", type=int, metavar="N",
                     help=f"runs whose rows stay (default {KEEP_RUNS_DEFAULT})")
     pr.set_defaults(func=cmd_store_prune)
-    from aesi_flows.cli.commands import DEFAULT_WORK_POOL, cmd_worker
+    from aesi_cli.commands import DEFAULT_WORK_POOL, cmd_worker
 
     wk = sub.add_parser(
         "worker", help="run the deployments' Prefect worker (stops on one SIGTERM)",
@@ -247,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     wk.add_argument("--pool", default=DEFAULT_WORK_POOL,
                     help=f"work pool (default {DEFAULT_WORK_POOL}, as in prefect.yaml)")
     wk.set_defaults(func=cmd_worker)
-    from aesi_flows.cli.docs import add_docs_command
+    from aesi_cli.docs import add_docs_command
 
     add_docs_command(sub)
     return parser

@@ -1,0 +1,7 @@
+"""``python -m aesi_cli``: the ``aesi`` command."""
+
+import sys
+
+from aesi_cli import main
+
+sys.exit(main())
