@@ -19,7 +19,15 @@ log() { printf '[aesi setup] %s\n' "$*" >&2; }
 # configuration that lacks a package ("WARNING: Location 'file:///...' is ignored: it is
 # neither a file nor a directory"), one line per package looked up: 205 of the 440 lines of a
 # first ./scripts/run.sh. Every other line, errors first of all, goes through.
+# Also setuptools' note at every editable install of a package whose folders are installed
+# under other names (cli/, flows/, tasks/ as aesi_cli, aesi_flows, aesi_tasks): "Editable
+# installation ... Please be careful with folders in your working directory with the same name
+# as your package", framed by lines of "!!" and "*"; it is information, not a fault.
 PIP_NOISE="^WARNING: Location '[^']*' is ignored"
+PIP_NOISE+="|BuildBackendWarning: Editable installation\\.|^[[:space:]]*(!!|\\*+)?[[:space:]]*\$"
+PIP_NOISE+="|Please be careful with folders in your working directory with the same"
+PIP_NOISE+="|name as your package as they may take precedence during imports"
+PIP_NOISE+="|with strategy, WheelFile\\(wheel_path"
 
 # Run a pip command ("$@") quietly (-q) with its stderr filtered of $PIP_NOISE; pip's exit
 # status is the function's.

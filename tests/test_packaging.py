@@ -25,10 +25,31 @@ def test_every_package_folder_is_installed_under_the_projects_own_names():
             parts = init.parent.relative_to(REPO / folder).parts
             folders.add(".".join((name, *parts)))
     packages = _setuptools()["packages"]
-    assert sorted(packages) == sorted(folders)
+    assert sorted(packages) == sorted(folders | _data_folders())
     assert {p.split(".")[0] for p in packages} == set(INSTALLED_AS.values())
     assert _setuptools()["package-dir"] == {"aesi_cli": "cli", "aesi_flows": "flows",
                                          "aesi_tasks": "tasks"}
+
+
+def _data_folders() -> set[str]:
+    """The folders inside a package that hold files but no ``__init__.py`` (package data):
+    setuptools warns at every install unless they are listed as packages."""
+    out = set()
+    for folder, name in INSTALLED_AS.items():
+        for path in (REPO / folder).rglob("*"):
+            if (path.is_dir() and path.name != "__pycache__"
+                    and not (path / "__init__.py").exists()
+                    and any(p.is_file() for p in path.iterdir())):
+                out.add(".".join((name, *path.relative_to(REPO / folder).parts)))
+    return out
+
+
+def test_the_package_data_is_declared_where_it_lies():
+    data = _setuptools()["package-data"]
+    assert _data_folders() <= set(data)
+    for package, patterns in data.items():
+        folder = REPO.joinpath(*package.split("."))
+        assert all(any(folder.glob(pattern)) for pattern in patterns), package
 
 
 def test_the_command_and_the_installed_names_are_the_repositorys():

@@ -9,14 +9,22 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# A stand-in for pip: what it was given on stdout, two lines of the noise and an error on
-# stderr, and the exit status 3 of a failed install.
+# A stand-in for pip: what it was given on stdout, two lines of the index noise, setuptools'
+# note on an editable install and an error on stderr, and the exit status 3 of a failed
+# install.
 NOISE = ("WARNING: Location 'file:///opt/pypi-more/simple/{}/' is ignored: it is neither a "
          "file nor a directory.")
+EDITABLE_NOTE = (
+    "  /tmp/x/setuptools/command/editable_wheel.py:354: BuildBackendWarning: Editable "
+    "installation.", "  !!", "  ", "          ****************", "          Please be careful "
+    "with folders in your working directory with the same", "          name as your package as "
+    "they may take precedence during imports.", "          ****************", "  ", "  !!",
+    "    with strategy, WheelFile(wheel_path, 'w') as wheel_obj:")
 FAKE_PIP = "\n".join([
     "fake_pip() {",
     '    echo "args: $*"',
     *(f'    echo "{NOISE.format(name)}" >&2' for name in ("six", "numpy")),
+    *(f'    echo "{line}" >&2' for line in EDITABLE_NOTE),
     '    echo "ERROR: Could not find a version that satisfies the requirement '
     'nonexistent==1.0" >&2',
     "    return 3",
