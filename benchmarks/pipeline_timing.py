@@ -185,7 +185,7 @@ def _seconds_to_run(code: str, env: dict[str, str], cwd: Path, repeats: int = 3)
 def startup_table(unchanged: dict[str, Any], env: dict[str, str], cwd: Path) -> str:
     """Where the seconds of the unchanged run go: the interpreter, importing the command line
     and the flow (each the fastest of three fresh processes), the flow itself, and the rest
-    (Prefect's temporary API server started and stopped, the printing)."""
+    (the printing, the end of the process)."""
     interpreter = _seconds_to_run("pass", env, cwd)
     cli = _seconds_to_run("import aesi_cli", env, cwd) - interpreter
     flow = _seconds_to_run("import aesi_flows.induce", env, cwd) - interpreter
@@ -195,7 +195,7 @@ def startup_table(unchanged: dict[str, Any], env: dict[str, str], cwd: Path) -> 
             ("import aesi_cli (shares most of the next)", cli),
             ("import aesi_flows.induce (the flow, its tasks, the library)", flow),
             ("the flow run", run),
-            ("the rest: temporary Prefect server, its start and stop, printing", rest),
+            ("the rest: printing, the end of the process", rest),
             ("**unchanged run, end to end**", unchanged["wall_s"])]
     return "\n".join(["| where the unchanged run's seconds go | s |", "|---|---|",
                       *(f"| {name} | {seconds:.1f} |" for name, seconds in rows)])

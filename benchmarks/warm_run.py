@@ -1,6 +1,5 @@
 """Wall clock of a warm ``aesi run``: a project whose caches hold every step, run again with
-nothing changed, as a user sees it (Python start-up, imports, the temporary Prefect server, the
-flow, the printing).
+nothing changed, as a user sees it (Python start-up, imports, the flow, the printing).
 
 Usage::
 
@@ -8,17 +7,17 @@ Usage::
         [--code PATH ...] [-- extra aesi run arguments, e.g. --demo]
 
 Each repetition is one ``python -m aesi_cli run --project-dir DIR --out OUT ...`` in a fresh
-process, without ``PREFECT_API_URL`` (so it starts its own temporary server) and with the rest
-of the environment as it is. The project must have had one full run with the same arguments
-first (a run that parses a document is refused as not warm). ``--code`` names the source trees
-whose ``aesi_lib``, ``flows`` and ``tasks`` the command imports (``PYTHONPATH``, through links
-named as the tree installs them, :func:`import_path`; default this repository); with
-several, the repetitions alternate between them (A B A B ...), so that before and after are
-measured side by side on a shared machine. Their ``aesi_lib`` must be the
+process, without ``PREFECT_API_URL`` (so the flow runs in the command's own process) and with
+the rest of the environment as it is. The project must have had one full run with the same
+arguments first (a run that parses a document is refused as not warm). ``--code`` names the
+source trees whose ``aesi_lib``, ``cli``, ``flows`` and ``tasks`` the command imports
+(``PYTHONPATH``, through links named as the tree installs them, :func:`import_path`; default
+this repository); with several, the repetitions alternate between them (A B A B ...), so that
+before and after are measured side by side on a shared machine. Their ``aesi_lib`` must be the
 same: its fingerprint is part of every cache key, and another library would make the run cold.
 
 Prints one line per run and, per code tree, the median and the minimum of the wall times and of
-the flow's own total (``results.json``), and the median of the rest (start-up, imports, server,
+the flow's own total (``results.json``), and the median of the rest (start-up, imports,
 printing).
 """
 

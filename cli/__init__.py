@@ -62,8 +62,8 @@ def _written_folders(args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Before any command imports Prefect; the processes it starts (a temporary server, Dask
-    # workers, `aesi worker`'s flow runs) inherit it.
+    # Before any command imports Prefect; the processes it starts (parse and Dask workers,
+    # `aesi worker`'s flow runs) inherit it.
     telemetry_off()
     # The interpreter's last garbage collections, as it exits, walk every object a run leaves
     # (1-3 s after a MUC-4 run on a busy 2-core machine) to free memory that the system takes

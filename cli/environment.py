@@ -266,7 +266,7 @@ _SILENCED: list[tuple[logging.Handler, logging.Filter]] = []
 def _silence_console() -> None:
     """Stop log records reaching the terminal: after an interruption, Prefect reports the crash
     of the flow and its task runs (with tracebacks) to the console; the API still gets them.
-    A handler that fails meanwhile (Prefect's API handler once the temporary server is gone)
+    A handler that fails meanwhile (Prefect's API handler once the server is gone)
     stays quiet too, instead of printing "--- Logging error ---" and its traceback."""
     logging.raiseExceptions = False
     loggers = [logging.getLogger()] + [lg for lg in logging.Logger.manager.loggerDict.values()

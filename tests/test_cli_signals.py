@@ -24,6 +24,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 MARKER_TIMEOUT_S = 120
 GONE_TIMEOUT_S = 15
+#: What the command line of a Prefect server process holds (``prefect server start`` runs
+#: uvicorn); a command with no API configured starts none.
+SERVER_COMMANDS = ("uvicorn", "prefect server", "prefect.server")
 
 
 def _processes() -> dict[int, dict[str, object]]:
@@ -49,9 +52,13 @@ def _alive(pid: int) -> bool:
 
 
 def _servers() -> dict[int, dict[str, object]]:
-    """Live Prefect server processes (aesi's temporary one, or Prefect's own uvicorn)."""
+    """Live Prefect server processes (Prefect's own, under uvicorn)."""
     return {pid: p for pid, p in _processes().items() if p["state"] != "Z"
-            and ("aesi_cli.server" in str(p["cmd"]) or "uvicorn" in str(p["cmd"]))}
+            and _is_server(str(p["cmd"]))}
+
+
+def _is_server(command: str) -> bool:
+    return any(part in command for part in SERVER_COMMANDS)
 
 
 def _leaked_servers(root: int, before: set[int]) -> dict[int, str]:
@@ -100,7 +107,7 @@ def paused_run(tmp_path, demo_seed):
             time.sleep(0.2)
         assert marker.exists(), out["stderr"].read_text()[-3000:]
         members = _run_processes(proc.pid)
-        servers = [pid for pid, cmd in members.items() if "aesi_cli.server" in cmd]
+        servers = [pid for pid, cmd in members.items() if _is_server(cmd)]
         assert servers == [], members              # the flow runs in the command's process
         yield {"proc": proc, "members": members, "out": out, "before": before}
     finally:

@@ -48,7 +48,8 @@ def test_the_package_data_is_declared_where_it_lies():
     data = _setuptools()["package-data"]
     assert _data_folders() <= set(data)
     for package, patterns in data.items():
-        folder = REPO.joinpath(*package.split("."))
+        top, *rest = package.split(".")
+        folder = REPO.joinpath({v: k for k, v in INSTALLED_AS.items()}[top], *rest)
         assert all(any(folder.glob(pattern)) for pattern in patterns), package
 
 
