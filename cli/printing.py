@@ -84,6 +84,25 @@ def print_misses(entries: dict[str, dict[str, Any]]) -> None:
          m["other_template"], ", ".join(f"t{t} ({n})" for t, n in m["other_templates"]),
          m["no_mention"])
         for name, misses in (lenient or rows) for slot, m in misses.items()]), end="")
+    print_unreached(entries)
+
+
+def print_unreached(entries: dict[str, dict[str, Any]]) -> None:
+    """What the gold entities no mention matches are (``aesi_lib.evaluate.reach``), by gold
+    slot, under the first lenient entry (the same under every mapping of one matcher)."""
+    from aesi_lib.evaluate.reach import MISSED_KINDS
+
+    found = [(name, e["unreached"]) for name, e in entries.items() if "unreached" in e]
+    if not found:
+        return
+    name, unreached = next(((n, u) for n, u in found if n.endswith("/lenient")), found[0])
+    kinds = [k for k in MISSED_KINDS if any(k in counts for counts in unreached.values())]
+    if not kinds:
+        return
+    print(f"gold entities no mention reaches, by what they are ({name.split('/')[-1]}):")
+    print(markdown_table(("kind", *unreached), [
+        (kind, *(counts.get(kind, 0) for counts in unreached.values())) for kind in kinds]),
+        end="")
 
 
 def print_documents(summary: dict[str, Any], limit: int = 10) -> None:
@@ -105,7 +124,7 @@ def print_annotation_scores(scores: dict[str, Any]) -> None:
     """The figures of ``aesi evaluate --annotations`` (``aesi_lib.evaluate.annotations``): one
     row per system and mapping, then each role's F1 and recall ceiling, then what no mention
     reaches."""
-    from aesi_lib.evaluate.annotations import MISSED_KINDS
+    from aesi_lib.evaluate.reach import MISSED_KINDS
 
     systems = [k for k in scores if "/" in k]
     first = scores[systems[0]]

@@ -246,6 +246,25 @@ def test_scores_print_where_the_missed_entities_are(capsys):
     assert "| test-mapped/lenient | Victim | 1 | 2 | t3 s5 (2) | 1 | t7 (1) | 0 |" in lines
     # The lenient entries only, when there are any.
     assert not any(line.startswith("| test-mapped/strict | Victim") for line in lines)
+    # Stored before the kinds of what no mention reaches existed: no such table.
+    assert not any("no mention reaches" in line for line in lines)
+
+
+def test_scores_print_what_no_mention_reaches(capsys):
+    misses = {"found": 1, "other_slot": 0, "other_template": 0, "no_mention": 3,
+              "other_slot_roles": [], "other_templates": []}
+    entry = {"precision": 0.5, "recall": 0.25, "f1": 1 / 3, "tp": 1, "fp": 1, "fn": 3,
+             "fp_share_irrelevant": 1.0, "template_recall_ceiling": 0.5,
+             "relevance_oracle": {"f1": 0.4}, "misses": {"Perpetrator": misses, "Victim": misses},
+             "unreached": {"Perpetrator": {"inside a mention, not its head": 2,
+                                           "no mention there": 1},
+                           "Victim": {"number or amount": 3}}}
+    print_scores({"evaluated_on": "TST1+TST2", "scores": {"test-mapped/lenient": entry}})
+    lines = capsys.readouterr().out.splitlines()
+    assert "gold entities no mention reaches, by what they are (lenient):" in lines
+    assert "| number or amount | 0 | 3 |" in lines
+    assert "| inside a mention, not its head | 2 | 0 |" in lines
+    assert not any(line.startswith("| pronoun") for line in lines)
 
 
 def _no_work(monkeypatch) -> None:

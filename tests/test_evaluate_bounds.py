@@ -110,7 +110,9 @@ def test_result_bounds_is_json_ready_and_consistent():
     bounds = result_bounds(OUTPUT, KEYS, res)
     json.dumps(bounds)
     assert set(bounds["misses"]) == {"Perpetrator", "Victim", "Target", "Instrument"}
-    del bounds["misses"]  # tests/test_evaluate_misses.py
+    # Every gold entity here is some mention's head.
+    assert bounds["unreached"] == {g: {} for g in bounds["misses"]}
+    del bounds["misses"], bounds["unreached"]  # tests/test_evaluate_misses.py
     assert bounds == {
         "fp_share_irrelevant": pytest.approx(2 / 3),
         "template_recall_ceiling": pytest.approx(3 / 5),

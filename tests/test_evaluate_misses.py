@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from aesi_lib.evaluate import GOLD_SLOTS, evaluate, result_bounds
-from aesi_lib.evaluate.misses import SlotMisses, missed_gold, slot_misses, split_misses
+from aesi_lib.evaluate.misses import (
+    SlotMisses,
+    missed_gold,
+    slot_misses,
+    split_misses,
+    unreached_kinds,
+)
+from aesi_lib.evaluate.reach import INSIDE, NO_MENTION, NUMBER, PRONOUN, missed_kind
 from aesi_lib.evaluate.split import SplitIndex
 from tests.test_evaluate_bounds import KEYS, OUTPUT, key, out
 
@@ -71,3 +78,40 @@ def test_top_limits_the_holders(top):
     m = slot_misses(split.view()["Perpetrator"], roles, split.shape[1], top=top)
     assert len(m.other_slot_roles) == top
     assert split_misses(split, MAPPING)["Perpetrator"].other_slot == m.other_slot
+
+
+def test_what_no_mention_matches_is_told_by_what_it_is():
+    keys = [key("M1", Perpetrator=["FMLN", "THEY"], Victim=["15", "PEASANT LEADER", "?MAYOR"],
+                Target=["EMBASSY"])]
+    # FMLN lies inside a mention whose head (guerrillas) is outside it; nothing holds the
+    # peasant leader; the embassy is found; the mayor is optional.
+    output = out(("M1", "guerrillas", 0, 0), ("M1", "embassy", 0, 1))
+    output.loc[0, "mention"] = "FMLN URBAN GUERRILLAS"
+    split = SplitIndex(output, keys)
+    unreached = unreached_kinds(split, {"M1": list(output["mention"])})
+    assert unreached == {
+        "Perpetrator": {PRONOUN: 1, INSIDE: 1}, "Victim": {NUMBER: 1, NO_MENTION: 1},
+        "Target": {}, "Instrument": {}}
+    # The kinds of a slot add up to its entities that no mention matches.
+    misses = split_misses(split, [])
+    assert {g: sum(k.values()) for g, k in unreached.items()} == {
+        g: m.no_mention for g, m in misses.items()}
+
+
+def test_result_bounds_store_what_no_mention_matches():
+    keys = [key("M1", Perpetrator=["FMLN"])]
+    output = out(("M1", "guerrillas", 0, 0))
+    output.loc[0, "mention"] = "FMLN GUERRILLAS"
+    res = evaluate(output, keys, mapping=[(0, 0, "Perpetrator")])
+    assert result_bounds(output, keys, res)["unreached"]["Perpetrator"] == {INSIDE: 1}
+    # Without mention texts an export's heads stand for them.
+    bare = output.drop(columns=["mention"])
+    assert result_bounds(bare, keys, res)["unreached"]["Perpetrator"] == {NO_MENTION: 1}
+
+
+@pytest.mark.parametrize(("text", "inside", "kind"), [
+    ("they", True, PRONOUN), ("its", False, PRONOUN), ("$500 ransom", False, NUMBER),
+    ("many victims", True, NUMBER), ("many armed men", True, INSIDE),
+    ("Windows", True, INSIDE), ("the mayor", False, NO_MENTION)])
+def test_one_rule_tells_the_kinds(text, inside, kind):
+    assert missed_kind(text, inside) == kind

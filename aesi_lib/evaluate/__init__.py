@@ -17,7 +17,8 @@ Modules, bottom up: :mod:`~aesi_lib.evaluate.gold` (gold entities of the keys),
 :mod:`~aesi_lib.evaluate.mapping` (the role-to-slot mapping, steps 1-4),
 :mod:`~aesi_lib.evaluate.split` (one scored split), :mod:`~aesi_lib.evaluate.scoring`
 (``evaluate``), :mod:`~aesi_lib.evaluate.bounds` (oracle bounds),
-:mod:`~aesi_lib.evaluate.misses` (where each gold slot's missed entities are),
+:mod:`~aesi_lib.evaluate.misses` (where each gold slot's missed entities are, and what those
+no mention matches are, by the kinds of :mod:`~aesi_lib.evaluate.reach`),
 :mod:`~aesi_lib.evaluate.grid` (the score grid every caller reports) and
 :mod:`~aesi_lib.evaluate.tables` (Markdown beside the published systems).
 """

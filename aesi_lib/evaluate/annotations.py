@@ -47,6 +47,7 @@ import pandas as pd
 
 from aesi_lib.entities.positions import ARGUMENT_POSITIONS, argument_positions
 from aesi_lib.errors import InputError
+from aesi_lib.evaluate.reach import missed_kind
 from aesi_lib.evaluate.template_filling import RoleCounts
 
 #: The most cells the greedy multi-slot mapping gives a role.
@@ -344,23 +345,10 @@ def summary(counts: Mapping[str, RoleCounts], least_gold: int = 0) -> dict[str, 
             "micro": micro.to_dict(), "macro_f1": macro, "roles_averaged": sorted(kept)}
 
 
-#: The kinds of :func:`missed_kinds`, in the order they are tried.
-MISSED_KINDS = ("pronoun", "number or amount", "inside a mention, not its head",
-                "no mention there")
-_PRONOUNS = frozenset("i me my mine we us our ours you your yours he him his she her hers it "
-                      "its they them their theirs this that these those who whom whose which "
-                      "what one ones someone anyone everyone".split())
-_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve "
-                          "twenty thirty forty fifty hundred hundreds thousand thousands "
-                          "million millions billion billions dozen dozens several many "
-                          "some all few".split())
-_AMOUNT = re.compile(r"[0-9$€£¥%]")
-
-
 def missed_kinds(assignments: pd.DataFrame, gold: Sequence[GoldArgument]) -> pd.DataFrame:
-    """The gold entities no mention of the run matches, by role and by what they are (the
-    first of :data:`MISSED_KINDS` that fits the text of the entity's first argument): a
-    pronoun; a number, a quantifier or an amount (a digit or a currency sign); inside a
+    """The gold entities no mention of the run matches, by role and by what they are
+    (:func:`aesi_lib.evaluate.reach.missed_kind` of the text of the entity's first argument):
+    a pronoun; a number, a quantifier or an amount (a digit or a currency sign); inside a
     mention whose head lies outside it (*Windows* in *Windows users*, a possessor); or where
     no mention is at all (not an argument of a verb the entity rules read).
 
@@ -373,12 +361,10 @@ def missed_kinds(assignments: pd.DataFrame, gold: Sequence[GoldArgument]) -> pd.
     reached = {(span[0], role, e) for span, matched in index.matches.items()
                for role, entities in matched.items() for e in entities}
     rows = assignments[assignments["doc_id"].astype(str).isin(index.gold)]
-    head_start, head_end = head_spans(rows)
-    spans: dict[str, list[tuple[int, int, int, int]]] = {}
-    for doc_id, start, end, hs, he in zip(rows["doc_id"].astype(str), rows["start_char"],
-                                          rows["end_char"], head_start, head_end,
-                                          strict=True):
-        spans.setdefault(doc_id, []).append((int(start), int(end), int(hs), int(he)))
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for doc_id, start, end in zip(rows["doc_id"].astype(str), rows["start_char"],
+                                  rows["end_char"], strict=True):
+        spans.setdefault(doc_id, []).append((int(start), int(end)))
     seen: set[tuple[str, str, str]] = set()
     counts: dict[tuple[str, str], int] = {}
     for argument in gold:
@@ -386,22 +372,12 @@ def missed_kinds(assignments: pd.DataFrame, gold: Sequence[GoldArgument]) -> pd.
         if key in reached or key in seen:
             continue
         seen.add(key)
-        kind = _missed_kind(argument, spans.get(argument.doc_id, []))
+        kind = missed_kind(argument.text, any(
+            start < argument.end and argument.start < end
+            for start, end in spans.get(argument.doc_id, [])))
         counts[(argument.role, kind)] = counts.get((argument.role, kind), 0) + 1
     return pd.DataFrame([(r, k, n) for (r, k), n in sorted(counts.items())],
                         columns=["role", "kind", "entities"])
-
-
-def _missed_kind(argument: GoldArgument, spans: Sequence[tuple[int, int, int, int]]) -> str:
-    words = argument.text.lower().split()
-    if words and all(w.strip(".,'\"") in _PRONOUNS for w in words):
-        return "pronoun"
-    if _AMOUNT.search(argument.text) or (words and words[0] in _NUMBER_WORDS
-                                         and len(words) <= 2):
-        return "number or amount"
-    if any(start < argument.end and argument.start < end for start, end, _, _ in spans):
-        return "inside a mention, not its head"
-    return "no mention there"
 
 
 def score_annotations(assignments: pd.DataFrame, gold: Sequence[GoldArgument],

@@ -26,7 +26,7 @@ from aesi_lib.evaluate.counting import Counts
 from aesi_lib.evaluate.gold import GOLD_SLOTS
 from aesi_lib.evaluate.mapping import MappingTriple
 from aesi_lib.evaluate.matching import MatcherName
-from aesi_lib.evaluate.misses import split_misses
+from aesi_lib.evaluate.misses import split_misses, unreached_kinds
 from aesi_lib.evaluate.scoring import EvaluationResult, Keys
 from aesi_lib.evaluate.split import SplitIndex
 
@@ -165,8 +165,10 @@ def result_bounds(
     -------
     dict
         ``fp_share_irrelevant`` (float), ``template_recall_ceiling`` (float, with the
-        result's mapping and matcher), ``relevance_oracle`` (``Counts.as_dict()``) and
-        ``misses`` (gold slot -> ``SlotMisses.as_dict()``, :mod:`aesi_lib.evaluate.misses`).
+        result's mapping and matcher), ``relevance_oracle`` (``Counts.as_dict()``),
+        ``misses`` (gold slot -> ``SlotMisses.as_dict()``, :mod:`aesi_lib.evaluate.misses`)
+        and ``unreached`` (gold slot -> {kind: entities}: what the entities no mention
+        matches are, :func:`aesi_lib.evaluate.misses.unreached_kinds`).
     """
     split = _checked_split(split, assignments, eval_keys, result.matcher)
     return {
@@ -174,7 +176,18 @@ def result_bounds(
         "template_recall_ceiling": _mapped_template_recall(split, result.mapping),
         "relevance_oracle": relevance_oracle(result).as_dict(),
         "misses": {g: m.as_dict() for g, m in split_misses(split, result.mapping).items()},
+        "unreached": unreached_kinds(split, _mention_texts(assignments)),
     }
+
+
+def _mention_texts(assignments: pd.DataFrame) -> dict[str, list[str]]:
+    """Each message's mention texts: ``mention``, or ``head`` where an export has none."""
+    column = "mention" if "mention" in assignments.columns else "head"
+    out: dict[str, list[str]] = {}
+    for doc_id, text in zip(assignments["doc_id"].astype(str),
+                            assignments[column].astype(str), strict=True):
+        out.setdefault(doc_id, []).append(text)
+    return out
 
 
 def _per_message(result: EvaluationResult) -> pd.DataFrame:

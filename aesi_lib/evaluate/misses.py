@@ -11,21 +11,24 @@ Recall counts a gold entity as found when a guess of a role mapped to its gold s
 
 So ``found + other_slot + other_template + no_mention`` is TP + FN, recall's denominator. Each
 count comes with the roles or templates that hold most of its entities, the first place to look
-when a slot's recall is low.
+when a slot's recall is low. :func:`unreached_kinds` says what the *no mention* entities are
+(:mod:`aesi_lib.evaluate.reach`, the rule ``aesi evaluate --annotations`` reports by too).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from aesi_lib.evaluate.gold import EVENT_TYPES
 from aesi_lib.evaluate.index import SlotIndex
 from aesi_lib.evaluate.mapping import MappingTriple
-from aesi_lib.evaluate.matching import MatcherName
+from aesi_lib.evaluate.matching import MatcherName, normalise
+from aesi_lib.evaluate.reach import MISSED_KINDS, missed_kind
 from aesi_lib.evaluate.scoring import Keys
 from aesi_lib.evaluate.split import ALL_VIEW, SplitIndex
 
@@ -148,6 +151,53 @@ def missed_gold(
     return split_misses(SplitIndex(assignments, eval_keys, matcher), mapping)
 
 
+def unreached_kinds(split: SplitIndex, mention_texts: Mapping[str, Sequence[str]]
+                    ) -> dict[str, dict[str, int]]:
+    """By gold slot, the non-optional gold entities that no mention of their message matches
+    (the *no mention* of :func:`slot_misses`, whatever the mapping), counted by what they are
+    (:func:`aesi_lib.evaluate.reach.missed_kind` of the entity's first string): an entity
+    lies inside a mention when the tokens of one of its strings are a run of the tokens of one
+    of its message's ``mention_texts`` (:func:`aesi_lib.evaluate.matching.normalise`), as
+    *FMLN* is in *FMLN URBAN GUERRILLAS*.
+
+    Parameters
+    ----------
+    split : SplitIndex
+        The run's mentions indexed against the keys, with the matcher of the counts.
+    mention_texts : mapping of str to sequence of str
+        Each message's mention texts (``assignments["mention"]``, or the heads where an
+        export has no mention text).
+
+    Returns
+    -------
+    dict
+        Gold slot -> {kind: entities}, the kinds in :data:`aesi_lib.evaluate.reach.
+        MISSED_KINDS` order, those with none left out; the counts of a slot sum to its
+        ``no_mention``.
+    """
+    gold = split.key_gold.gold(EVENT_TYPES)
+    tokens = {d: [normalise(t) for t in mention_texts.get(d, ())] for d in split.doc_ids}
+    out: dict[str, dict[str, int]] = {}
+    for slot, index in split.view(ALL_VIEW).items():
+        entities = [(d, e) for d in split.doc_ids for e in gold[d][slot]]
+        unreached = index.gold_required & ~_flag(index.match_gold, len(entities))
+        counts: dict[str, int] = {}
+        for i in np.flatnonzero(unreached):
+            doc_id, entity = entities[i]
+            inside = any(_is_run(normalise(a), m) for a in entity.alternatives
+                         for m in tokens[doc_id])
+            kind = missed_kind(entity.alternatives[0], inside)
+            counts[kind] = counts.get(kind, 0) + 1
+        out[slot] = {k: counts[k] for k in MISSED_KINDS if k in counts}
+    return out
+
+
+def _is_run(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """Whether ``part`` (not empty) is a contiguous run of ``whole``."""
+    n = len(part)
+    return n > 0 and any(whole[i:i + n] == part for i in range(len(whole) - n + 1))
+
+
 def _flag(indices: np.ndarray, size: int) -> np.ndarray:
     flags = np.zeros(size, dtype=bool)
     flags[indices] = True
@@ -161,4 +211,5 @@ def _most_common(values: np.ndarray, top: int) -> list[tuple[int, int]]:
     return [(int(uniq[i]), int(counts[i])) for i in order]
 
 
-__all__ = ["TOP_HOLDERS", "SlotMisses", "missed_gold", "slot_misses", "split_misses"]
+__all__ = ["TOP_HOLDERS", "SlotMisses", "missed_gold", "slot_misses", "split_misses",
+           "unreached_kinds"]
