@@ -33,12 +33,22 @@ def pytest_configure(config: pytest.Config) -> None:
     imports Prefect (whose client starts its analytics on import); values already in the
     environment win, as on the command line.
 
+    Prefect's SDK (``prefect.main``, which sets up Prefect's logging) is imported here, once
+    telemetry is off: its console log handler keeps the ``sys.stderr`` of the moment that
+    set-up runs. Imported first by a test under ``capsys`` (one that calls ``aesi_cli.main``
+    in this process), it kept a stream that closes with that test, and any later test's flow
+    run logged into it: the write failed, Prefect's print-to-log patch turned the error report
+    into another log record, and the test ended in a RecursionError (``tests/test_cli.py``
+    before ``tests/test_flow_pipeline.py`` in one process). Here it keeps the session's
+    stream.
+
     With one BLAS pool per worker as wide as the machine, two workers on two cores run four
     threads, and the small products of the tests' cuts spend more on waking and switching
     threads than they save (README, "Quick start"). Results do not depend on the thread count
     (README, "Reproducibility"). The child processes of a worker inherit the limit.
     """
     telemetry_off()
+    import prefect.main  # noqa: F401 - see the docstring
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if not workers:
         return
