@@ -57,7 +57,8 @@ def prefect_environment() -> None:
     Must run before ``prefect`` is imported. Values already in the environment win.
     """
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
-    # The temporary API server needs more than the default 20 s on a busy small machine.
+    # Prefect's own ephemeral API server (a flow run under Prefect with no API configured)
+    # needs more than the default 20 s on a busy small machine.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     quiet_failures()
 
