@@ -158,7 +158,8 @@ def unreached_kinds(split: SplitIndex, mention_texts: Mapping[str, Sequence[str]
     (:func:`aesi_lib.evaluate.reach.missed_kind` of the entity's first string): an entity
     lies inside a mention when the tokens of one of its strings are a run of the tokens of one
     of its message's ``mention_texts`` (:func:`aesi_lib.evaluate.matching.normalise`), as
-    *FMLN* is in *FMLN URBAN GUERRILLAS*.
+    *FMLN* is in *FMLN URBAN GUERRILLAS*. Under the lenient matcher that mention's head lies
+    outside the entity (a head inside it would match); under the strict one it may lie inside.
 
     Parameters
     ----------
