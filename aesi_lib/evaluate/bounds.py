@@ -17,7 +17,7 @@ better part could be worth before one builds it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import pandas as pd
@@ -176,16 +176,18 @@ def result_bounds(
         "template_recall_ceiling": _mapped_template_recall(split, result.mapping),
         "relevance_oracle": relevance_oracle(result).as_dict(),
         "misses": {g: m.as_dict() for g, m in split_misses(split, result.mapping).items()},
-        "unreached": unreached_kinds(split, _mention_texts(assignments)),
+        "unreached": unreached_kinds(split, _mention_texts(assignments, split.doc_ids)),
     }
 
 
-def _mention_texts(assignments: pd.DataFrame) -> dict[str, list[str]]:
-    """Each message's mention texts: ``mention``, or ``head`` where an export has none."""
+def _mention_texts(assignments: pd.DataFrame, doc_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The mention texts of each message of ``doc_ids``: ``mention``, or ``head`` where an
+    export has none."""
     column = "mention" if "mention" in assignments.columns else "head"
+    rows = assignments[assignments["doc_id"].astype(str).isin(set(doc_ids))]
     out: dict[str, list[str]] = {}
-    for doc_id, text in zip(assignments["doc_id"].astype(str),
-                            assignments[column].astype(str), strict=True):
+    for doc_id, text in zip(rows["doc_id"].astype(str), rows[column].astype(str),
+                            strict=True):
         out.setdefault(doc_id, []).append(text)
     return out
 
