@@ -77,8 +77,10 @@ def head_texts(heads: Sequence[str], phrases: Sequence[str], proper: Sequence[bo
 
 def score_rows(name: str, seed: int, rows: pd.DataFrame, tmap: TemplateMap,
                golds: dict[str, Any], n_docs: int, mapped_events: float,
-               split: bool = True) -> list[dict]:
-    predicted = predicted_templates(rows, tmap, split=split)
+               **reading: Any) -> list[dict]:
+    """The rows of one configuration: its events read by ``predicted_templates(rows, tmap,
+    **reading)``, scored on each split of ``golds``."""
+    predicted = predicted_templates(rows, tmap, **reading)
     incidents = rows[["doc_id", "incident"]].drop_duplicates()
     out = []
     for evaluated, gold in golds.items():

@@ -32,11 +32,12 @@ REPO = Path(__file__).resolve().parents[1]
 #: 0.465 / 0.456 / 0.456.
 DEFAULT_SEED0 = {"test-mapped/lenient": 0.461, "dev-mapped/lenient": 0.483,
                  "test-mapped/strict": 0.447, "dev-mapped/strict": 0.473}
-#: The seed-0 template-filling micro-F1 (TST1+TST2, map learned on DEV): 0.3438 since the map
-#: learns sub-types from the sentences' triggers; 0.3339 since bare pronouns fill no role;
+#: The seed-0 template-filling micro-F1 (TST1+TST2, map learned on DEV): 0.3568 since an
+#: incident's sentences that name new victims or targets start another template; 0.3438 since
+#: the map learns sub-types from the sentences' triggers; 0.3339 since bare pronouns fill no role;
 #: 0.3329 since a description is written with its *of* complement and hyphenated words whole;
 #: 0.3219 before that, with R18; 0.3143 before R18.
-DEFAULT_SEED0_TEMPLATE_FILLING = 0.344
+DEFAULT_SEED0_TEMPLATE_FILLING = 0.357
 REPRODUCTION_SEED0 = {"test-mapped/lenient": 0.157, "dev-mapped/lenient": 0.133}
 
 pytestmark = [pytest.mark.muc4, pytest.mark.slow]

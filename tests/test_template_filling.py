@@ -159,6 +159,35 @@ def test_an_incident_whose_sentences_stand_for_two_types_becomes_two_templates()
         ("attack",)]
 
 
+def test_a_sentence_that_names_only_new_victims_or_targets_starts_another_template():
+    # Two murders told one after the other in one incident: sentence 2 names a victim the
+    # template so far does not hold, so it starts another; sentence 1 names no victim or
+    # target and stays, and sentence 3 names the second victim again beside a target.
+    events = _events([
+        ("D1", 0, 4, "murder", 0, 0, "gunmen", "description"),
+        ("D1", 0, 4, "murder", 2, 1, "Hoyos", "name"),
+        ("D1", 0, 4, "murder", 5, 2, "rifles", "description"),
+        ("D1", 0, 4, "murder", 0, 0, "gunmen", "description"),
+        ("D1", 0, 4, "murder", 2, 3, "Pastrana", "name"),
+        ("D1", 0, 4, "murder", 2, 3, "Pastrana", "name"),
+        ("D1", 0, 4, "murder", 3, 4, "his car", "description")]).assign(
+        sent_id=[0, 0, 1, 2, 2, 3, 3])
+    tmap = TemplateMap(types={4: "attack"}, trigger_types={},
+                       roles={(4, 0, "description"): "PerpInd", (4, 2, "name"): "Victim",
+                              (4, 3, "description"): "Target", (4, 5, "description"): "Weapon"})
+    pred = predicted_templates(events, tmap)
+    assert [(t.types, t.roles) for t in pred["D1"]] == [
+        (("attack",), {"PerpInd": (("gunmen",),), "Victim": (("hoyos",),),
+                       "Weapon": (("rifles",),)}),
+        (("attack",), {"PerpInd": (("gunmen",),), "Victim": (("pastrana",),),
+                       "Target": (("his car",),)})]
+    # A perpetrator named again does not split; without roles to split by, one template.
+    assert [t.roles for t in predicted_templates(events, tmap, split_roles=())["D1"]] == [
+        {"PerpInd": (("gunmen",),), "Victim": (("hoyos",), ("pastrana",)),
+         "Weapon": (("rifles",),), "Target": (("his car",),)}]
+    assert len(predicted_templates(events, tmap, split=False)["D1"]) == 1
+
+
 def test_the_map_learns_types_sub_types_and_several_cells_a_role_on_dev():
     # Twelve DEV documents, each an attack by guerrillas on a named victim, five of them
     # kidnappings whose incidents' trigger is "kidnap" (the least count of a sub-type of its

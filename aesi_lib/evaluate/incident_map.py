@@ -74,6 +74,11 @@ INCIDENT_TRIGGERS = "incidents"
 #: The least DEV incidents in which a (template, slot, kind) cell holds an entity for the map
 #: to consider it for a role.
 MIN_CELL_INCIDENTS = 5
+#: The roles whose entities tell two templates of one type in one incident apart
+#: (:func:`predicted_templates`, step 2), chosen on DEV: with the perpetrators too, or every
+#: role, an incident splits into more templates than the keys have, and scores lower
+#: (docs/experiments/template-splits.md).
+SPLIT_ROLES: tuple[str, ...] = ("Target", "Victim")
 
 
 def learn_template_map(events: pd.DataFrame, assignments: pd.DataFrame,
@@ -279,19 +284,29 @@ def _greedy_roles(cases: list[tuple[_Incident, dict[str, list[Entity]]]],
 
 
 def predicted_templates(events: pd.DataFrame, template_map: TemplateMap,
-                        split: bool = True) -> dict[str, list[FilledTemplate]]:
+                        split: bool = True,
+                        split_roles: Sequence[str] = SPLIT_ROLES
+                        ) -> dict[str, list[FilledTemplate]]:
     """aesi's templates of each document, from its incidents (``aesi_lib.events.incidents``)
     whose template stands for a type.
 
-    An incident is read sentence by sentence: a sentence's own trigger (its most frequent
-    predicate among the incident's mentions) stands for the type the map gives that
-    sub-type, else for the incident's type (its trigger's). The incident becomes one
-    predicted template per type its sentences stand for, in order of their first sentence
-    (one, mostly), each role filled with the texts (normalised) of the entities whose
-    evidence in those sentences lies in a cell the map gives that role, one text per entity:
-    a message that reports a murder and a kidnapping in one incident of
-    *attack/kill/murder* gives an attack and a kidnapping. ``split=False`` (for
-    experiments) reads every incident as one template of its type."""
+    An incident is read sentence by sentence, in two steps:
+
+    1. **Types**: a sentence's own trigger (its most frequent predicate among the
+       incident's mentions) stands for the type the map gives that sub-type, else for the
+       incident's type (its trigger's): a message that reports a murder and a kidnapping in
+       one incident of *attack/kill/murder* gives an attack and a kidnapping.
+    2. **Victims and targets**: within one type, the sentences in text order, a sentence
+       whose entities in the cells of ``split_roles`` are all new to the template read so
+       far (which holds some) starts another template of that type: two attacks told one
+       after the other, each with its own victims (docs/experiments/template-splits.md).
+
+    Each template's roles are filled with the texts (normalised) of the entities whose
+    evidence in its sentences lies in a cell the map gives that role, one text per entity;
+    the templates of an incident come in order of their types' first sentence, then of their
+    own first sentence. ``split=False`` (for experiments) reads every incident as one
+    template of its type; ``split_roles=()`` (for experiments) takes step 1 only.
+    """
     out: dict[str, list[FilledTemplate]] = {}
     rows = events[events["template"].isin(list(template_map.types))]
     for incident in _incidents(rows):
@@ -299,16 +314,40 @@ def predicted_templates(events: pd.DataFrame, template_map: TemplateMap,
         typed = {sent: (template_map.trigger_types.get((incident.template, verb), main)
                         if split else main)
                  for sent, verb in incident.sentence_triggers.items()}
+        filled: dict[int, list[tuple[str, str]]] = {}
+        for sent, text, cell in incident.evidence:
+            role = template_map.roles.get(cell)
+            if role is not None:
+                filled.setdefault(sent, []).append((role, text))
         for typ in dict.fromkeys(typed.values()):
-            roles: dict[str, list[Entity]] = {}
-            for sent, text, cell in incident.evidence:
-                role = template_map.roles.get(cell)
-                if role is not None and typed[sent] == typ and (text,) not in roles.setdefault(
-                        role, []):
-                    roles[role].append((text,))
-            out.setdefault(incident.doc_id, []).append(
-                FilledTemplate((typ,), {r: tuple(e) for r, e in roles.items() if e}))
+            sentences = [sent for sent in sorted(typed) if typed[sent] == typ]
+            for part in _template_parts(sentences, filled, split_roles if split else ()):
+                roles: dict[str, list[Entity]] = {}
+                for sent in part:
+                    for role, text in filled.get(sent, ()):
+                        if (text,) not in roles.setdefault(role, []):
+                            roles[role].append((text,))
+                out.setdefault(incident.doc_id, []).append(
+                    FilledTemplate((typ,), {r: tuple(e) for r, e in roles.items() if e}))
     return out
+
+
+def _template_parts(sentences: Sequence[int], filled: Mapping[int, list[tuple[str, str]]],
+                    split_roles: Sequence[str]) -> list[list[int]]:
+    """Step 2 of :func:`predicted_templates`: ``sentences`` (in text order) cut where a
+    sentence's texts in ``split_roles`` (``filled``: a sentence's (role, text) pairs) are
+    some, and none of them is among those the part before it holds, which are some."""
+    parts: list[list[int]] = []
+    held: set[str] = set()
+    for sent in sentences:
+        named = {text for role, text in filled.get(sent, ()) if role in split_roles}
+        if not parts or (named and held and not named & held):
+            parts.append([sent])
+            held = set(named)
+        else:
+            parts[-1].append(sent)
+            held |= named
+    return parts
 
 
 def template_filling(events: pd.DataFrame, assignments: pd.DataFrame,

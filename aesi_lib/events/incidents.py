@@ -29,8 +29,9 @@ metric:
 Two incidents of one template in one document (a murder and a kidnapping told together) are
 one incident here (each evidence row keeps its own ``predicate``); the
 template-filling metric reads it as two where the map learned on DEV gives the sentences'
-triggers two types (``aesi_lib.evaluate.incident_map.predicted_templates``;
-docs/experiments/event-levers.md).
+triggers two types, or where a sentence names only victims or targets the template read so
+far does not hold (``aesi_lib.evaluate.incident_map.predicted_templates``;
+docs/experiments/event-levers.md, docs/experiments/template-splits.md).
 """
 
 from __future__ import annotations
