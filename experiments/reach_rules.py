@@ -39,9 +39,6 @@ SHARED = REPO.parent / "shared" / "data"
 VARIANTS: dict[str, list[str]] = {
     "default": [],
     "without_pronoun_arguments": ["features.pronoun_arguments=false"],
-    "compounds": ["features.modifier_links=compound"],
-    "possessors": ["features.modifier_links=poss"],
-    "prepositional_objects": ["features.modifier_links=prep"],
 }
 #: The roles whose recall ceiling the table shows.
 CEILING_ROLES = ("Victim", "Attacker", "Vulnerable_System", "Compromised-Data")

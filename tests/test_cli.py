@@ -371,8 +371,6 @@ def _example_value(key: str, info: Any, current: Any, tmp_path: Path) -> tuple[s
     if key == "parser.stanza_dir":
         path = str(tmp_path / "stanza")
         return path, path
-    if key == "features.modifier_links":
-        return "compound+prep", "compound+prep"
     assert str in get_args(annotation) or annotation is str, key
     return f"value-of-{key}", f"value-of-{key}"
 

@@ -17,8 +17,7 @@ def test_each_variant_sets_an_entity_rule_of_the_features():
         "--set", "features.pronoun_arguments=false"]
     for options in reach_rules.VARIANTS.values():
         for option in options:
-            assert option.split("=")[0].removeprefix("features.") in (
-                *ENTITY_RULE_SWITCHES, "modifier_links")
+            assert option.split("=")[0].removeprefix("features.") in ENTITY_RULE_SWITCHES
 
 
 def test_macro_averages_the_roles_with_enough_gold_entities():

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from aesi_lib.entities.modifier_rule import MODIFIER_LINK
 from aesi_lib.entities.rules import DEP_INDIRECT, DEP_OBJECT, DEP_SUBJECT, PREP_PREFIX
 
 ARGUMENT_POSITIONS: tuple[str, ...] = ("subject", "object", "locative", "other")
@@ -29,10 +28,8 @@ def argument_position(dep: str) -> int:
 
     ``nsubj`` (which includes passive agents, rule R5) is the subject; ``dobj`` and ``iobj``
     (with passive subjects) the object; ``prep_<p>`` with a locative ``p`` the locative
-    oblique; anything else ``other``. A noun inside an argument's phrase (R17 by its parts,
-    ``dobj>of``) takes that argument's position.
+    oblique; anything else ``other``.
     """
-    dep = dep.split(MODIFIER_LINK)[0]
     if dep == DEP_SUBJECT:
         return 0
     if dep in (DEP_OBJECT, DEP_INDIRECT):

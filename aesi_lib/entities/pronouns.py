@@ -10,7 +10,6 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-from aesi_lib.entities.modifier_rule import MODIFIER_LINK
 from aesi_lib.entities.sentence_view import DEP_SUBJECT, HEAD_UPOS, SentenceView
 from aesi_lib.parse.types import ParsedDocument, Token
 
@@ -82,9 +81,7 @@ def resolve_pronouns(parsed: ParsedDocument, records: list[Row]) -> list[Row]:
     nouns: dict[int, dict[int, Row]] = {}
     subjects: set[tuple[int, int]] = set()
     for r in records:
-        # A noun inside another argument's phrase (R17 by its parts) is no antecedent: the
-        # argument whose phrase holds it is nearer in meaning.
-        if token(r).upos in HEAD_UPOS and MODIFIER_LINK not in r.dep:
+        if token(r).upos in HEAD_UPOS:
             nouns.setdefault(r.sent_id, {}).setdefault(r.head_index, r)
             if r.dep == DEP_SUBJECT:
                 subjects.add((r.sent_id, r.head_index))

@@ -107,9 +107,8 @@ R16 attribution verbs (only with R12 and ``EntityRules.attribution_verbs``,
 (R17, nouns inside an argument's phrase as arguments of its predicate, and R19, numbers and
 quantifiers that are an argument, were measured on CASIE and MUC-4 and removed: R17 raised
 CASIE's recall ceilings but lowered its F1 and MUC-4's, R19 raised CASIE's multi-slot F1 and
-lowered MUC-4's; docs/experiments/reach-rules.md. Their code is at commit 5291fcb. R17 by
-its parts, one link at a time, is ``EntityRules.modifier_links``, ``features.modifier_links``:
-:mod:`aesi_lib.entities.modifier_rule`.)
+lowered MUC-4's; docs/experiments/reach-rules.md. Their code is at commit 5291fcb. R17 by its
+parts, one link at a time, was measured and removed too: its code is at commit 28358f8.)
 
 R18 pronouns (only with ``EntityRules.pronoun_arguments``, ``features.pronoun_arguments``)
     A personal pronoun (*he*, *she*, *it*, *they*, *we*, *I* and their object forms) is an
@@ -161,7 +160,6 @@ from aesi_lib.entities.event_noun_rules import (
     sentence_event_nouns,
     support_verb_agents,
 )
-from aesi_lib.entities.modifier_rule import modifier_arguments
 from aesi_lib.entities.pronouns import is_pronoun_argument, resolve_pronouns
 from aesi_lib.entities.sentence_view import (
     ANY_SUBJECT,
@@ -211,8 +209,6 @@ def stored_config_id(parser_config_id: str, rules: EntityRules | None = None) ->
                           if getattr(rules, switch))
     if rules.pronoun_arguments:
         stored += f";{_PRONOUN_RULE_MARK}"
-    if rules.modifier_links:
-        stored += f";modifiers={'+'.join(sorted(rules.modifier_links))}"
     return stored
 
 
@@ -286,7 +282,7 @@ class EntityRules:
     returning an ``aesi_lib.entities.event_nouns.EventNoun`` or None, ``is_agent(lemma,
     upos)`` and ``config_id``); R14 with ``support_verbs`` and R12; R15 with
     ``agentive_modifiers`` and R12; R16 with ``attribution_verbs`` and R12; R18 with
-    ``pronoun_arguments``; R17 by the links of ``modifier_links``."""
+    ``pronoun_arguments``."""
 
     conj_verbs: bool = True
     relative_clauses: bool = True
@@ -297,7 +293,6 @@ class EntityRules:
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
     pronoun_arguments: bool = False
-    modifier_links: tuple[str, ...] = ()
 
 
 DEFAULT_RULES = EntityRules()
@@ -528,13 +523,6 @@ def extract_sentence_entities(sentence: Sentence, doc_id: str, sent_id: int,
             given.add((noun, verb, DEP_SUBJECT))
             records.append(_record(view, doc_id, sent_id, noun, event, verb, DEP_SUBJECT,
                                    mentions))
-    if rules.modifier_links:
-        sources = list(records)
-        taken = {r.head_index for r in sources}
-        for noun, k, dep in modifier_arguments(view, [(r.head_index, r.dep) for r in sources],
-                                               taken, rules.modifier_links):
-            records.append(_record(view, doc_id, sent_id, noun, sources[k].predicate_index,
-                                   sources[k].predicate, dep, mentions))
     return records
 
 

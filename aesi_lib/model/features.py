@@ -136,8 +136,6 @@ EVENT_NOUN_RULES = (("support_verbs", "R14"), ("agentive_modifiers", "R15"),
 #: The switches of the optional entity rules R14-R16 and R18: each is a field of both
 #: :class:`FeatureOptions` and ``aesi_lib.entities.rules.EntityRules``.
 ENTITY_RULE_SWITCHES = (*(name for name, _ in EVENT_NOUN_RULES), "pronoun_arguments")
-#: The links ``features.modifier_links`` may name, joined by ``+`` (R17 by its parts).
-MODIFIER_LINK_NAMES = ("compound", "poss", "prep")
 
 
 @dataclass(frozen=True)
@@ -195,13 +193,6 @@ class FeatureOptions:
         subject, else that sentence's nearest such noun (rule R18: ``They took control``
         after ``The hackers stole ...`` -> hackers/nsubj of take). Not in the
         paper. A change re-extracts the stored documents' rows from the parse cache.
-    modifier_links : the links by which a noun inside an argument's phrase is an argument of
-        the same predicate, in the argument's position (rule R17 by its parts, issue 67):
-        ``"compound"`` (``attacked Windows users`` -> Windows/``dobj>compound`` of attack),
-        ``"poss"`` (``the hospital's systems``), ``"prep"`` (``the data of users`` ->
-        users/``dobj>of``), several joined by ``+``; none (``""``) by default. Being measured
-        (docs/experiments/reach-rules.md). A change re-extracts the stored documents' rows from
-        the parse cache.
     """
 
     type_scheme: str = "hypernyms"
@@ -215,7 +206,6 @@ class FeatureOptions:
     agentive_modifiers: bool = False
     attribution_verbs: bool = False
     pronoun_arguments: bool = False
-    modifier_links: str = ""
 
     def __post_init__(self) -> None:
         if self.encoder_device != "cpu" and self.encoder == "static":
@@ -229,10 +219,6 @@ class FeatureOptions:
             raise ValueError("features.encoder_model names the model of "
                              "features.encoder=transformer: set features.encoder=transformer "
                              "too")
-        unknown = set(self.modifier_links.split("+")) - {"", *MODIFIER_LINK_NAMES}
-        if unknown:
-            raise ValueError(f"features.modifier_links names {sorted(unknown)}: use "
-                             f"{', '.join(MODIFIER_LINK_NAMES)}, joined by +")
         if not self.event_nouns:
             # All at once, so that turning R12 off over the default preset takes one round.
             readers = [f"features.{name} ({rule})" for name, rule in EVENT_NOUN_RULES
@@ -245,11 +231,10 @@ class FeatureOptions:
                                  "read or choose the event nouns of R12): without it, set "
                                  "event_noun_senses=first and R14-R16 false")
 
-    def entity_rule_switches(self) -> dict[str, Any]:
+    def entity_rule_switches(self) -> dict[str, bool]:
         """The optional entity rules R14-R16 and R18 these options turn on or off, by the name of
-        their switch (:data:`ENTITY_RULE_SWITCHES`), and the links of R17 by its parts."""
-        return {**{name: getattr(self, name) for name in ENTITY_RULE_SWITCHES},
-                "modifier_links": tuple(sorted(filter(None, self.modifier_links.split("+"))))}
+        their switch (:data:`ENTITY_RULE_SWITCHES`)."""
+        return {name: getattr(self, name) for name in ENTITY_RULE_SWITCHES}
 
 
 @dataclass(frozen=True)
