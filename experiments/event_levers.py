@@ -127,9 +127,7 @@ def configuration_records(scoring: Any, configurations: Callable[
     for seed, path in scoring.exports:
         started = time.perf_counter()
         export = pd.read_parquet(path)
-        roles, names = run_schema(export)
-        events = functools.partial(event_rows, export, event_schema(export, wordnet), roles,
-                                   names)
+        events = product_events(export, wordnet)
         for name, configured in configurations(export, events).items():
             rows, options = configured if isinstance(configured, tuple) else (configured, {})
             tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts,
@@ -140,6 +138,14 @@ def configuration_records(scoring: Any, configurations: Callable[
                                   export["doc_id"].nunique(), float("nan"))
         print(f"seed {seed}: {time.perf_counter() - started:.0f} s", flush=True)
     return records
+
+
+def product_events(export: pd.DataFrame, wordnet: Any) -> Callable[..., pd.DataFrame]:
+    """The product's rule on ``export``: ``event_rows`` with the export's template kinds,
+    roles and names, the rest (an entity rule, a least confidence) given as keyword
+    arguments."""
+    roles, names = run_schema(export)
+    return functools.partial(event_rows, export, event_schema(export, wordnet), roles, names)
 
 
 def write_records(records: list[dict], rows_path: str | None, table_path: str | None

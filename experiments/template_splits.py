@@ -26,11 +26,8 @@ import pandas as pd
 
 from aesi_lib.evaluate.incident_map import SPLIT_ROLES, learn_template_map
 from aesi_lib.evaluate.template_filling import ROLES
-from aesi_lib.events.incidents import event_rows
-from aesi_lib.events.schema import event_schema
 from aesi_lib.lexicon.wordnet import load_wordnet
-from aesi_lib.run.pipeline import run_schema
-from experiments.event_levers import score_rows, write_records
+from experiments.event_levers import product_events, score_rows, write_records
 from experiments.muc4_inputs import sweep_scoring, sweep_scoring_parser
 
 #: Each configuration's ``split_roles``.
@@ -53,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed, path in scoring.exports:
         started = time.perf_counter()
         export = pd.read_parquet(path)
-        roles, names = run_schema(export)
-        rows = event_rows(export, event_schema(export, wordnet), roles, names)
+        rows = product_events(export, wordnet)()
         tmap = learn_template_map(rows, export, scoring.corpus.map_keys, scoring.texts)
         for name, split_roles in CONFIGURATIONS.items():
             records += score_rows(name, seed, rows, tmap, scoring.golds,
