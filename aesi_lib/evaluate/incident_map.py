@@ -334,9 +334,9 @@ def predicted_templates(events: pd.DataFrame, template_map: TemplateMap,
 
 def _template_parts(sentences: Sequence[int], filled: Mapping[int, list[tuple[str, str]]],
                     split_roles: Sequence[str]) -> list[list[int]]:
-    """Step 2 of :func:`predicted_templates`: ``sentences`` (in text order) cut where a
-    sentence's texts in ``split_roles`` (``filled``: a sentence's (role, text) pairs) are
-    some, and none of them is among those the part before it holds, which are some."""
+    """Step 2 of :func:`predicted_templates`: ``sentences`` (in text order) in parts. A
+    sentence starts a new part when it names texts in ``split_roles`` (``filled`` gives each
+    sentence's (role, text) pairs), the current part names some too, and they share none."""
     parts: list[list[int]] = []
     held: set[str] = set()
     for sent in sentences:
