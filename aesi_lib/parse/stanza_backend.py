@@ -21,6 +21,7 @@ from typing import Any
 
 from aesi_lib.corpus.types import Document
 from aesi_lib.errors import ResourceMissingError
+from aesi_lib.parse.apostrophes import APOSTROPHES_VERSION
 from aesi_lib.parse.base import format_config_id
 from aesi_lib.parse.casing import CASING_VERSION, DEFAULT_CASING, get_casing
 from aesi_lib.parse.insertions import INSERTIONS_VERSION
@@ -209,7 +210,8 @@ class StanzaParser:
         return format_config_id("stanza", stanza=stanza.__version__, lang=self.lang,
                                 package=self.package, processors=self.processors,
                                 casing=self.casing, casing_version=CASING_VERSION,
-                                insertions=INSERTIONS_VERSION)
+                                insertions=INSERTIONS_VERSION,
+                                apostrophes=APOSTROPHES_VERSION)
 
     def parse(self, docs: Iterable[Document]) -> Iterator[ParsedDocument]:
         """Parse ``docs`` in batches with ``bulk_process``; one result per document, in order."""
