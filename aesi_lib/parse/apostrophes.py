@@ -1,6 +1,6 @@
 """Typographic apostrophes: the parsers read them as the ASCII apostrophe.
 
-Most web news writes *it’s*, *they’re* and *company’s* with the typographic apostrophe (U+2019)
+Much web news writes *it’s*, *they’re* and *company’s* with the typographic apostrophe (U+2019)
 where MUC-4's transcripts write ASCII; half of CASIE's apostrophes are typographic. The parsers
 split such a contraction as they split the ASCII one, but their lemmatizers do not know it:
 spaCy's default lemmatizes *’s* in *it’s clear* as ``’`` and tags it a verb, so *’*, *’re* and
