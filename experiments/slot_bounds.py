@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -182,9 +183,17 @@ def readings(assignments: pd.DataFrame, gold: Sequence[GoldArgument]
         frame = assignments.assign(slot=new)
         return frame.assign(template=0) if one_template else frame
 
+    @cache
+    def roles() -> np.ndarray:
+        return matched_roles(assignments, gold)
+
+    @cache
+    def vectors() -> np.ndarray:
+        return head_vectors(assignments["head"].astype(str).tolist())
+
     def gold_roles(one_template: bool) -> pd.DataFrame:
         own = slots + templates * N_SLOTS if one_template else slots
-        return with_slots(gold_role_slots(own, matched_roles(assignments, gold)), one_template)
+        return with_slots(gold_role_slots(own, roles()), one_template)
 
     out: dict[str, Callable[[], pd.DataFrame]] = {
         "run": lambda: assignments,
@@ -195,15 +204,9 @@ def readings(assignments: pd.DataFrame, gold: Sequence[GoldArgument]
             templates, slots, predicates, n_classes, (object_position,),
             OBJECT_MERGE_COSINE)),
     }
-    vectors: list[np.ndarray] = []
-
-    def patterns(k: int) -> pd.DataFrame:
-        if not vectors:
-            vectors.append(head_vectors(assignments["head"].astype(str).tolist()))
-        return with_slots(pattern_slots(templates, positions, predicates, vectors[0], k))
-
     for k in PATTERN_GROUPS:
-        out[f"patterns {k}"] = lambda k=k: patterns(k)
+        out[f"patterns {k}"] = lambda k=k: with_slots(
+            pattern_slots(templates, positions, predicates, vectors(), k))
     return out
 
 
