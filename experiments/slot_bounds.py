@@ -51,15 +51,17 @@ from aesi_lib.evaluate.annotations import (
     read_annotations,
     summary,
 )
+from aesi_lib.model.subject_merge import SUBJECT_MERGE_COSINE
+from aesi_lib.run.presets import preset
 from experiments.class_merges import merged_slots
 from experiments.reach_rules import SHARED
 
-#: θ of the object merge: the subject merge's (``SUBJECT_MERGE_COSINE``).
-OBJECT_MERGE_COSINE = 0.9
+#: θ of the object merge: the subject merge's.
+OBJECT_MERGE_COSINE = SUBJECT_MERGE_COSINE
 #: k of the pattern readings, per template and argument position.
 PATTERN_GROUPS = (3, 5, 9)
 #: The slots of the default preset (``model.n_slots``): 4 positions x 9 classes.
-N_SLOTS = 36
+N_SLOTS: int = preset("default")["model"]["n_slots"]
 SYSTEMS = (("aesi", "aesi"), ("predicate+position", "predicate"))
 
 
